@@ -1,0 +1,266 @@
+//! The catalog: what one trailmap's sessions can call, built once and then only read. Tools are every
+//! built-in plus the scripted tools of the trailmap and its dependencies; host functions are those the
+//! trailmap and its dependencies register under `host/`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use trailblaze_host_functions::{HostEnv, HostFunctionEntry, HostRegistry, secrets::SecretStore};
+
+use crate::script::analyze;
+use crate::tool::{self, ScriptedTool, ToolDescriptor, ToolFlags, ToolKind};
+use crate::trailmap::{Trailmap, Trailmaps};
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", .messages.join("\n"))]
+pub struct CatalogError {
+    pub messages: Vec<String>,
+}
+
+pub struct Catalog {
+    /// The trailmap this catalog serves; `None` for built-ins only.
+    pub trailmap: Option<String>,
+    /// Module names are relative to this folder (the trailmaps folder).
+    pub script_root: PathBuf,
+    tools: BTreeMap<String, Arc<ToolDescriptor>>,
+    registry: Arc<HostRegistry>,
+    /// Visible host function name → the `.host.yaml` that registered it.
+    host_visible: BTreeMap<String, PathBuf>,
+    pub host_env: HostEnv,
+    /// Things worth telling the user that do not stop loading (a name declared twice).
+    pub warnings: Vec<String>,
+}
+
+/// The built-in tools, in the order `trailblaze tools` lists them.
+pub fn builtin_tools() -> Vec<ToolDescriptor> {
+    tool::exec::entries()
+        .into_iter()
+        .map(|e| ToolDescriptor {
+            name: e.name.to_string(),
+            description: e.description.clone(),
+            flags: e.flags,
+            input_schema: e.input_schema.clone(),
+            kind: ToolKind::Builtin(Arc::new(e)),
+            trailmap: None,
+        })
+        .collect()
+}
+
+impl Catalog {
+    /// Built-in tools only, no host functions: for a session without a trailmap.
+    pub fn builtins_only(script_root: &Path, secrets: Arc<SecretStore>) -> Catalog {
+        Catalog {
+            trailmap: None,
+            script_root: script_root.to_path_buf(),
+            tools: builtin_tools()
+                .into_iter()
+                .map(|t| (t.name.clone(), Arc::new(t)))
+                .collect(),
+            registry: Arc::new(HostRegistry::new()),
+            host_visible: BTreeMap::new(),
+            host_env: HostEnv {
+                trailmap_id: String::new(),
+                trailmap_dir: script_root.to_path_buf(),
+                env_allow: Vec::new(),
+                secrets,
+            },
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The catalog of trailmap `id`: its tools and host functions and its dependencies'.
+    pub fn for_trailmap(
+        maps: &Trailmaps,
+        id: &str,
+        registry: Arc<HostRegistry>,
+        secrets: Arc<SecretStore>,
+    ) -> Result<Catalog, CatalogError> {
+        let Some(map) = maps.get(id) else {
+            let names: Vec<&String> = maps.maps.keys().collect();
+            return Err(CatalogError {
+                messages: vec![format!("unknown trailmap `{id}` (found: {names:?})")],
+            });
+        };
+        let mut cat = Catalog::builtins_only(&maps.root, secrets.clone());
+        cat.trailmap = Some(id.to_string());
+        cat.registry = registry;
+        cat.host_env = HostEnv {
+            trailmap_id: id.to_string(),
+            trailmap_dir: map.dir.clone(),
+            env_allow: map.spec.host_env.clone(),
+            secrets,
+        };
+        let mut errors = Vec::new();
+        let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for m in maps.closure(id) {
+            for t in scripted_tools(&maps.root, m, &mut errors) {
+                let file = match &t.kind {
+                    ToolKind::Scripted(s) => s.file.clone(),
+                    ToolKind::Builtin(_) => PathBuf::new(),
+                };
+                if let Some(existing) = cat.tools.get(&t.name) {
+                    match origin.get(&t.name) {
+                        Some(first) => cat.warnings.push(format!(
+                            "tool `{}` is declared in {} and {}; keeping the first",
+                            t.name,
+                            first.display(),
+                            file.display()
+                        )),
+                        None if matches!(existing.kind, ToolKind::Builtin(_)) => {
+                            errors.push(format!(
+                                "{}: `{}` is a built-in tool's name; rename the export",
+                                file.display(),
+                                t.name
+                            ))
+                        }
+                        None => {}
+                    }
+                    continue;
+                }
+                origin.insert(t.name.clone(), file);
+                cat.tools.insert(t.name.clone(), Arc::new(t));
+            }
+            for (file, decl) in &m.host_decls {
+                let Some(entry) = cat.registry.get(&decl.class) else {
+                    let known: Vec<&str> = cat.registry.names().collect();
+                    errors.push(format!(
+                        "{}: unknown host function class `{}` (compiled in: {})",
+                        file.display(),
+                        decl.class,
+                        known.join(", ")
+                    ));
+                    continue;
+                };
+                if entry.name != decl.id {
+                    errors.push(format!(
+                        "{}: the id `{}` must equal the function's name `{}`",
+                        file.display(),
+                        decl.id,
+                        entry.name
+                    ));
+                    continue;
+                }
+                if let Some(first) = cat.host_visible.get(&decl.id) {
+                    cat.warnings.push(format!(
+                        "host function `{}` is declared in {} and {}; keeping the first",
+                        decl.id,
+                        first.display(),
+                        file.display()
+                    ));
+                    continue;
+                }
+                cat.host_visible.insert(decl.id.clone(), file.clone());
+            }
+        }
+        if errors.is_empty() {
+            Ok(cat)
+        } else {
+            Err(CatalogError { messages: errors })
+        }
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&Arc<ToolDescriptor>> {
+        self.tools.get(name)
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<ToolDescriptor>> {
+        self.tools.values()
+    }
+
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
+    }
+
+    /// The tools the LLM, MCP clients and `trailblaze tool` see.
+    pub fn llm_tools(&self) -> impl Iterator<Item = &Arc<ToolDescriptor>> {
+        self.tools.values().filter(|t| t.flags.surface_to_llm)
+    }
+
+    /// A host function this catalog's trailmap registered (or a dependency did); nothing else.
+    pub fn host_function(&self, name: &str) -> Option<&HostFunctionEntry> {
+        self.host_visible
+            .get(name)
+            .and_then(|_| self.registry.get(name))
+    }
+
+    pub fn host_names(&self) -> Vec<String> {
+        self.host_visible.keys().cloned().collect()
+    }
+}
+
+/// The scripted tools of one trailmap, with `.tool.yaml` overrides applied.
+fn scripted_tools(root: &Path, map: &Trailmap, errors: &mut Vec<String>) -> Vec<ToolDescriptor> {
+    let mut out = Vec::new();
+    for file in &map.scripts {
+        let module = module_name(root, file);
+        let source = match std::fs::read_to_string(file) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(format!("{}: cannot read: {e}", file.display()));
+                continue;
+            }
+        };
+        let load = |spec: &str, from: &str| load_sibling(root, spec, from);
+        let found = match analyze::analyze_module(&module, &source, &load) {
+            Ok(found) => found,
+            Err(e) => {
+                errors.push(e.to_string());
+                continue;
+            }
+        };
+        for t in found {
+            let pinned = map
+                .tool_yamls
+                .get(&t.name)
+                .map(|(_, y)| y.clone())
+                .unwrap_or_default();
+            let flags = ToolFlags {
+                surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
+                is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
+                read_only: pinned.read_only.or(t.read_only).unwrap_or(false),
+            };
+            let input_schema = pinned
+                .input_schema
+                .clone()
+                .or(t.input_schema.clone())
+                .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}));
+            out.push(ToolDescriptor {
+                name: t.name.clone(),
+                description: pinned
+                    .description
+                    .clone()
+                    .or(t.description.clone())
+                    .unwrap_or_default(),
+                flags,
+                input_schema,
+                kind: ToolKind::Scripted(ScriptedTool {
+                    file: file.clone(),
+                    module: module.clone(),
+                }),
+                trailmap: Some(map.id.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name the engine loads and errors show.
+pub fn module_name(root: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(root).unwrap_or(file);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)> {
+    let base = Path::new(from).parent()?;
+    let mut rel = base.join(spec);
+    if rel.extension().is_none() {
+        rel.set_extension("ts");
+    }
+    let file = root.join(&rel);
+    let source = std::fs::read_to_string(&file).ok()?;
+    Some((module_name(root, &file), source))
+}

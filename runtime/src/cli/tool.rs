@@ -1,0 +1,161 @@
+//! `trailblaze tool`, `tools` and `snapshot`.
+
+use anyhow::anyhow;
+use clap::Args;
+use serde_json::{Map, Value, json};
+use trailblaze::catalog::Catalog;
+use trailblaze::session::Settings;
+use trailblaze_host_functions::decode::nearest_names;
+
+use super::{Cli, Failure, open_project};
+
+#[derive(Args)]
+pub struct ToolArgs {
+    /// The tool's name (an LLM-visible tool; see `trailblaze tools`).
+    pub name: String,
+    /// Arguments as `key=value`. A value is taken as a string when the tool's schema says so,
+    /// otherwise as JSON when it parses (`count=3`, `flag=true`, `sel={"a":1}`) and as a string when not.
+    pub args: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct ToolsArgs {}
+
+#[derive(Args)]
+pub struct SnapshotArgs {}
+
+pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
+    let project = open_project(cli)?;
+    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+    let catalog = project.catalog(&id)?;
+    for w in &catalog.warnings {
+        tracing::warn!("{w}");
+    }
+    let tool = llm_tool(&catalog, &a.name)?;
+    let args = parse_args(&a.args, &tool.input_schema)?;
+    let device = project.sim_device(&id)?;
+    let session = project.session(&id, device, Some(&cli.out), Settings::default())?;
+    let result = session.call(&a.name, args);
+    let steps = session
+        .run(|core, _| core.log.borrow().records().to_vec())
+        .unwrap_or_default();
+    let log = session.dir().map(|d| d.join("log.jsonl"));
+    if cli.json {
+        let out = json!({
+            "ok": result.is_ok(),
+            "result": result.as_ref().ok(),
+            "error": result.as_ref().err().map(|e| e.to_string()),
+            "steps": steps,
+            "log": log,
+            "transpiled": project.transpiler.transpile_count(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    } else {
+        if let Ok(v) = &result {
+            println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+        }
+        eprintln!("steps:");
+        for s in &steps {
+            let mark = match s.ok {
+                Some(true) => "ok",
+                Some(false) => "FAILED",
+                None => "unfinished",
+            };
+            eprintln!(
+                "  {:>3} {}{} {} [{mark}, {:.1} ms]",
+                s.seq,
+                "  ".repeat(s.depth as usize),
+                s.tool,
+                s.args,
+                s.millis
+            );
+        }
+        if let Some(log) = log {
+            eprintln!("log: {}", log.display());
+        }
+    }
+    result.map(|_| ()).map_err(|e| Failure::Failed(anyhow!(e)))
+}
+
+/// The named tool if the LLM may see it; otherwise an error with the nearest LLM-visible names.
+fn llm_tool<'a>(
+    catalog: &'a Catalog,
+    name: &str,
+) -> Result<&'a trailblaze::tool::ToolDescriptor, Failure> {
+    let visible: Vec<String> = catalog.llm_tools().map(|t| t.name.clone()).collect();
+    match catalog.tool(name) {
+        Some(t) if t.flags.surface_to_llm => Ok(t),
+        Some(_) => Err(Failure::Usage(anyhow!(
+            "`{name}` is not an LLM-visible tool; `trailblaze tool` runs only those (see `trailblaze tools`){}",
+            if name == "inputText" {
+                "; to type, use `trailblaze tool type text=... [ref=...]`"
+            } else {
+                ""
+            }
+        ))),
+        None => {
+            let near = nearest_names(name, &visible, 3);
+            let hint = if near.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", near.join(", "))
+            };
+            Err(Failure::Usage(anyhow!("unknown tool `{name}`{hint}")))
+        }
+    }
+}
+
+/// `key=value` pairs into an argument object, guided by the schema's property types.
+fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Failure> {
+    let mut map = Map::new();
+    for pair in pairs {
+        let Some((k, v)) = pair.split_once('=') else {
+            return Err(Failure::Usage(anyhow!(
+                "argument `{}` is not key=value",
+                pair.split('=').next().unwrap_or("")
+            )));
+        };
+        let wants_string = schema["properties"][k]["type"].as_str() == Some("string");
+        let value = if wants_string {
+            Value::String(v.to_string())
+        } else {
+            serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()))
+        };
+        map.insert(k.to_string(), value);
+    }
+    Ok(Value::Object(map))
+}
+
+pub fn list_tools(cli: &Cli, _a: &ToolsArgs) -> Result<(), Failure> {
+    let project = open_project(cli)?;
+    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+    let catalog = project.catalog(&id)?;
+    if cli.json {
+        let tools: Vec<Value> = catalog
+            .llm_tools()
+            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": t.input_schema }))
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&tools).unwrap_or_default()
+        );
+    } else {
+        for t in catalog.llm_tools() {
+            let first = t.description.lines().next().unwrap_or("");
+            println!("{:<20} {first}", t.name);
+        }
+    }
+    Ok(())
+}
+
+pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
+    let project = open_project(cli)?;
+    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+    let device = project.sim_device(&id)?;
+    let session = project.session(&id, device, None, Settings::default())?;
+    let v = session
+        .call("snapshot", json!({}))
+        .map_err(|e| Failure::Failed(anyhow!(e)))?;
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    Ok(())
+}

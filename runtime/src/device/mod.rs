@@ -1,0 +1,123 @@
+//! The `Device` a session drives: snapshot (view tree), tap, long press, input text, press key,
+//! launch app, screenshot. `sim` is the built-in simulated device; `adb` (later) drives Android.
+
+pub mod sim;
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in device pixels: left, top, right, bottom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Bounds {
+    pub left: i32,
+    pub top: i32,
+    pub right: i32,
+    pub bottom: i32,
+}
+
+impl Bounds {
+    pub fn center(&self) -> (i32, i32) {
+        ((self.left + self.right) / 2, (self.top + self.bottom) / 2)
+    }
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        x >= self.left && x < self.right && y >= self.top && y < self.bottom
+    }
+}
+
+/// One node of the device's view tree, in the shape Android's accessibility tree uses.
+/// A password field's `text` is already masked by the device; the tree never holds a secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewNode {
+    pub class_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_description: Option<String>,
+    pub bounds: Bounds,
+    pub enabled: bool,
+    pub clickable: bool,
+    pub editable: bool,
+    pub focused: bool,
+    pub checked: Option<bool>,
+    pub password: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ViewNode>,
+}
+
+/// The device's current view tree and the app in the foreground.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewTree {
+    pub app_id: Option<String>,
+    pub width: i32,
+    pub height: i32,
+    pub root: ViewNode,
+}
+
+/// The keys `pressKey` accepts (Android key codes by their Trailblaze names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum KeyCode {
+    Back,
+    Enter,
+    Home,
+    Backspace,
+    Tab,
+    Escape,
+}
+
+/// How `launchApp` starts the app; Trailblaze's names.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum LaunchMode {
+    /// Clear the app's data, then start it fresh.
+    #[default]
+    Reinstall,
+    /// Stop the app and start it again, keeping its data.
+    ForceRestart,
+    /// Bring the app to the foreground as it was.
+    Resume,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The app definition (e.g. `app.yaml`) is invalid.
+    #[error("{0}")]
+    App(String),
+    /// An action the device refused: no focused field, unknown app, ...
+    #[error("{0}")]
+    Action(String),
+    /// The device could not be reached or answered nonsense.
+    #[error("device I/O: {0}")]
+    Io(String),
+}
+
+pub trait Device: Send {
+    /// A short name for logs and reports (`sim:com.example.demo`, `adb:emulator-5554`).
+    fn name(&self) -> String;
+    /// Captures the current view tree. Every call is one capture (see `captures`).
+    fn snapshot(&mut self) -> Result<ViewTree, DeviceError>;
+    /// How many times `snapshot` has captured the screen: tests assert on this, never on timing.
+    fn captures(&self) -> u64;
+    fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError>;
+    fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError>;
+    /// Types into the focused field.
+    fn input_text(&mut self, text: &str) -> Result<(), DeviceError>;
+    fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError>;
+    fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError>;
+    /// A picture of the screen for reports: PNG bytes, or SVG for the simulated device.
+    fn screenshot(&mut self) -> Result<Screenshot, DeviceError>;
+}
+
+#[derive(Debug, Clone)]
+pub struct Screenshot {
+    /// `image/png` or `image/svg+xml`.
+    pub mime: &'static str,
+    pub bytes: Vec<u8>,
+}

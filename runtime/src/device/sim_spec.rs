@@ -1,0 +1,533 @@
+//! The `app.yaml` format of the simulated device: the serde types that read it, the checks run on
+//! load and the layout that gives every node its bounds. `sim.rs` runs the result.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::device::Bounds;
+
+/// The simulated screen, in device pixels (a common phone size).
+pub const SCREEN_WIDTH: i32 = 1080;
+pub const SCREEN_HEIGHT: i32 = 2400;
+
+// Layout: a status bar, an optional title bar, then nodes stacked top to bottom with a margin.
+const STATUS_BAR: i32 = 64;
+const TITLE_HEIGHT: i32 = 160;
+const MARGIN: i32 = 32;
+const ROW: i32 = 128;
+const GAP: i32 = 16;
+const INSET: i32 = 16;
+/// Room at the top of a container that has its own `text`, so the label does not sit under a child.
+const LABEL: i32 = 80;
+// Limits that keep recursion shallow and layout arithmetic far from overflow.
+const MAX_DEPTH: usize = 16;
+const MAX_NODES_PER_SCREEN: usize = 1000;
+const MAX_COORD: i32 = 100_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct AppSpec {
+    id: String,
+    start: String,
+    screens: BTreeMap<String, ScreenSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ScreenSpec {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    nodes: Vec<NodeSpec>,
+    /// Absent: BACK pops the navigation stack; `null`: BACK does nothing; a name: BACK goes there.
+    #[serde(default, deserialize_with = "present")]
+    back: Option<Option<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct NodeSpec {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default = "default_class")]
+    class: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    hint: Option<String>,
+    #[serde(default)]
+    content_description: Option<String>,
+    #[serde(default)]
+    editable: bool,
+    #[serde(default)]
+    password: bool,
+    #[serde(default = "yes")]
+    enabled: bool,
+    #[serde(default)]
+    toggle: bool,
+    #[serde(default)]
+    checked: Option<bool>,
+    #[serde(default)]
+    tap: Option<TapSpec>,
+    #[serde(default)]
+    enter_taps: bool,
+    #[serde(default)]
+    children: Vec<NodeSpec>,
+    #[serde(default)]
+    bounds: Option<[i32; 4]>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TapSpec {
+    #[serde(default)]
+    goto: Option<String>,
+    #[serde(default)]
+    back: bool,
+    #[serde(default)]
+    require: BTreeMap<String, String>,
+    #[serde(default)]
+    otherwise: Option<OtherwiseSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OtherwiseSpec {
+    show: String,
+}
+
+fn default_class() -> String {
+    "android.view.View".to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Tells `back: null` (Some(None)) from an absent `back` (None).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// A validated app: screens by index, every target resolved, every node laid out.
+#[derive(Debug)]
+pub(super) struct App {
+    pub id: String,
+    pub start: usize,
+    pub screens: Vec<Screen>,
+}
+
+#[derive(Debug)]
+pub(super) struct Screen {
+    pub name: String,
+    pub back: Back,
+    /// Every node of the screen in document order (the title bar first); `roots` are the top level.
+    pub nodes: Vec<Node>,
+    pub roots: Vec<usize>,
+    /// The node ENTER activates.
+    pub enter: Option<usize>,
+    /// Where an `otherwise.show` message appears: below the last top-level node.
+    pub banner: Bounds,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Back {
+    Pop,
+    Stay,
+    To(usize),
+}
+
+#[derive(Debug)]
+pub(super) struct Node {
+    pub id: Option<String>,
+    pub class: String,
+    pub text: Option<String>,
+    pub hint: Option<String>,
+    pub content_description: Option<String>,
+    pub editable: bool,
+    pub password: bool,
+    pub enabled: bool,
+    pub toggle: bool,
+    pub checked: Option<bool>,
+    pub tap: Option<Tap>,
+    pub bounds: Bounds,
+    pub children: Vec<usize>,
+}
+
+impl Node {
+    /// Whether a tap does something here (a tap on a plain child reaches its nearest such ancestor).
+    pub fn interactive(&self) -> bool {
+        self.editable || self.toggle || self.tap.is_some()
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Tap {
+    pub action: Action,
+    /// (node index, the text it must hold).
+    pub require: Vec<(usize, String)>,
+    pub otherwise: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Action {
+    Goto(usize),
+    Back,
+}
+
+/// Checks `spec` and lays it out. The error lists every problem, one per line, each naming `file`.
+pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
+    let mut problems = Vec::new();
+    let names: Vec<String> = spec.screens.keys().cloned().collect();
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let known = || names.join(", ");
+    if spec.id.trim().is_empty() || spec.id.contains(char::is_whitespace) {
+        problems.push(format!(
+            "app `id` must be a package name, got `{}`",
+            spec.id
+        ));
+    }
+    let start = index.get(spec.start.as_str()).copied();
+    if start.is_none() {
+        problems.push(format!(
+            "`start` names screen `{}`, which is not defined (screens: {})",
+            spec.start,
+            known()
+        ));
+    }
+    let mut screens = Vec::new();
+    for (name, screen) in spec.screens {
+        let mut cx = ScreenCx {
+            screen: &name,
+            problems: &mut problems,
+            nodes: Vec::new(),
+            explicit: Vec::new(),
+            ids: HashMap::new(),
+            taps: Vec::new(),
+            enter: None,
+        };
+        let back = match &screen.back {
+            None => Back::Pop,
+            Some(None) => Back::Stay,
+            Some(Some(to)) => match index.get(to.as_str()) {
+                Some(&i) => Back::To(i),
+                None => {
+                    cx.problems.push(format!(
+                        "screen `{name}`: `back` names screen `{to}`, which is not defined (screens: {})",
+                        known()
+                    ));
+                    Back::Stay
+                }
+            },
+        };
+        let mut roots = Vec::new();
+        let mut top = STATUS_BAR;
+        if let Some(title) = screen.title {
+            roots.push(cx.nodes.len());
+            cx.nodes.push(Node {
+                id: None,
+                class: "android.widget.TextView".to_owned(),
+                text: Some(title),
+                hint: None,
+                content_description: None,
+                editable: false,
+                password: false,
+                enabled: true,
+                toggle: false,
+                checked: None,
+                tap: None,
+                bounds: Bounds {
+                    left: 0,
+                    top,
+                    right: SCREEN_WIDTH,
+                    bottom: top + TITLE_HEIGHT,
+                },
+                children: Vec::new(),
+            });
+            cx.explicit.push(None);
+            top += TITLE_HEIGHT;
+        }
+        let first = roots.len();
+        for (i, node) in screen.nodes.into_iter().enumerate() {
+            roots.push(cx.add(node, &format!("nodes[{i}]"), 1));
+        }
+        if cx.nodes.len() > MAX_NODES_PER_SCREEN {
+            cx.problems.push(format!(
+                "screen `{name}` has {} nodes; at most {MAX_NODES_PER_SCREEN} are allowed",
+                cx.nodes.len()
+            ));
+        }
+        for (node, tap, at) in std::mem::take(&mut cx.taps) {
+            let resolved = cx.tap(tap, &at, &index, &known);
+            cx.nodes[node].tap = resolved;
+        }
+        let last = layout(
+            &mut cx.nodes,
+            &cx.explicit,
+            &roots[first..],
+            MARGIN,
+            SCREEN_WIDTH - MARGIN,
+            top + GAP,
+        );
+        let banner_top = last.max(top) + GAP;
+        screens.push(Screen {
+            back,
+            roots,
+            enter: cx.enter.map(|(i, _)| i),
+            banner: Bounds {
+                left: MARGIN,
+                top: banner_top,
+                right: SCREEN_WIDTH - MARGIN,
+                bottom: banner_top + ROW,
+            },
+            nodes: cx.nodes,
+            name,
+        });
+    }
+    match start {
+        Some(start) if problems.is_empty() => Ok(App {
+            id: spec.id,
+            start,
+            screens,
+        }),
+        _ => Err(problems
+            .iter()
+            .map(|p| format!("{}: {p}", file.display()))
+            .collect::<Vec<_>>()
+            .join("\n")),
+    }
+}
+
+/// What is gathered while one screen's nodes are flattened.
+struct ScreenCx<'a> {
+    screen: &'a str,
+    problems: &'a mut Vec<String>,
+    nodes: Vec<Node>,
+    explicit: Vec<Option<Bounds>>,
+    ids: HashMap<String, usize>,
+    /// Taps are resolved after every id of the screen is known, since `require` may look ahead.
+    taps: Vec<(usize, TapSpec, String)>,
+    enter: Option<(usize, String)>,
+}
+
+impl ScreenCx<'_> {
+    fn problem(&mut self, at: &str, what: String) {
+        self.problems
+            .push(format!("screen `{}`, {at}: {what}", self.screen));
+    }
+
+    /// Appends `spec` and its children in document order; returns the node's index.
+    fn add(&mut self, spec: NodeSpec, path: &str, depth: usize) -> usize {
+        let at = match &spec.id {
+            Some(id) => format!("{path} (`{id}`)"),
+            None => path.to_owned(),
+        };
+        let me = self.nodes.len();
+        if let Some(id) = &spec.id {
+            if id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+            {
+                self.problem(
+                    &at,
+                    "an `id` may hold only letters, digits, `_`, `.` and `-`".into(),
+                );
+            }
+            if self.ids.insert(id.clone(), me).is_some() {
+                self.problem(&at, format!("id `{id}` is used twice on this screen"));
+            }
+        }
+        if spec.class.trim().is_empty() {
+            self.problem(&at, "`class` is empty".into());
+        }
+        if spec.password && !spec.editable {
+            self.problem(&at, "`password: true` needs `editable: true`".into());
+        }
+        let kinds = [spec.editable, spec.toggle, spec.tap.is_some()];
+        if kinds.iter().filter(|k| **k).count() > 1 {
+            self.problem(
+                &at,
+                "a node is at most one of `editable`, `toggle` and `tap`".into(),
+            );
+        }
+        if spec.enter_taps {
+            if spec.tap.is_none() {
+                self.problem(&at, "`enterTaps: true` needs a `tap`".into());
+            }
+            if let Some((_, other)) = &self.enter {
+                let other = other.clone();
+                self.problem(
+                    &at,
+                    format!("only one node per screen may have `enterTaps`; {other} has it too"),
+                );
+            } else {
+                self.enter = Some((me, at.clone()));
+            }
+        }
+        let explicit = spec.bounds.and_then(|[left, top, right, bottom]| {
+            let inside = |v: i32| (0..=MAX_COORD).contains(&v);
+            if left < right && top < bottom && [left, top, right, bottom].into_iter().all(inside) {
+                Some(Bounds { left, top, right, bottom })
+            } else {
+                self.problem(
+                    &at,
+                    format!("`bounds` must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"),
+                );
+                None
+            }
+        });
+        self.nodes.push(Node {
+            id: spec.id,
+            class: spec.class,
+            text: spec.text,
+            hint: spec.hint,
+            content_description: spec.content_description,
+            editable: spec.editable,
+            password: spec.password,
+            enabled: spec.enabled,
+            toggle: spec.toggle,
+            checked: if spec.toggle {
+                Some(spec.checked.unwrap_or(false))
+            } else {
+                spec.checked
+            },
+            tap: None,
+            bounds: Bounds::default(),
+            children: Vec::new(),
+        });
+        self.explicit.push(explicit);
+        if let Some(tap) = spec.tap {
+            self.taps.push((me, tap, at.clone()));
+        }
+        if depth >= MAX_DEPTH && !spec.children.is_empty() {
+            self.problem(&at, format!("nodes nest deeper than {MAX_DEPTH} levels"));
+            return me;
+        }
+        let mut children = Vec::with_capacity(spec.children.len());
+        for (i, child) in spec.children.into_iter().enumerate() {
+            children.push(self.add(child, &format!("{path}.children[{i}]"), depth + 1));
+        }
+        self.nodes[me].children = children;
+        me
+    }
+
+    fn tap(
+        &mut self,
+        tap: TapSpec,
+        at: &str,
+        index: &HashMap<&str, usize>,
+        known: &dyn Fn() -> String,
+    ) -> Option<Tap> {
+        let action = match (&tap.goto, tap.back) {
+            (Some(to), false) => {
+                match index.get(to.as_str()) {
+                    Some(&i) => Some(Action::Goto(i)),
+                    None => {
+                        self.problem(at, format!("`tap.goto` names screen `{to}`, which is not defined (screens: {})", known()));
+                        None
+                    }
+                }
+            }
+            (None, true) => Some(Action::Back),
+            (Some(_), true) => {
+                self.problem(
+                    at,
+                    "a tap has either `goto` or `back: true`, not both".into(),
+                );
+                None
+            }
+            (None, false) => {
+                self.problem(at, "a tap needs `goto: <screen>` or `back: true`".into());
+                None
+            }
+        };
+        if tap.otherwise.is_some() && tap.require.is_empty() {
+            self.problem(
+                at,
+                "`otherwise` is only shown when a `require` fails; add `require`".into(),
+            );
+        }
+        let mut require = Vec::new();
+        for (id, text) in tap.require {
+            match self.ids.get(&id) {
+                Some(&i) => require.push((i, text)),
+                None => self.problem(
+                    at,
+                    format!("`require` names id `{id}`, which is not on this screen"),
+                ),
+            }
+        }
+        Some(Tap {
+            action: action?,
+            require,
+            otherwise: tap.otherwise.map(|o| o.show),
+        })
+    }
+}
+
+/// Stacks `ids` from `top` between `left` and `right`; children go inside their parent. A node with
+/// explicit bounds keeps them and leaves the flow. Returns the bottom of the last stacked node.
+fn layout(
+    nodes: &mut [Node],
+    explicit: &[Option<Bounds>],
+    ids: &[usize],
+    left: i32,
+    right: i32,
+    top: i32,
+) -> i32 {
+    let mut cursor = top;
+    let mut last = top;
+    for &i in ids {
+        let children = std::mem::take(&mut nodes[i].children);
+        let header = if nodes[i].text.is_some() {
+            LABEL
+        } else {
+            INSET
+        };
+        let (inner_left, inner_right) = if right - left > 2 * INSET + 1 {
+            (left + INSET, right - INSET)
+        } else {
+            (left, right)
+        };
+        if let Some(b) = explicit.get(i).copied().flatten() {
+            let (l, r) = if b.right - b.left > 2 * INSET + 1 {
+                (b.left + INSET, b.right - INSET)
+            } else {
+                (b.left, b.right)
+            };
+            layout(nodes, explicit, &children, l, r, b.top + header);
+            nodes[i].bounds = b;
+        } else {
+            let bottom = if children.is_empty() {
+                cursor + ROW
+            } else {
+                let inner = layout(
+                    nodes,
+                    explicit,
+                    &children,
+                    inner_left,
+                    inner_right,
+                    cursor + header,
+                );
+                (inner + INSET).max(cursor + ROW)
+            };
+            nodes[i].bounds = Bounds {
+                left,
+                top: cursor,
+                right,
+                bottom,
+            };
+            last = bottom;
+            cursor = bottom + GAP;
+        }
+        nodes[i].children = children;
+    }
+    last
+}

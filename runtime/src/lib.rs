@@ -1,0 +1,17 @@
+//! trailblaze: a Rust host for TypeScript scripted tools that drive mobile apps.
+//!
+//! Modules follow DESIGN.md's words: a [`trailmap`] declares [`tool`]s and host functions; a
+//! [`session`] runs them through the one [`dispatch`]er against a [`device`]; scripted tools run in the
+//! [`script`] engine.
+
+pub mod catalog;
+pub mod device;
+pub mod dispatch;
+pub mod host;
+pub mod project;
+pub mod script;
+pub mod secret;
+pub mod session;
+pub mod tool;
+pub mod trailmap;
+pub mod yaml;

@@ -1,0 +1,8 @@
+//! The `trailblaze` command line: a thin layer over the library. Exit codes: 0 success, 1 a failed
+//! tool or trail or findings, 2 a usage or input error.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,122 @@
+//! A project: the trailmaps folder, the compiled-in host functions, the secrets and the transpiler,
+//! opened once. The CLI, tests and embedders start sessions from here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use trailblaze_host_functions::{HostRegistry, SecretStore};
+
+use crate::catalog::{Catalog, CatalogError};
+use crate::device::{Device, DeviceError, sim};
+use crate::script::transpile::Transpiler;
+use crate::session::{Session, SessionConfig, SessionError, Settings};
+use crate::trailmap::{LoadErrors, Trailmaps};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("{0}")]
+    Load(#[from] LoadErrors),
+    #[error("{0}")]
+    Catalog(#[from] CatalogError),
+    #[error("{0}")]
+    Device(#[from] DeviceError),
+    #[error("{0}")]
+    Session(#[from] SessionError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+pub struct Project {
+    pub trailmaps: Trailmaps,
+    pub registry: Arc<HostRegistry>,
+    pub secrets: Arc<SecretStore>,
+    pub transpiler: Arc<Transpiler>,
+}
+
+/// How to open a project.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectOptions {
+    /// The transpile cache folder; `None` uses the default (`$TRAILBLAZE_CACHE_DIR`, then the user's
+    /// cache folder).
+    pub cache_dir: Option<PathBuf>,
+    /// A `NAME=value` secrets file besides the `TRAILBLAZE_SECRET_*` environment.
+    pub secrets_file: Option<PathBuf>,
+}
+
+impl Project {
+    pub fn open(root: &Path, opts: ProjectOptions) -> Result<Project, ProjectError> {
+        let trailmaps = Trailmaps::discover(root)?;
+        let secrets = SecretStore::from_env_and_file(opts.secrets_file.as_deref())
+            .map_err(|e| ProjectError::Usage(e.to_string()))?;
+        let cache = opts.cache_dir.or_else(Transpiler::default_cache_dir);
+        Ok(Project {
+            trailmaps,
+            registry: Arc::new(HostRegistry::builtin()),
+            secrets: Arc::new(secrets),
+            transpiler: Arc::new(Transpiler::new(cache)),
+        })
+    }
+
+    /// `id`, or the only trailmap when `id` is `None`.
+    pub fn trailmap_id(&self, id: Option<&str>) -> Result<String, ProjectError> {
+        if let Some(id) = id {
+            return Ok(id.to_string());
+        }
+        let ids: Vec<&String> = self.trailmaps.maps.keys().collect();
+        match ids.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(ProjectError::Usage(format!(
+                "no trailmap found under {}",
+                self.trailmaps.root.display()
+            ))),
+            many => Err(ProjectError::Usage(format!(
+                "several trailmaps: pass --trailmap ID (found: {})",
+                many.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
+        Ok(Arc::new(Catalog::for_trailmap(
+            &self.trailmaps,
+            id,
+            self.registry.clone(),
+            self.secrets.clone(),
+        )?))
+    }
+
+    /// The simulated device for trailmap `id`, from its `app.yaml`.
+    pub fn sim_device(&self, id: &str) -> Result<Box<dyn Device>, ProjectError> {
+        let map = self
+            .trailmaps
+            .get(id)
+            .ok_or_else(|| ProjectError::Usage(format!("unknown trailmap `{id}`")))?;
+        let app = map.app_yaml.as_ref().ok_or_else(|| {
+            ProjectError::Usage(format!(
+                "trailmap `{id}` has no app.yaml, so the simulated device has no app to run"
+            ))
+        })?;
+        Ok(Box::new(sim::SimDevice::from_app_file(app)?))
+    }
+
+    /// A session on trailmap `id` with `device`, writing under `out` when given.
+    pub fn session(
+        &self,
+        id: &str,
+        device: Box<dyn Device>,
+        out: Option<&Path>,
+        settings: Settings,
+    ) -> Result<Session, ProjectError> {
+        Ok(Session::start(SessionConfig {
+            catalog: self.catalog(id)?,
+            device,
+            out_dir: out.map(Path::to_path_buf),
+            settings,
+            transpiler: self.transpiler.clone(),
+            id: None,
+        })?)
+    }
+}

@@ -1,0 +1,101 @@
+//! Values across the engine's edge: QuickJS values ↔ `serde_json::Value`, walked directly (no JSON text
+//! in between). Everything past this module sees `serde_json::Value`, never an `rquickjs::Value`.
+
+use rquickjs::{Array, Ctx, Object, Type, Value};
+use serde_json::{Map, Number, Value as Json};
+
+/// Objects nested deeper than this are refused: it also stops cycles.
+const MAX_DEPTH: usize = 128;
+
+/// Converts a script value to JSON. `undefined` members are dropped, as `JSON.stringify` does. Errors
+/// name the JS type, never the value.
+pub fn to_json<'js>(v: &Value<'js>) -> Result<Json, String> {
+    walk(v, 0)
+}
+
+fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "a value nested deeper than {MAX_DEPTH} levels (a cycle?)"
+        ));
+    }
+    Ok(match v.type_of() {
+        Type::Undefined | Type::Null | Type::Uninitialized => Json::Null,
+        Type::Bool => Json::Bool(v.as_bool().unwrap_or_default()),
+        Type::Int => Json::from(v.as_int().unwrap_or_default()),
+        Type::Float => float(v.as_float().unwrap_or_default())?,
+        Type::String => {
+            let s = v.as_string().ok_or("a string")?;
+            Json::String(
+                s.to_string()
+                    .map_err(|e| format!("a string that is not valid text: {e}"))?,
+            )
+        }
+        Type::Array => {
+            let arr = v.as_array().ok_or("an array")?;
+            let mut out = Vec::with_capacity(arr.len());
+            for item in arr.iter::<Value>() {
+                out.push(walk(&item.map_err(|e| e.to_string())?, depth + 1)?);
+            }
+            Json::Array(out)
+        }
+        Type::Object | Type::Exception => {
+            let obj = v.as_object().ok_or("an object")?;
+            let mut out = Map::new();
+            for prop in obj.props::<String, Value>() {
+                let (k, item) = prop.map_err(|e| e.to_string())?;
+                if matches!(
+                    item.type_of(),
+                    Type::Undefined | Type::Function | Type::Constructor
+                ) {
+                    continue;
+                }
+                out.insert(k, walk(&item, depth + 1)?);
+            }
+            Json::Object(out)
+        }
+        other => {
+            return Err(format!(
+                "a value of type {} cannot cross to the host",
+                other.as_str()
+            ));
+        }
+    })
+}
+
+fn float(f: f64) -> Result<Json, String> {
+    // Integral floats become integers so `3` from a script decodes into an integer field.
+    if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
+        return Ok(Json::from(f as i64));
+    }
+    Number::from_f64(f)
+        .map(Json::Number)
+        .ok_or_else(|| "NaN or Infinity cannot cross to the host".to_string())
+}
+
+/// Converts JSON to a script value.
+pub fn to_js<'js>(ctx: &Ctx<'js>, v: &Json) -> rquickjs::Result<Value<'js>> {
+    Ok(match v {
+        Json::Null => Value::new_null(ctx.clone()),
+        Json::Bool(b) => Value::new_bool(ctx.clone(), *b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) if i32::try_from(i).is_ok() => Value::new_int(ctx.clone(), i as i32),
+            _ => Value::new_number(ctx.clone(), n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
+        Json::Array(items) => {
+            let arr = Array::new(ctx.clone())?;
+            for (i, item) in items.iter().enumerate() {
+                arr.set(i, to_js(ctx, item)?)?;
+            }
+            arr.into_value()
+        }
+        Json::Object(map) => {
+            let obj = Object::new(ctx.clone())?;
+            for (k, item) in map {
+                obj.set(k.as_str(), to_js(ctx, item)?)?;
+            }
+            obj.into_value()
+        }
+    })
+}

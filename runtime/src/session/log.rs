@@ -1,0 +1,196 @@
+//! The session log: `<out>/<session>/log.jsonl`, one JSON object per event, appended and flushed per
+//! event, so a killed run leaves every finished step readable.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+/// One entry of the log. `seq` numbers steps within the session.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    StepStarted {
+        seq: u64,
+        depth: u32,
+        tool: &'a str,
+        args: &'a Value,
+    },
+    StepFinished {
+        seq: u64,
+        tool: &'a str,
+        ok: bool,
+        result: Option<&'a Value>,
+        error: Option<&'a str>,
+        millis: f64,
+    },
+    /// A host call leaves only a summary: never its arguments or result.
+    HostCall {
+        name: &'a str,
+        ok: bool,
+        millis: f64,
+    },
+    Note {
+        message: &'a str,
+    },
+}
+
+/// A step as the session remembers it (what the CLI prints and reports show).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StepRecord {
+    pub seq: u64,
+    pub depth: u32,
+    pub tool: String,
+    /// The arguments as called: placeholders, never resolved secrets.
+    pub args: Value,
+    /// `None` while the step runs.
+    pub ok: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub millis: f64,
+}
+
+pub struct SessionLog {
+    path: PathBuf,
+    records: Vec<StepRecord>,
+    out: Option<BufWriter<File>>,
+    /// Values that must never be written (resolved secrets); every string is scrubbed of them.
+    redact: Vec<String>,
+    steps: u64,
+}
+
+impl SessionLog {
+    /// Opens `<dir>/log.jsonl` for appending (creating `dir`).
+    pub fn create(dir: &Path) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join("log.jsonl");
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(SessionLog {
+            path,
+            out: Some(BufWriter::new(file)),
+            records: Vec::new(),
+            redact: Vec::new(),
+            steps: 0,
+        })
+    }
+
+    /// A log that writes nothing (embedding without an output folder).
+    pub fn discard() -> Self {
+        SessionLog {
+            path: PathBuf::new(),
+            out: None,
+            records: Vec::new(),
+            redact: Vec::new(),
+            steps: 0,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Values to scrub from everything written from now on.
+    pub fn set_redactions(&mut self, values: Vec<String>) {
+        self.redact = values.into_iter().filter(|v| !v.is_empty()).collect();
+    }
+
+    pub fn next_seq(&mut self) -> u64 {
+        self.steps += 1;
+        self.steps
+    }
+
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    pub fn records(&self) -> &[StepRecord] {
+        &self.records
+    }
+
+    pub fn append(&mut self, event: Event<'_>) {
+        let mut line = match event {
+            Event::StepStarted {
+                seq,
+                depth,
+                tool,
+                args,
+            } => {
+                json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args })
+            }
+            Event::StepFinished {
+                seq,
+                tool,
+                ok,
+                result,
+                error,
+                millis,
+            } => json!({
+                "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
+                "result": result, "error": error, "ms": round(millis),
+            }),
+            Event::HostCall { name, ok, millis } => {
+                json!({ "event": "host_call", "name": name, "ok": ok, "ms": round(millis) })
+            }
+            Event::Note { message } => json!({ "event": "note", "message": message }),
+        };
+        scrub(&mut line, &self.redact);
+        self.remember(&line);
+        if let Some(out) = self.out.as_mut() {
+            // A log line that cannot be written must not fail the step; the run's report says so.
+            let ok = serde_json::to_writer(&mut *out, &line).is_ok()
+                && out.write_all(b"\n").is_ok()
+                && out.flush().is_ok();
+            if !ok {
+                tracing::warn!(path = %self.path.display(), "cannot append to the session log");
+            }
+        }
+    }
+}
+
+impl SessionLog {
+    fn remember(&mut self, line: &Value) {
+        let seq = line["seq"].as_u64().unwrap_or(0);
+        match line["event"].as_str() {
+            Some("step_started") => self.records.push(StepRecord {
+                seq,
+                depth: line["depth"].as_u64().unwrap_or(0) as u32,
+                tool: line["tool"].as_str().unwrap_or_default().to_string(),
+                args: line["args"].clone(),
+                ok: None,
+                error: None,
+                millis: 0.0,
+            }),
+            Some("step_finished") => {
+                if let Some(r) = self.records.iter_mut().rev().find(|r| r.seq == seq) {
+                    r.ok = line["ok"].as_bool();
+                    r.error = line["error"].as_str().map(str::to_string);
+                    r.millis = line["ms"].as_f64().unwrap_or(0.0);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn round(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+/// Replaces every occurrence of a redacted value inside any string of `v` with `***`.
+pub fn scrub(v: &mut Value, redact: &[String]) {
+    if redact.is_empty() {
+        return;
+    }
+    match v {
+        Value::String(s) => {
+            for r in redact {
+                if s.contains(r.as_str()) {
+                    *s = s.replace(r.as_str(), "***");
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| scrub(i, redact)),
+        Value::Object(map) => map.values_mut().for_each(|i| scrub(i, redact)),
+        _ => {}
+    }
+}

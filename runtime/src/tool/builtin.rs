@@ -1,0 +1,90 @@
+//! Built-in tools: a Rust type whose fields are the arguments. The schema is derived from the type, the
+//! description from its doc comment; decoding denies unknown keys. A built-in either executes or
+//! delegates: it expands into other tools, each dispatched by the same rules.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use trailblaze_host_functions::decode::{self, DecodeError};
+
+use super::ToolFlags;
+use crate::session::SessionCore;
+
+/// What running a built-in produced.
+#[derive(Debug)]
+pub enum Outcome {
+    /// It executed; this is its structured result.
+    Done(Value),
+    /// It expands into these calls (`tool`, `args`), run in order, stopping at the first failure.
+    Delegate(Vec<(String, Value)>),
+}
+
+/// What a built-in may touch while it runs: the session's device and snapshot.
+pub struct ToolCx<'a> {
+    pub session: &'a SessionCore,
+}
+
+pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
+    const NAME: &'static str;
+    const FLAGS: ToolFlags;
+    /// A delegating tool expands into other tools instead of executing; it is never a step itself.
+    const DELEGATES: bool = false;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String>;
+}
+
+type RunFn = fn(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError>;
+type CheckFn = fn(&Value) -> Result<(), DecodeError>;
+
+/// A built-in with its type erased: what the catalog stores.
+pub struct BuiltinEntry {
+    pub name: &'static str,
+    pub flags: ToolFlags,
+    pub delegates: bool,
+    pub description: String,
+    pub input_schema: Value,
+    check: CheckFn,
+    run: RunFn,
+}
+
+impl fmt::Debug for BuiltinEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltinEntry")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BuiltinEntry {
+    pub fn of<T: BuiltinTool>() -> Self {
+        let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+        let description = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        BuiltinEntry {
+            name: T::NAME,
+            flags: T::FLAGS,
+            delegates: T::DELEGATES,
+            description,
+            input_schema: schema,
+            check: |v| decode::decode::<T>(v).map(|_| ()),
+            run: |v, cx| decode::decode::<T>(v).map(|t| t.run(cx)),
+        }
+    }
+
+    /// Decodes `args` strictly without running anything.
+    pub fn check(&self, args: &Value) -> Result<(), DecodeError> {
+        (self.check)(args)
+    }
+
+    pub fn run(
+        &self,
+        args: &Value,
+        cx: &mut ToolCx<'_>,
+    ) -> Result<Result<Outcome, String>, DecodeError> {
+        (self.run)(args, cx)
+    }
+}

@@ -1,0 +1,126 @@
+//! The executable built-ins that drive a device directly. These are what recordings hold.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+use crate::device::{KeyCode, LaunchMode};
+
+/// Taps the screen at a point, in device pixels.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TapOnPoint {
+    /// Horizontal position in pixels from the left edge.
+    pub x: i32,
+    /// Vertical position in pixels from the top edge.
+    pub y: i32,
+    /// Hold the press instead of tapping.
+    #[serde(default)]
+    pub long_press: bool,
+}
+
+impl BuiltinTool for TapOnPoint {
+    const NAME: &'static str = "tapOnPoint";
+    const FLAGS: ToolFlags = ToolFlags::HIDDEN;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        cx.session.with_device(|d| {
+            if self.long_press {
+                d.long_press(self.x, self.y)
+            } else {
+                d.tap(self.x, self.y)
+            }
+        })?;
+        Ok(Outcome::Done(
+            json!({ "tapped": { "x": self.x, "y": self.y } }),
+        ))
+    }
+}
+
+/// Types text into the focused field.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InputText {
+    /// The text to type. May hold `{{secret:NAME}}` placeholders, resolved at the last moment.
+    pub text: String,
+}
+
+impl BuiltinTool for InputText {
+    const NAME: &'static str = "inputText";
+    const FLAGS: ToolFlags = ToolFlags::HIDDEN;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        cx.session.with_device(|d| d.input_text(&self.text))?;
+        // The result reports the length only: the text may be a resolved secret.
+        Ok(Outcome::Done(json!({ "typed": self.text.chars().count() })))
+    }
+}
+
+/// Presses a key: BACK, ENTER, HOME, BACKSPACE, TAB or ESCAPE.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PressKey {
+    /// The key to press.
+    pub key_code: KeyCode,
+}
+
+impl BuiltinTool for PressKey {
+    const NAME: &'static str = "pressKey";
+    const FLAGS: ToolFlags = ToolFlags::DEFAULT;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        cx.session.with_device(|d| d.press_key(self.key_code))?;
+        Ok(Outcome::Done(json!({ "pressed": self.key_code })))
+    }
+}
+
+/// Launches an app by its id.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LaunchApp {
+    /// The app's id, e.g. `com.example.demo`.
+    pub app_id: String,
+    /// REINSTALL (default: fresh data), FORCE_RESTART (keep data) or RESUME.
+    #[serde(default)]
+    pub launch_mode: Option<LaunchMode>,
+}
+
+impl BuiltinTool for LaunchApp {
+    const NAME: &'static str = "launchApp";
+    const FLAGS: ToolFlags = ToolFlags::DEFAULT;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        let mode = self.launch_mode.unwrap_or_default();
+        cx.session
+            .with_device(|d| d.launch_app(&self.app_id, mode))?;
+        Ok(Outcome::Done(json!({ "launched": self.app_id })))
+    }
+}
+
+/// Returns the current screen: the view tree, from the cache when no tool changed the screen since.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {}
+
+impl BuiltinTool for Snapshot {
+    const NAME: &'static str = "snapshot";
+    const FLAGS: ToolFlags = ToolFlags {
+        surface_to_llm: true,
+        is_recordable: false,
+        read_only: true,
+    };
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        let snap = cx.session.snapshot()?;
+        Ok(Outcome::Done(
+            serde_json::to_value(&*snap).unwrap_or(Value::Null),
+        ))
+    }
+}
+
+/// Every executable device built-in.
+pub fn entries() -> Vec<BuiltinEntry> {
+    vec![
+        BuiltinEntry::of::<TapOnPoint>(),
+        BuiltinEntry::of::<InputText>(),
+        BuiltinEntry::of::<PressKey>(),
+        BuiltinEntry::of::<LaunchApp>(),
+        BuiltinEntry::of::<Snapshot>(),
+    ]
+}

@@ -1,0 +1,73 @@
+//! Tools: what a recording, the LLM or a script calls. Three kinds share one descriptor:
+//! built in (Rust), scripted (`tools/<name>.ts`) and composed (`tools/<name>.tool.yaml`).
+
+pub mod builtin;
+pub mod exec;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use builtin::{BuiltinEntry, BuiltinTool, Outcome, ToolCx};
+
+/// The three flags every tool carries (DESIGN.md "Tools").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolFlags {
+    /// The LLM, MCP clients and `trailblaze tool` see it.
+    pub surface_to_llm: bool,
+    /// Its calls go into recordings.
+    pub is_recordable: bool,
+    /// Calling it keeps the cached snapshot.
+    pub read_only: bool,
+}
+
+impl ToolFlags {
+    pub const DEFAULT: ToolFlags = ToolFlags {
+        surface_to_llm: true,
+        is_recordable: true,
+        read_only: false,
+    };
+    /// Executable and recorded, but not offered to the LLM (`inputText`, `tapOnPoint`, ...).
+    pub const HIDDEN: ToolFlags = ToolFlags {
+        surface_to_llm: false,
+        is_recordable: true,
+        read_only: false,
+    };
+}
+
+impl Default for ToolFlags {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// A scripted tool: the export `name` of `file`, run in the session's script engine.
+#[derive(Debug, Clone)]
+pub struct ScriptedTool {
+    /// Absolute path of the `.ts` file.
+    pub file: PathBuf,
+    /// The module name the engine loads it under (`<trailmap>/tools/<name>.ts`), also shown in errors.
+    pub module: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum ToolKind {
+    Builtin(Arc<BuiltinEntry>),
+    Scripted(ScriptedTool),
+}
+
+/// Everything the catalog knows about one tool.
+#[derive(Debug, Clone)]
+pub struct ToolDescriptor {
+    pub name: String,
+    pub description: String,
+    pub flags: ToolFlags,
+    /// JSON Schema of the arguments (an object schema).
+    pub input_schema: Value,
+    pub kind: ToolKind,
+    /// The trailmap that declared it; `None` for built-ins.
+    pub trailmap: Option<String>,
+}
