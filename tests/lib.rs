@@ -1,1 +1,145 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: throwaway trailmaps, sessions on the simulated device,
+//! and the `trailblaze` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use trailblaze::project::{Project, ProjectOptions};
+use trailblaze::session::{Session, Settings};
+
+/// A value that must never show up in an error, a log or a trace.
+pub const CANARY: &str = "CANARY-d41d8cd9-secret";
+
+/// The repository's root folder.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// A trailmaps folder in a temp dir holding one trailmap (`id`) that runs the demo app.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub id: String,
+}
+
+impl Fixture {
+    pub fn new(id: &str) -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let f = Fixture { dir, id: id.to_string() };
+        f.file("trailmap.yaml", &format!("id: {id}\n"));
+        let app = std::fs::read_to_string(repo_root().join("trailmaps/demo/app.yaml")).expect("demo app.yaml");
+        f.file("app.yaml", &app);
+        f
+    }
+
+    /// The demo trailmap itself, copied (so generated files land in the temp dir).
+    pub fn demo() -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(&repo_root().join("trailmaps/demo"), &dir.path().join("trailmaps/demo"));
+        Fixture { dir, id: "demo".into() }
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().join("trailmaps")
+    }
+
+    pub fn map_dir(&self) -> PathBuf {
+        self.root().join(&self.id)
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    pub fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// Writes `rel` (relative to the trailmap) with `content`.
+    pub fn file(&self, rel: &str, content: &str) -> &Fixture {
+        let path = self.map_dir().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, content).expect("write");
+        self
+    }
+
+    pub fn tool(&self, name: &str, source: &str) -> &Fixture {
+        self.file(&format!("tools/{name}.ts"), source)
+    }
+
+    pub fn project(&self) -> Project {
+        Project::open(&self.root(), ProjectOptions { cache_dir: Some(self.cache()), secrets_file: None }).expect("project opens")
+    }
+
+    pub fn session(&self, settings: Settings) -> (Project, Session) {
+        let project = self.project();
+        let device = project.sim_device(&self.id).expect("sim device");
+        let session = project.session(&self.id, device, Some(&self.out()), settings).expect("session starts");
+        (project, session)
+    }
+
+    /// Every file under the session output folder, concatenated.
+    pub fn all_output(&self) -> String {
+        let mut out = String::new();
+        read_all(&self.out(), &mut out);
+        out
+    }
+}
+
+fn read_all(dir: &Path, out: &mut String) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            read_all(&p, out);
+        } else if let Ok(bytes) = std::fs::read(&p) {
+            out.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir").flatten() {
+        let p = e.path();
+        let dest = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).expect("copy");
+        }
+    }
+}
+
+/// The `trailblaze` binary, built once per test run with the same profile as the tests.
+pub fn trailblaze_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let release = !cfg!(debug_assertions);
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "trailblaze", "--bin", "trailblaze"]).current_dir(repo_root());
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo build runs");
+        assert!(status.success(), "building the trailblaze binary failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
+        target.join(if release { "release" } else { "debug" }).join("trailblaze")
+    })
+    .clone()
+}
+
+/// The log lines of the (only) session under `out`, parsed.
+pub fn log_events(out: &Path) -> Vec<serde_json::Value> {
+    let mut events = Vec::new();
+    for e in std::fs::read_dir(out).expect("out dir").flatten() {
+        let log = e.path().join("log.jsonl");
+        if let Ok(text) = std::fs::read_to_string(&log) {
+            for line in text.lines() {
+                events.push(serde_json::from_str(line).expect("each log line is JSON"));
+            }
+        }
+    }
+    events
+}

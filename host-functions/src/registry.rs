@@ -50,7 +50,7 @@ impl HostFunctionEntry {
     /// [`HostCallError::Panicked`] and never unwinds out: this may run beneath QuickJS's C frames.
     /// Leaves one `host_call` span and one log line (name, duration, ok/failed), never values.
     pub fn invoke(&self, args: Value, cx: &mut dyn HostContext) -> Result<Value, HostCallError> {
-        let span = tracing::info_span!("host_call", name = self.name);
+        let span = tracing::info_span!("host_call", name = %self.name);
         let _entered = span.enter();
         let started = Instant::now();
         let outcome =
@@ -64,13 +64,13 @@ impl HostFunctionEntry {
             });
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         match &outcome {
-            Ok(_) => tracing::info!(name = self.name, duration_us, outcome = "ok", "host call"),
+            Ok(_) => tracing::info!(name = %self.name, duration_us, outcome = %"ok", "host call"),
             Err(e) => {
                 tracing::info!(
-                    name = self.name,
+                    name = %self.name,
                     duration_us,
-                    outcome = "failed",
-                    error_kind = e.kind(),
+                    outcome = %"failed",
+                    error = %e.kind(),
                     "host call"
                 )
             }

@@ -34,17 +34,7 @@ pub struct Catalog {
 
 /// The built-in tools, in the order `trailblaze tools` lists them.
 pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    tool::exec::entries()
-        .into_iter()
-        .map(|e| ToolDescriptor {
-            name: e.name.to_string(),
-            description: e.description.clone(),
-            flags: e.flags,
-            input_schema: e.input_schema.clone(),
-            kind: ToolKind::Builtin(Arc::new(e)),
-            trailmap: None,
-        })
-        .collect()
+    tool::exec::entries().into_iter().map(ToolDescriptor::builtin).collect()
 }
 
 impl Catalog {
@@ -158,6 +148,12 @@ impl Catalog {
         } else {
             Err(CatalogError { messages: errors })
         }
+    }
+
+    /// Adds a built-in tool of the embedder's (replacing one of the same name).
+    pub fn register_builtin(&mut self, entry: tool::BuiltinEntry) {
+        let t = ToolDescriptor::builtin(entry);
+        self.tools.insert(t.name.clone(), Arc::new(t));
     }
 
     pub fn tool(&self, name: &str) -> Option<&Arc<ToolDescriptor>> {

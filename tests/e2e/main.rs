@@ -1,1 +1,5 @@
+//! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
+mod cli;
+mod hostile;
+mod spine;

@@ -35,7 +35,7 @@ impl HostFunction for Env {
                 self.name
             )));
         }
-        if !env.env_allow.iter().any(|allowed| *allowed == self.name) {
+        if !env.env_allow.contains(&self.name) {
             let allowed = if env.env_allow.is_empty() {
                 "none".to_string()
             } else {

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
-use trailblaze_host_functions::{HostContext, HostEnv, HostError, HostFunction, HostRegistry, SecretStore};
+use trailblaze_host_functions::{
+    HostContext, HostEnv, HostError, HostFunction, HostRegistry, SecretStore,
+};
 
 /// A value that must never show up in an error, a log line or a span.
 pub const CANARY: &str = "CANARY-4b9e2d";
@@ -20,7 +22,11 @@ pub struct FakeContext {
 
 impl FakeContext {
     pub fn new() -> Self {
-        Self::with(SecretStore::default(), PathBuf::from("/nonexistent/trailmaps/demo"), &[])
+        Self::with(
+            SecretStore::default(),
+            PathBuf::from("/nonexistent/trailmaps/demo"),
+            &[],
+        )
     }
 
     pub fn with(secrets: SecretStore, trailmap_dir: PathBuf, env_allow: &[&str]) -> Self {
@@ -79,7 +85,9 @@ impl HostFunction for Nested {
     const NAME: &'static str = "nested";
     type Output = Seen;
     fn call(self, _cx: &mut dyn HostContext) -> Result<Seen, HostError> {
-        Ok(Seen { seen: self.outer.middle.value })
+        Ok(Seen {
+            seen: self.outer.middle.value,
+        })
     }
 }
 
@@ -123,7 +131,10 @@ pub struct Unserializable {
 
 impl Serialize for Unserializable {
     fn serialize<S: Serializer>(&self, _serializer: S) -> Result<S::Ok, S::Error> {
-        Err(serde::ser::Error::custom(format!("cannot serialize {}", self.secret)))
+        Err(serde::ser::Error::custom(format!(
+            "cannot serialize {}",
+            self.secret
+        )))
     }
 }
 
@@ -131,7 +142,9 @@ impl HostFunction for Unencodable {
     const NAME: &'static str = "unencodable";
     type Output = Unserializable;
     fn call(self, _cx: &mut dyn HostContext) -> Result<Unserializable, HostError> {
-        Ok(Unserializable { secret: CANARY.to_string() })
+        Ok(Unserializable {
+            secret: CANARY.to_string(),
+        })
     }
 }
 
@@ -147,7 +160,8 @@ impl HostFunction for CallsTool {
     const NAME: &'static str = "callsTool";
     type Output = Value;
     fn call(self, cx: &mut dyn HostContext) -> Result<Value, HostError> {
-        cx.call_tool(&self.tool, json!({ "text": self.text })).map_err(HostError)
+        cx.call_tool(&self.tool, json!({ "text": self.text }))
+            .map_err(HostError)
     }
 }
 

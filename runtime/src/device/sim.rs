@@ -36,6 +36,10 @@
 //! - `launch_app`: REINSTALL resets everything; FORCE_RESTART restarts at `start` and forgets what
 //!   lived in the process (navigation, focus, typed text, messages) but keeps toggles, which stand
 //!   for saved settings; RESUME comes back as it was. The app starts in the foreground at `start`.
+//! - Checked on load, every problem reported as `file: screens.x.nodes[1].tap.goto: what`: `start`,
+//!   `goto` and `back` name screens, ids are unique per screen, `require` names ids on its screen,
+//!   a node is at most one of editable/toggle/tap, at most one `enterTaps` per screen, nesting ≤ 16,
+//!   ≤ 1000 nodes per screen.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -116,7 +120,14 @@ impl SimDevice {
                 format!("{shown}: {msg}")
             })
         })?;
-        let app = spec::compile(parsed, file).map_err(DeviceError::App)?;
+        let app = spec::compile(parsed).map_err(|problems| {
+            // One line per problem: `file: path.in.yaml: what is wrong`.
+            let lines: Vec<String> = problems
+                .iter()
+                .map(|p| format!("{}: {}: {}", file.display(), p.path, p.message))
+                .collect();
+            DeviceError::App(lines.join("\n"))
+        })?;
         let state = State::fresh(&app);
         Ok(SimDevice {
             app,
@@ -282,7 +293,7 @@ impl SimDevice {
         };
         let text = match self.current_text(i) {
             Some(t) if node.editable && t.is_empty() => None,
-            Some(t) if node.password && false => Some("•".repeat(t.chars().count())),
+            Some(t) if node.password => Some("•".repeat(t.chars().count())),
             other => other.map(str::to_owned),
         };
         ViewNode {
@@ -922,6 +933,16 @@ screens:
         assert!(err.contains("bounds"), "{err}");
         let err = load_err("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ text: 12 }]\n");
         assert!(err.contains("trailmaps/x/app.yaml"), "{err}");
+        let many = format!(
+            "id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{}]\n",
+            ["{}"; 1001].join(", ")
+        );
+        assert!(load_err(&many).contains("1001 nodes"));
+        let deep = format!("{}{{}}{}", "{children: [".repeat(17), "]}".repeat(17));
+        let err = load_err(&format!(
+            "id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{deep}]\n"
+        ));
+        assert!(err.contains("deeper than 16"), "{err}");
         let missing = Path::new("/nonexistent/app.yaml");
         let err = SimDevice::from_app_file(missing).unwrap_err().to_string();
         assert!(err.contains("/nonexistent/app.yaml"), "{err}");

@@ -2,7 +2,6 @@
 //! load and the layout that gives every node its bounds. `sim.rs` runs the result.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use serde::{Deserialize, Deserializer};
 
@@ -177,8 +176,23 @@ pub(super) enum Action {
     Back,
 }
 
-/// Checks `spec` and lays it out. The error lists every problem, one per line, each naming `file`.
-pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
+/// Something wrong in a valid-YAML app, at a path in the form `crate::yaml` reports
+/// (`screens.inbox.nodes[1].tap.goto`), so it can be given a line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Problem {
+    pub path: String,
+    pub message: String,
+}
+
+fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// Checks `spec` and lays it out; on failure, every problem found.
+pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
     let mut problems = Vec::new();
     let names: Vec<String> = spec.screens.keys().cloned().collect();
     let index: HashMap<&str, usize> = names
@@ -188,23 +202,26 @@ pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
         .collect();
     let known = || names.join(", ");
     if spec.id.trim().is_empty() || spec.id.contains(char::is_whitespace) {
-        problems.push(format!(
-            "app `id` must be a package name, got `{}`",
-            spec.id
+        problems.push(problem(
+            "id",
+            format!("must be a package name, got `{}`", spec.id),
         ));
     }
     let start = index.get(spec.start.as_str()).copied();
     if start.is_none() {
-        problems.push(format!(
-            "`start` names screen `{}`, which is not defined (screens: {})",
-            spec.start,
-            known()
+        problems.push(problem(
+            "start",
+            format!(
+                "names screen `{}`, which is not defined (screens: {})",
+                spec.start,
+                known()
+            ),
         ));
     }
     let mut screens = Vec::new();
     for (name, screen) in spec.screens {
+        let at = format!("screens.{name}");
         let mut cx = ScreenCx {
-            screen: &name,
             problems: &mut problems,
             nodes: Vec::new(),
             explicit: Vec::new(),
@@ -218,9 +235,12 @@ pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
             Some(Some(to)) => match index.get(to.as_str()) {
                 Some(&i) => Back::To(i),
                 None => {
-                    cx.problems.push(format!(
-                        "screen `{name}`: `back` names screen `{to}`, which is not defined (screens: {})",
-                        known()
+                    cx.problems.push(problem(
+                        format!("{at}.back"),
+                        format!(
+                            "names screen `{to}`, which is not defined (screens: {})",
+                            known()
+                        ),
                     ));
                     Back::Stay
                 }
@@ -255,13 +275,18 @@ pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
         }
         let first = roots.len();
         for (i, node) in screen.nodes.into_iter().enumerate() {
-            roots.push(cx.add(node, &format!("nodes[{i}]"), 1));
+            roots.push(cx.add(node, &format!("{at}.nodes[{i}]"), 1));
         }
         if cx.nodes.len() > MAX_NODES_PER_SCREEN {
-            cx.problems.push(format!(
-                "screen `{name}` has {} nodes; at most {MAX_NODES_PER_SCREEN} are allowed",
-                cx.nodes.len()
+            cx.problems.push(problem(
+                format!("{at}.nodes"),
+                format!(
+                    "{} nodes; a screen holds at most {MAX_NODES_PER_SCREEN}",
+                    cx.nodes.len()
+                ),
             ));
+            // Laying out that many rows could overflow i32; the app is refused anyway.
+            continue;
         }
         for (node, tap, at) in std::mem::take(&mut cx.taps) {
             let resolved = cx.tap(tap, &at, &index, &known);
@@ -296,18 +321,13 @@ pub(super) fn compile(spec: AppSpec, file: &Path) -> Result<App, String> {
             start,
             screens,
         }),
-        _ => Err(problems
-            .iter()
-            .map(|p| format!("{}: {p}", file.display()))
-            .collect::<Vec<_>>()
-            .join("\n")),
+        _ => Err(problems),
     }
 }
 
 /// What is gathered while one screen's nodes are flattened.
 struct ScreenCx<'a> {
-    screen: &'a str,
-    problems: &'a mut Vec<String>,
+    problems: &'a mut Vec<Problem>,
     nodes: Vec<Node>,
     explicit: Vec<Option<Bounds>>,
     ids: HashMap<String, usize>,
@@ -317,58 +337,54 @@ struct ScreenCx<'a> {
 }
 
 impl ScreenCx<'_> {
-    fn problem(&mut self, at: &str, what: String) {
-        self.problems
-            .push(format!("screen `{}`, {at}: {what}", self.screen));
+    fn problem(&mut self, path: String, what: impl Into<String>) {
+        self.problems.push(problem(path, what));
     }
 
-    /// Appends `spec` and its children in document order; returns the node's index.
-    fn add(&mut self, spec: NodeSpec, path: &str, depth: usize) -> usize {
-        let at = match &spec.id {
-            Some(id) => format!("{path} (`{id}`)"),
-            None => path.to_owned(),
-        };
+    /// Appends `spec` (found at `at`) and its children in document order; returns its index.
+    fn add(&mut self, spec: NodeSpec, at: &str, depth: usize) -> usize {
         let me = self.nodes.len();
         if let Some(id) = &spec.id {
-            if id.is_empty()
-                || !id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
-            {
+            let valid = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
+            if id.is_empty() || !id.chars().all(valid) {
                 self.problem(
-                    &at,
-                    "an `id` may hold only letters, digits, `_`, `.` and `-`".into(),
+                    format!("{at}.id"),
+                    "may hold only letters, digits, `_`, `.` and `-`",
                 );
             }
             if self.ids.insert(id.clone(), me).is_some() {
-                self.problem(&at, format!("id `{id}` is used twice on this screen"));
+                self.problem(
+                    format!("{at}.id"),
+                    format!("id `{id}` is used twice on this screen"),
+                );
             }
         }
         if spec.class.trim().is_empty() {
-            self.problem(&at, "`class` is empty".into());
+            self.problem(format!("{at}.class"), "is empty");
         }
         if spec.password && !spec.editable {
-            self.problem(&at, "`password: true` needs `editable: true`".into());
+            self.problem(
+                format!("{at}.password"),
+                "`password: true` needs `editable: true`",
+            );
         }
         let kinds = [spec.editable, spec.toggle, spec.tap.is_some()];
         if kinds.iter().filter(|k| **k).count() > 1 {
             self.problem(
-                &at,
-                "a node is at most one of `editable`, `toggle` and `tap`".into(),
+                at.to_owned(),
+                "a node is at most one of `editable`, `toggle` and `tap`",
             );
         }
         if spec.enter_taps {
             if spec.tap.is_none() {
-                self.problem(&at, "`enterTaps: true` needs a `tap`".into());
+                self.problem(format!("{at}.enterTaps"), "`enterTaps: true` needs a `tap`");
             }
-            if let Some((_, other)) = &self.enter {
-                let other = other.clone();
-                self.problem(
-                    &at,
-                    format!("only one node per screen may have `enterTaps`; {other} has it too"),
-                );
-            } else {
-                self.enter = Some((me, at.clone()));
+            match &self.enter {
+                Some((_, other)) => {
+                    let msg = format!("only one node per screen may have it; {other} has it too");
+                    self.problem(format!("{at}.enterTaps"), msg);
+                }
+                None => self.enter = Some((me, at.to_owned())),
             }
         }
         let explicit = spec.bounds.and_then(|[left, top, right, bottom]| {
@@ -377,8 +393,8 @@ impl ScreenCx<'_> {
                 Some(Bounds { left, top, right, bottom })
             } else {
                 self.problem(
-                    &at,
-                    format!("`bounds` must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"),
+                    format!("{at}.bounds"),
+                    format!("must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"),
                 );
                 None
             }
@@ -404,20 +420,24 @@ impl ScreenCx<'_> {
         });
         self.explicit.push(explicit);
         if let Some(tap) = spec.tap {
-            self.taps.push((me, tap, at.clone()));
+            self.taps.push((me, tap, format!("{at}.tap")));
         }
         if depth >= MAX_DEPTH && !spec.children.is_empty() {
-            self.problem(&at, format!("nodes nest deeper than {MAX_DEPTH} levels"));
+            self.problem(
+                format!("{at}.children"),
+                format!("nodes nest deeper than {MAX_DEPTH} levels"),
+            );
             return me;
         }
         let mut children = Vec::with_capacity(spec.children.len());
         for (i, child) in spec.children.into_iter().enumerate() {
-            children.push(self.add(child, &format!("{path}.children[{i}]"), depth + 1));
+            children.push(self.add(child, &format!("{at}.children[{i}]"), depth + 1));
         }
         self.nodes[me].children = children;
         me
     }
 
+    /// Resolves the tap at `at` (a `...tap` path).
     fn tap(
         &mut self,
         tap: TapSpec,
@@ -426,42 +446,47 @@ impl ScreenCx<'_> {
         known: &dyn Fn() -> String,
     ) -> Option<Tap> {
         let action = match (&tap.goto, tap.back) {
-            (Some(to), false) => {
-                match index.get(to.as_str()) {
-                    Some(&i) => Some(Action::Goto(i)),
-                    None => {
-                        self.problem(at, format!("`tap.goto` names screen `{to}`, which is not defined (screens: {})", known()));
-                        None
-                    }
+            (Some(to), false) => match index.get(to.as_str()) {
+                Some(&i) => Some(Action::Goto(i)),
+                None => {
+                    let msg = format!(
+                        "names screen `{to}`, which is not defined (screens: {})",
+                        known()
+                    );
+                    self.problem(format!("{at}.goto"), msg);
+                    None
                 }
-            }
+            },
             (None, true) => Some(Action::Back),
             (Some(_), true) => {
                 self.problem(
-                    at,
-                    "a tap has either `goto` or `back: true`, not both".into(),
+                    at.to_owned(),
+                    "a tap has either `goto` or `back: true`, not both",
                 );
                 None
             }
             (None, false) => {
-                self.problem(at, "a tap needs `goto: <screen>` or `back: true`".into());
+                self.problem(
+                    at.to_owned(),
+                    "a tap needs `goto: <screen>` or `back: true`",
+                );
                 None
             }
         };
         if tap.otherwise.is_some() && tap.require.is_empty() {
             self.problem(
-                at,
-                "`otherwise` is only shown when a `require` fails; add `require`".into(),
+                format!("{at}.otherwise"),
+                "is only shown when a `require` fails; add `require`",
             );
         }
         let mut require = Vec::new();
         for (id, text) in tap.require {
             match self.ids.get(&id) {
                 Some(&i) => require.push((i, text)),
-                None => self.problem(
-                    at,
-                    format!("`require` names id `{id}`, which is not on this screen"),
-                ),
+                None => {
+                    let msg = format!("names id `{id}`, which is not on this screen");
+                    self.problem(format!("{at}.require.{id}"), msg);
+                }
             }
         }
         Some(Tap {

@@ -98,7 +98,14 @@ impl ScriptState {
             .store(at.as_nanos().max(1) as u64, Ordering::Relaxed);
     }
 
-    pub fn end_call(&self) {
+    /// Ends a top-level call: runs what jobs it left behind while its deadline still holds (an
+    /// interrupted script leaves some), drops any exception they raised, then stops the clock. Without
+    /// this a failure of one call would surface in the next.
+    pub fn end_call(&self, ctx: &Ctx<'_>) {
+        while ctx.execute_pending_job() {}
+        if ctx.has_exception() {
+            ctx.catch();
+        }
         self.deadline.at.store(0, Ordering::Relaxed);
     }
 }
@@ -298,10 +305,8 @@ fn load_tool<'js>(
     let ns = match ns {
         Ok(ns) => ns,
         Err(e) => {
-            if let Some(msg) = s.script.load_error.borrow_mut().take() {
-                return Err(msg);
-            }
-            return Err(describe_error(s, ctx, e));
+            let described = describe_error(s, ctx, e);
+            return Err(s.script.load_error.borrow_mut().take().unwrap_or(described));
         }
     };
     let export: Option<Object> = ns.get(name).ok().flatten();
@@ -341,6 +346,9 @@ fn describe_error<'js>(s: &SessionCore, ctx: &Ctx<'js>, e: rquickjs::Error) -> S
         rquickjs::Error::Allocation => ("out of memory".into(), None),
         other => (other.to_string(), None),
     };
+    if s.script.deadline.fired.load(Ordering::Relaxed) {
+        return format!("exceeded its time limit of {} ms", limits.timeout.as_millis());
+    }
     if message.contains("out of memory") {
         return format!(
             "exceeded its memory limit of {} MiB",

@@ -186,7 +186,7 @@ impl Session {
         self.run(move |core, ctx| {
             core.script.begin_call();
             let r = dispatch::call(core, ctx, &name, args, 0);
-            core.script.end_call();
+            core.script.end_call(ctx);
             r
         })
         .unwrap_or_else(|e| {

@@ -71,3 +71,16 @@ pub struct ToolDescriptor {
     /// The trailmap that declared it; `None` for built-ins.
     pub trailmap: Option<String>,
 }
+
+impl ToolDescriptor {
+    pub fn builtin(entry: BuiltinEntry) -> ToolDescriptor {
+        ToolDescriptor {
+            name: entry.name.to_string(),
+            description: entry.description.clone(),
+            flags: entry.flags,
+            input_schema: entry.input_schema.clone(),
+            kind: ToolKind::Builtin(Arc::new(entry)),
+            trailmap: None,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Hostile scripts: each fails only its own call, with a clear error naming the tool, and the same
+//! session then runs the next call normally.
+
+use std::time::Duration;
+
+use serde_json::json;
+use trailblaze::script::engine::EngineLimits;
+use trailblaze::session::{Session, Settings};
+use trailblaze_e2e::Fixture;
+
+const OK_TOOL: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+export const fine = trailblaze.tool<{}, { ok: boolean }>(async () => ({ ok: true }));
+"#;
+
+fn settings() -> Settings {
+    Settings {
+        limits: EngineLimits { timeout: Duration::from_millis(500), memory_bytes: 64 << 20, stack_bytes: 1 << 20 },
+        ..Settings::default()
+    }
+}
+
+fn hostile(name: &str, body: &str) -> (Fixture, String) {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(name, &format!("import {{ trailblaze }} from \"@trailblaze/scripting\";\n{body}\n"));
+    (f, name.to_string())
+}
+
+fn assert_next_call_works(s: &Session) {
+    assert_eq!(s.call("fine", json!({})).expect("the next call succeeds"), json!({ "ok": true }));
+}
+
+#[test]
+fn an_infinite_loop_hits_the_deadline() {
+    let (f, name) = hostile("spin", "export const spin = trailblaze.tool(async () => { while (true) {} });");
+    let (_p, s) = f.session(settings());
+    let err = s.call(&name, json!({})).expect_err("interrupted").to_string();
+    assert!(err.starts_with("spin: exceeded its time limit of 500 ms"), "{err}");
+    assert_next_call_works(&s);
+    // Twice: the interrupt leaves the context usable.
+    assert!(s.call(&name, json!({})).is_err());
+    assert_next_call_works(&s);
+}
+
+#[test]
+fn a_memory_bomb_hits_the_memory_limit() {
+    let (f, name) = hostile(
+        "bomb",
+        "export const bomb = trailblaze.tool(async () => { const a: string[] = []; while (true) a.push('x'.repeat(1 << 20) + a.length); });",
+    );
+    let (_p, s) = f.session(settings());
+    let err = s.call(&name, json!({})).expect_err("out of memory").to_string();
+    assert!(err.starts_with("bomb: exceeded its memory limit of 64 MiB"), "{err}");
+    assert_next_call_works(&s);
+}
+
+#[test]
+fn unbounded_recursion_hits_the_stack_limit() {
+    let (f, name) = hostile(
+        "deep",
+        "function down(n: number): number { return down(n + 1) + 1; }\nexport const deep = trailblaze.tool(async () => ({ n: down(0) }));",
+    );
+    let (_p, s) = f.session(settings());
+    let err = s.call(&name, json!({})).expect_err("stack overflow").to_string();
+    assert!(err.starts_with("deep: exceeded its stack limit"), "{err}");
+    assert_next_call_works(&s);
+}
+
+#[test]
+fn a_thrown_error_names_the_tool_and_the_ts_line() {
+    let (f, name) = hostile(
+        "thrower",
+        "interface In {\n  /** many lines of types, stripped */\n  a?: string;\n}\n\nexport const thrower = trailblaze.tool<In, {}>(async () => {\n  throw new Error(\"boom\");\n});",
+    );
+    let (_p, s) = f.session(settings());
+    let err = s.call(&name, json!({})).expect_err("throws").to_string();
+    // Line 1 is the import; the throw is on line 8 of the .ts file.
+    assert_eq!(err, "thrower: Error: boom (at t/tools/thrower.ts:8)");
+    assert_next_call_works(&s);
+}
+
+#[test]
+fn a_syntax_error_names_the_file_and_line() {
+    let (f, name) = hostile("broken", "export const broken = trailblaze.tool(async () => {\n  let x = ;\n});");
+    let (_p, s) = f.session(settings());
+    let err = s.call(&name, json!({})).expect_err("syntax error").to_string();
+    assert!(err.starts_with("broken: t/tools/broken.ts:3:"), "{err}");
+    assert_next_call_works(&s);
+}
+
+#[test]
+fn a_panicking_builtin_becomes_that_calls_error() {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use trailblaze::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+
+    /// Panics.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Boom {}
+    impl BuiltinTool for Boom {
+        const NAME: &'static str = "boom";
+        const FLAGS: ToolFlags = ToolFlags::DEFAULT;
+        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+            panic!("kaboom")
+        }
+    }
+
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(
+        "callsBoom",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.boom({}); return {}; });"#,
+    );
+    let project = f.project();
+    let mut catalog = trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone(), project.secrets.clone())
+        .expect("catalog");
+    catalog.register_builtin(BuiltinEntry::of::<Boom>());
+    let s = Session::start(trailblaze::session::SessionConfig {
+        catalog: std::sync::Arc::new(catalog),
+        device: project.sim_device("t").expect("device"),
+        out_dir: None,
+        settings: settings(),
+        transpiler: project.transpiler.clone(),
+        id: None,
+    })
+    .expect("session");
+    assert_eq!(s.call("boom", json!({})).expect_err("panics").to_string(), "tool boom panicked");
+    assert_next_call_works(&s);
+    let err = s.call("callsBoom", json!({})).expect_err("panic inside a script's call").to_string();
+    assert!(err.contains("tool boom panicked"), "{err}");
+    assert_next_call_works(&s);
+}
