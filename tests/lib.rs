@@ -13,7 +13,10 @@ pub const CANARY: &str = "CANARY-d41d8cd9-secret";
 
 /// The repository's root folder.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// A trailmaps folder in a temp dir holding one trailmap (`id`) that runs the demo app.
@@ -25,7 +28,10 @@ pub struct Fixture {
 impl Fixture {
     pub fn new(id: &str) -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
-        let f = Fixture { dir, id: id.to_string() };
+        let f = Fixture {
+            dir,
+            id: id.to_string(),
+        };
         f.file("trailmap.yaml", &format!("id: {id}\n"));
         let app = std::fs::read_to_string(repo_root().join("trailmaps/demo/app.yaml")).expect("demo app.yaml");
         f.file("app.yaml", &app);
@@ -68,13 +74,22 @@ impl Fixture {
     }
 
     pub fn project(&self) -> Project {
-        Project::open(&self.root(), ProjectOptions { cache_dir: Some(self.cache()), secrets_file: None }).expect("project opens")
+        Project::open(
+            &self.root(),
+            ProjectOptions {
+                cache_dir: Some(self.cache()),
+                secrets_file: None,
+            },
+        )
+        .expect("project opens")
     }
 
     pub fn session(&self, settings: Settings) -> (Project, Session) {
         let project = self.project();
         let device = project.sim_device(&self.id).expect("sim device");
-        let session = project.session(&self.id, device, Some(&self.out()), settings).expect("session starts");
+        let session = project
+            .session(&self.id, device, Some(&self.out()), settings)
+            .expect("session starts");
         (project, session)
     }
 
@@ -118,14 +133,19 @@ pub fn trailblaze_bin() -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let release = !cfg!(debug_assertions);
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "trailblaze", "--bin", "trailblaze"]).current_dir(repo_root());
+        cmd.args(["build", "--quiet", "-p", "trailblaze", "--bin", "trailblaze"])
+            .current_dir(repo_root());
         if release {
             cmd.arg("--release");
         }
         let status = cmd.status().expect("cargo build runs");
         assert!(status.success(), "building the trailblaze binary failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
-        target.join(if release { "release" } else { "debug" }).join("trailblaze")
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo_root().join("target"));
+        target
+            .join(if release { "release" } else { "debug" })
+            .join("trailblaze")
     })
     .clone()
 }
@@ -142,4 +162,84 @@ pub fn log_events(out: &Path) -> Vec<serde_json::Value> {
         }
     }
     events
+}
+
+/// Everything any tracing span or event wrote in this test process, at every level. Installed once;
+/// tests look for canaries in it.
+pub fn traces() -> String {
+    use std::sync::Mutex;
+    static BUF: OnceLock<std::sync::Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    let buf = BUF.get_or_init(|| {
+        let buf = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let writer = buf.clone();
+        let make = move || Capture(writer.clone());
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
+            .with_ansi(false)
+            .with_writer(make)
+            .finish();
+        let _ = tracing::subscriber::set_global_default(subscriber);
+        buf
+    });
+    String::from_utf8_lossy(&buf.lock().map(|b| b.clone()).unwrap_or_default()).into_owned()
+}
+
+struct Capture(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Capture {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut b) = self.0.lock() {
+            b.extend_from_slice(data);
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A session for a fixture with explicit secrets and host functions (instead of the environment's).
+pub fn session_with(
+    f: &Fixture,
+    secrets: trailblaze_host_functions::SecretStore,
+    registry: trailblaze_host_functions::HostRegistry,
+) -> (std::sync::Arc<trailblaze_host_functions::SecretStore>, Session) {
+    let project = f.project();
+    let secrets = std::sync::Arc::new(secrets);
+    let catalog = trailblaze::catalog::Catalog::for_trailmap(
+        &project.trailmaps,
+        &f.id,
+        std::sync::Arc::new(registry),
+        secrets.clone(),
+    )
+    .expect("catalog");
+    let session = Session::start(trailblaze::session::SessionConfig {
+        catalog: std::sync::Arc::new(catalog),
+        device: project.sim_device(&f.id).expect("device"),
+        out_dir: Some(f.out()),
+        settings: Settings::default(),
+        transpiler: project.transpiler.clone(),
+        id: None,
+    })
+    .expect("session");
+    (secrets, session)
+}
+
+/// The current view tree straight from the device, unscrubbed: what the app really holds.
+pub fn device_tree(s: &Session) -> trailblaze::device::ViewTree {
+    s.run(|core, _| core.with_device(|d| d.snapshot()))
+        .expect("session")
+        .expect("device")
+}
+
+/// The text of the node whose resource id ends in `:id/<id>` (`Some("")` for an empty field).
+pub fn field_text(tree: &trailblaze::device::ViewTree, id: &str) -> Option<String> {
+    fn find(n: &trailblaze::device::ViewNode, suffix: &str) -> Option<String> {
+        if n.resource_id.as_deref().is_some_and(|r| r.ends_with(suffix)) {
+            return Some(n.text.clone().unwrap_or_default());
+        }
+        n.children.iter().find_map(|c| find(c, suffix))
+    }
+    find(&tree.root, &format!(":id/{id}"))
 }

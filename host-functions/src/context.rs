@@ -9,11 +9,7 @@ use crate::secrets::SecretStore;
 pub trait HostContext {
     /// Dispatches a tool through the session's one dispatcher, one level deeper than this host call
     /// (depth cap included). Returns the tool's structured result or its error message.
-    fn call_tool(
-        &mut self,
-        name: &str,
-        args: serde_json::Value,
-    ) -> Result<serde_json::Value, String>;
+    fn call_tool(&mut self, name: &str, args: serde_json::Value) -> Result<serde_json::Value, String>;
 
     fn env(&self) -> &HostEnv;
 }

@@ -76,9 +76,7 @@ impl DecodeError {
     /// The path of the offending key or value, including an unknown or missing key itself.
     pub fn full_path(&self) -> String {
         match &self.kind {
-            DecodeErrorKind::UnknownKey { key, .. } | DecodeErrorKind::MissingKey { key } => {
-                join_path(&self.path, key)
-            }
+            DecodeErrorKind::UnknownKey { key, .. } | DecodeErrorKind::MissingKey { key } => join_path(&self.path, key),
             _ => self.path.clone(),
         }
     }
@@ -123,11 +121,7 @@ pub fn nearest_names<S: AsRef<str>>(word: &str, candidates: &[S], limit: usize) 
         .filter(|(s, _)| *s >= 0.7)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored
-        .into_iter()
-        .take(limit)
-        .map(|(_, c)| c.to_string())
-        .collect()
+    scored.into_iter().take(limit).map(|(_, c)| c.to_string()).collect()
 }
 
 /// The error type handed to serde while decoding: it records what went wrong without the value.
@@ -177,9 +171,7 @@ impl de::Error for RawError {
         })
     }
     fn invalid_length(len: usize, exp: &dyn Expected) -> Self {
-        RawError(DecodeErrorKind::Other(format!(
-            "{len} elements, expected {exp}"
-        )))
+        RawError(DecodeErrorKind::Other(format!("{len} elements, expected {exp}")))
     }
     fn unknown_variant(_variant: &str, expected: &'static [&'static str]) -> Self {
         let names: Vec<String> = expected.iter().map(|s| format!("`{s}`")).collect();
@@ -194,9 +186,7 @@ impl de::Error for RawError {
         })
     }
     fn missing_field(field: &'static str) -> Self {
-        RawError(DecodeErrorKind::MissingKey {
-            key: field.to_string(),
-        })
+        RawError(DecodeErrorKind::MissingKey { key: field.to_string() })
     }
 }
 
@@ -281,18 +271,15 @@ mod tests {
 
     #[test]
     fn a_correct_value_decodes() {
-        let v: Outer =
-            decode(&json!({"name": CANARY, "inner": {"count": 3, "mode": "Fast"}})).unwrap();
+        let v: Outer = decode(&json!({"name": CANARY, "inner": {"count": 3, "mode": "Fast"}})).unwrap();
         assert_eq!(v.inner.unwrap().count, 3);
         assert_eq!(v.name, CANARY);
     }
 
     #[test]
     fn unknown_key_names_key_and_path_at_depth() {
-        let e = decode::<Outer>(
-            &json!({"name": "x", "list": [{"count": 1}, {"count": 2, "cuont": CANARY}]}),
-        )
-        .unwrap_err();
+        let e =
+            decode::<Outer>(&json!({"name": "x", "list": [{"count": 1}, {"count": 2, "cuont": CANARY}]})).unwrap_err();
         assert_eq!(e.full_path(), "list[1].cuont");
         let msg = e.to_string();
         assert!(msg.contains("unknown key `list[1].cuont`"), "{msg}");
@@ -312,22 +299,15 @@ mod tests {
         let e = decode::<Outer>(&json!({"name": "x", "inner": {"count": CANARY}})).unwrap_err();
         let msg = e.to_string();
         assert_eq!(e.path, "inner.count");
-        assert!(
-            msg.contains("expected u32") && msg.contains("found a string"),
-            "{msg}"
-        );
+        assert!(msg.contains("expected u32") && msg.contains("found a string"), "{msg}");
         assert!(!msg.contains(CANARY), "{msg}");
     }
 
     #[test]
     fn bad_enum_value_does_not_echo_it() {
-        let e = decode::<Outer>(&json!({"name": "x", "inner": {"count": 1, "mode": CANARY}}))
-            .unwrap_err();
+        let e = decode::<Outer>(&json!({"name": "x", "inner": {"count": 1, "mode": CANARY}})).unwrap_err();
         let msg = e.to_string();
-        assert!(
-            msg.contains("inner.mode") && msg.contains("`Fast`"),
-            "{msg}"
-        );
+        assert!(msg.contains("inner.mode") && msg.contains("`Fast`"), "{msg}");
         assert!(!msg.contains(CANARY), "{msg}");
     }
 

@@ -30,20 +30,14 @@ impl From<&str> for HostError {
 ///
 /// No variant holds an argument or result value: decode errors carry a path and an expected type,
 /// encode errors the Rust type name, a panic only the function's name.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostCallError {
     #[error("unknown host function `{name}`{}", did_you_mean(suggestions))]
-    UnknownFunction {
-        name: String,
-        suggestions: Vec<String>,
-    },
+    UnknownFunction { name: String, suggestions: Vec<String> },
     #[error("host function `{name}`: {source}")]
     Decode { name: String, source: DecodeError },
     #[error("host function `{name}` returned a result that could not be encoded as `{type_name}`")]
-    Encode {
-        name: String,
-        type_name: &'static str,
-    },
+    Encode { name: String, type_name: &'static str },
     /// The function's own [`HostError`]; its message passes through unchanged.
     #[error("{message}")]
     Failed { name: String, message: String },
@@ -81,6 +75,15 @@ impl HostCallError {
             HostCallError::Failed { .. } => "failed",
             HostCallError::Panicked { .. } => "panicked",
         }
+    }
+}
+
+/// The reply a script's `__trailblazeHost` binding (or the subprocess `call_host` action) returns:
+/// `{"ok":true,"value":...}` or `{"ok":false,"error":"..."}`. One function keeps both ways in alike.
+pub fn script_reply(result: Result<serde_json::Value, HostCallError>) -> serde_json::Value {
+    match result {
+        Ok(value) => serde_json::json!({ "ok": true, "value": value }),
+        Err(error) => serde_json::json!({ "ok": false, "error": error.to_string() }),
     }
 }
 

@@ -48,6 +48,6 @@ pub mod secrets;
 
 pub use context::{HostContext, HostEnv};
 pub use decode::DecodeError;
-pub use error::{HostCallError, HostError};
+pub use error::{HostCallError, HostError, script_reply};
 pub use registry::{HostFunction, HostFunctionEntry, HostRegistry};
 pub use secrets::{SecretStore, SecretsError};

@@ -53,15 +53,14 @@ impl HostFunctionEntry {
         let span = tracing::info_span!("host_call", name = %self.name);
         let _entered = span.enter();
         let started = Instant::now();
-        let outcome =
-            catch_unwind(AssertUnwindSafe(|| (self.invoke)(args, cx))).unwrap_or_else(|payload| {
-                // The payload may hold a value from the arguments: never look at it. Dropping it can
-                // itself panic, so that is contained too.
-                let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-                Err(HostCallError::Panicked {
-                    name: self.name.to_string(),
-                })
-            });
+        let outcome = catch_unwind(AssertUnwindSafe(|| (self.invoke)(args, cx))).unwrap_or_else(|payload| {
+            // The payload may hold a value from the arguments: never look at it. Dropping it can
+            // itself panic, so that is contained too.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            Err(HostCallError::Panicked {
+                name: self.name.to_string(),
+            })
+        });
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         match &outcome {
             Ok(_) => tracing::info!(name = %self.name, duration_us, outcome = %"ok", "host call"),
@@ -85,10 +84,7 @@ impl HostFunctionEntry {
     }
 }
 
-fn invoke_typed<F: HostFunction>(
-    args: Value,
-    cx: &mut dyn HostContext,
-) -> Result<Value, HostCallError> {
+fn invoke_typed<F: HostFunction>(args: Value, cx: &mut dyn HostContext) -> Result<Value, HostCallError> {
     let name = F::NAME;
     // `ctx.host.now()` sends no arguments; treat that as `{}` so argument-less functions need none.
     let args = if args.is_null() {
@@ -100,13 +96,12 @@ fn invoke_typed<F: HostFunction>(
         name: name.to_string(),
         source,
     })?;
+    // The arguments may hold secrets; free them before the call, which may dispatch tools.
     drop(args);
-    let output = function
-        .call(cx)
-        .map_err(|HostError(message)| HostCallError::Failed {
-            name: name.to_string(),
-            message,
-        })?;
+    let output = function.call(cx).map_err(|HostError(message)| HostCallError::Failed {
+        name: name.to_string(),
+        message,
+    })?;
     // serde's own message could quote part of the result; name the type instead.
     serde_json::to_value(&output).map_err(|_| HostCallError::Encode {
         name: name.to_string(),
@@ -163,12 +158,7 @@ impl HostRegistry {
     }
 
     /// Looks `name` up and invokes it; an unknown name gets the nearest registered names.
-    pub fn call(
-        &self,
-        name: &str,
-        args: Value,
-        cx: &mut dyn HostContext,
-    ) -> Result<Value, HostCallError> {
+    pub fn call(&self, name: &str, args: Value, cx: &mut dyn HostContext) -> Result<Value, HostCallError> {
         match self.get(name) {
             Some(entry) => entry.invoke(args, cx),
             None => {

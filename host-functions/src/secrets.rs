@@ -18,17 +18,10 @@ pub const ENV_PREFIX: &str = "TRAILBLAZE_SECRET_";
 #[derive(Debug, thiserror::Error)]
 pub enum SecretsError {
     #[error("cannot read secrets file `{}`: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     /// `reason` describes the shape of the line, never its content.
     #[error("secrets file `{}` line {line}: {reason}", path.display())]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        reason: String,
-    },
+    Malformed { path: PathBuf, line: usize, reason: String },
 }
 
 #[derive(Default)]
@@ -105,6 +98,12 @@ impl SecretStore {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.lookups.fetch_add(1, Ordering::Relaxed);
         self.values.get(&normalize_name(name)).map(String::as_str)
+    }
+
+    /// Every value held, for scrubbing output (logs, snapshots, errors) of them. Not a lookup: it
+    /// resolves nothing for a caller.
+    pub fn values_to_redact(&self) -> Vec<String> {
+        self.values.values().filter(|v| !v.is_empty()).cloned().collect()
     }
 
     /// How many times [`SecretStore::get`] has been called.
@@ -194,10 +193,7 @@ mod tests {
                 OsString::from("TRAILBLAZE_SECRET_demo_password"),
                 OsString::from(CANARY),
             ),
-            (
-                OsString::from("TRAILBLAZE_SECRET_"),
-                OsString::from("empty name"),
-            ),
+            (OsString::from("TRAILBLAZE_SECRET_"), OsString::from("empty name")),
             (OsString::from("HOME"), OsString::from("/root")),
         ]);
         assert_eq!(store.names(), ["DEMO_PASSWORD"]);
@@ -228,10 +224,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("secrets.env");
         std::fs::write(&path, "SHARED=from-file\nONLY_IN_FILE=file\n").unwrap();
-        let vars = [(
-            OsString::from("TRAILBLAZE_SECRET_SHARED"),
-            OsString::from("from-env"),
-        )];
+        let vars = [(OsString::from("TRAILBLAZE_SECRET_SHARED"), OsString::from("from-env"))];
         let store = SecretStore::from_file_and_vars(Some(&path), vars).unwrap();
         assert_eq!(store.names(), ["ONLY_IN_FILE", "SHARED"]);
         assert_eq!(store.get("shared"), Some("from-env"));
@@ -239,8 +232,7 @@ mod tests {
 
     #[test]
     fn a_missing_file_is_an_error_naming_it() {
-        let err = SecretStore::from_env_and_file(Some(Path::new("/nonexistent/secrets.env")))
-            .unwrap_err();
+        let err = SecretStore::from_env_and_file(Some(Path::new("/nonexistent/secrets.env"))).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("cannot read secrets file `/nonexistent/secrets.env`"),

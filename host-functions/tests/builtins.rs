@@ -30,10 +30,7 @@ fn call(cx: &mut FakeContext, name: &str, args: Value) -> Result<Value, HostCall
 fn lookup_credential_reads_both_secrets() {
     let mut cx = FakeContext::with(secrets(), PathBuf::new(), &[]);
     let out = call(&mut cx, "lookupCredential", json!({ "account": "demo" })).unwrap();
-    assert_eq!(
-        out,
-        json!({ "username": "jane@example.com", "password": CANARY })
-    );
+    assert_eq!(out, json!({ "username": "jane@example.com", "password": CANARY }));
     let out = call(&mut cx, "lookupCredential", json!({ "account": "Admin" })).unwrap();
     assert_eq!(out["username"], "root");
     assert_eq!(cx.env.secrets.lookups(), 4);
@@ -55,9 +52,7 @@ fn an_unknown_account_lists_accounts_and_reads_no_value() {
         .unwrap_err()
         .to_string();
     assert!(
-        msg.starts_with(
-            "no credentials for account `DEMP`: secrets `DEMP_USERNAME` and `DEMP_PASSWORD`"
-        ),
+        msg.starts_with("no credentials for account `DEMP`: secrets `DEMP_USERNAME` and `DEMP_PASSWORD`"),
         "{msg}"
     );
     assert!(msg.contains("did you mean `DEMO`?"), "{msg}");
@@ -112,23 +107,15 @@ fn env_reads_an_allowed_variable_and_null_when_unset() {
 
 #[test]
 fn env_refuses_an_undeclared_variable() {
-    let mut cx = FakeContext::with(
-        SecretStore::default(),
-        PathBuf::new(),
-        &["API_BASE_URL", "LOCALE"],
-    );
-    let msg = call(&mut cx, "env", json!({ "name": "HOME" }))
-        .unwrap_err()
-        .to_string();
+    let mut cx = FakeContext::with(SecretStore::default(), PathBuf::new(), &["API_BASE_URL", "LOCALE"]);
+    let msg = call(&mut cx, "env", json!({ "name": "HOME" })).unwrap_err().to_string();
     assert_eq!(
         msg,
         "environment variable `HOME` is not readable: declare it in trailmaps/demo/trailmap.yaml as \
          `host_env: [HOME]` (readable now: API_BASE_URL, LOCALE)"
     );
     let mut cx = FakeContext::new();
-    let msg = call(&mut cx, "env", json!({ "name": "HOME" }))
-        .unwrap_err()
-        .to_string();
+    let msg = call(&mut cx, "env", json!({ "name": "HOME" })).unwrap_err().to_string();
     assert!(msg.ends_with("(readable now: none)"), "{msg}");
 }
 
@@ -136,28 +123,17 @@ fn env_refuses_an_undeclared_variable() {
 fn env_never_reads_a_secret_variable_even_if_declared() {
     let name = "TRAILBLAZE_SECRET_DEMO_PASSWORD";
     let mut cx = FakeContext::with(SecretStore::default(), PathBuf::new(), &[name]);
-    let msg = call(&mut cx, "env", json!({ "name": name }))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.contains("is a secret") && msg.contains("lookupCredential"),
-        "{msg}"
-    );
+    let msg = call(&mut cx, "env", json!({ "name": name })).unwrap_err().to_string();
+    assert!(msg.contains("is a secret") && msg.contains("lookupCredential"), "{msg}");
 }
 
 // --- now ---
 
 #[test]
 fn now_returns_a_plausible_time() {
-    let before = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let before = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64;
     let out = call(&mut FakeContext::new(), "now", json!({})).unwrap();
-    let after = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let after = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64;
     let millis = out["epochMillis"].as_i64().unwrap();
     assert!((before..=after).contains(&millis), "{out}");
     let iso = out["iso"].as_str().unwrap();
@@ -181,11 +157,7 @@ fn trailmap() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let trailmap = tmp.path().join("trailmap");
     fs::create_dir_all(trailmap.join("fixtures/users")).unwrap();
-    fs::write(
-        trailmap.join("fixtures/users/jane.json"),
-        r#"{"name":"Jane"}"#,
-    )
-    .unwrap();
+    fs::write(trailmap.join("fixtures/users/jane.json"), r#"{"name":"Jane"}"#).unwrap();
     fs::write(tmp.path().join("outside.txt"), CANARY).unwrap();
     (tmp, trailmap)
 }
@@ -207,10 +179,7 @@ fn read_fixture_reads_a_file_under_fixtures() {
 fn read_fixture_refuses_dot_dot_before_touching_the_file_system() {
     let (_tmp, trailmap) = trailmap();
     let err = read_fixture(&trailmap, "../../outside.txt").unwrap_err();
-    assert_eq!(
-        err,
-        "fixture path `../../outside.txt` contains `..`; refused"
-    );
+    assert_eq!(err, "fixture path `../../outside.txt` contains `..`; refused");
     let err = read_fixture(&trailmap, "users/../users/jane.json").unwrap_err();
     assert!(err.contains("contains `..`"), "{err}");
     // With no fixtures folder at all the refusal is the same: the check is lexical.
@@ -235,8 +204,7 @@ fn read_fixture_refuses_an_absolute_path() {
 fn read_fixture_refuses_a_symlink_leading_outside_and_follows_one_inside() {
     let (tmp, trailmap) = trailmap();
     let fixtures = trailmap.join("fixtures");
-    std::os::unix::fs::symlink(tmp.path().join("outside.txt"), fixtures.join("escape.txt"))
-        .unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("outside.txt"), fixtures.join("escape.txt")).unwrap();
     std::os::unix::fs::symlink(tmp.path(), fixtures.join("up")).unwrap();
     for path in ["escape.txt", "up/outside.txt"] {
         let err = read_fixture(&trailmap, path).unwrap_err();
@@ -246,11 +214,7 @@ fn read_fixture_refuses_a_symlink_leading_outside_and_follows_one_inside() {
         );
         assert!(!err.contains(CANARY));
     }
-    std::os::unix::fs::symlink(
-        fixtures.join("users/jane.json"),
-        fixtures.join("alias.json"),
-    )
-    .unwrap();
+    std::os::unix::fs::symlink(fixtures.join("users/jane.json"), fixtures.join("alias.json")).unwrap();
     assert!(read_fixture(&trailmap, "alias.json").is_ok());
 }
 
@@ -276,10 +240,7 @@ fn read_fixture_errors_name_the_relative_path() {
         err,
         "fixture `users/jane.json`: trailmap `demo` has no fixtures/ folder"
     );
-    assert_eq!(
-        read_fixture(&trailmap, "").unwrap_err(),
-        "readFixture: `path` is empty"
-    );
+    assert_eq!(read_fixture(&trailmap, "").unwrap_err(), "readFixture: `path` is empty");
 }
 
 #[test]
@@ -293,5 +254,22 @@ fn read_fixture_caps_the_size() {
     assert_eq!(
         err,
         format!("fixture `too-big.txt` is larger than the {limit}-byte limit")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn read_fixture_does_not_open_a_fifo() {
+    let (_tmp, trailmap) = trailmap();
+    let fifo = trailmap.join("fixtures/pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable; skipped");
+        return;
+    }
+    // Opening a FIFO with no writer would block this test forever.
+    assert_eq!(
+        read_fixture(&trailmap, "pipe").unwrap_err(),
+        "fixture `pipe` is not a file"
     );
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use trailblaze_host_functions::{
-    HostCallError, HostContext, HostError, HostFunction, HostFunctionEntry, HostRegistry,
+    HostCallError, HostContext, HostError, HostFunction, HostFunctionEntry, HostRegistry, script_reply,
 };
 
 fn call(name: &str, args: Value) -> Result<Value, HostCallError> {
@@ -16,10 +16,7 @@ fn call(name: &str, args: Value) -> Result<Value, HostCallError> {
 
 #[test]
 fn a_correct_call_succeeds() {
-    assert_eq!(
-        call("nested", nested_args("v")).unwrap(),
-        json!({ "seen": "v" })
-    );
+    assert_eq!(call("nested", nested_args("v")).unwrap(), json!({ "seen": "v" }));
 }
 
 #[test]
@@ -30,19 +27,13 @@ fn an_unknown_key_at_depth_one_names_the_key_not_the_value() {
     let HostCallError::Decode { name, source } = &err else {
         panic!("{err:?}")
     };
-    assert_eq!(
-        (name.as_str(), source.full_path().as_str()),
-        ("nested", "lable")
-    );
+    assert_eq!((name.as_str(), source.full_path().as_str()), ("nested", "lable"));
     let msg = err.to_string();
     assert!(
         msg.starts_with("host function `nested`: unknown key `lable`; did you mean `label`?"),
         "{msg}"
     );
-    assert!(
-        !msg.contains(CANARY) && !format!("{err:?}").contains(CANARY),
-        "{msg}"
-    );
+    assert!(!msg.contains(CANARY) && !format!("{err:?}").contains(CANARY), "{msg}");
 }
 
 #[test]
@@ -86,16 +77,12 @@ fn a_panic_becomes_an_error_and_the_next_call_works() {
     let registry = registry();
     let mut cx = FakeContext::new();
     for _ in 0..2 {
-        let err = registry
-            .call("boom", json!({ "secret": CANARY }), &mut cx)
-            .unwrap_err();
+        let err = registry.call("boom", json!({ "secret": CANARY }), &mut cx).unwrap_err();
         assert!(matches!(err, HostCallError::Panicked { .. }), "{err:?}");
         assert_eq!(err.to_string(), "host function boom panicked");
         assert!(!format!("{err:?}").contains(CANARY));
         assert_eq!(
-            registry
-                .call("nested", nested_args("after"), &mut cx)
-                .unwrap(),
+            registry.call("nested", nested_args("after"), &mut cx).unwrap(),
             json!({ "seen": "after" })
         );
     }
@@ -120,10 +107,7 @@ fn an_encode_failure_names_the_type_not_the_value() {
         msg.contains("host function `unencodable`") && msg.contains("common::Unserializable"),
         "{msg}"
     );
-    assert!(
-        !msg.contains(CANARY) && !format!("{err:?}").contains(CANARY),
-        "{msg}"
-    );
+    assert!(!msg.contains(CANARY) && !format!("{err:?}").contains(CANARY), "{msg}");
 }
 
 #[test]
@@ -132,14 +116,10 @@ fn an_unknown_name_gets_suggestions() {
     let HostCallError::UnknownFunction { suggestions, .. } = &err else {
         panic!("{err:?}")
     };
-    assert_eq!(
-        suggestions.first().map(String::as_str),
-        Some("lookupCredential")
-    );
+    assert_eq!(suggestions.first().map(String::as_str), Some("lookupCredential"));
     assert!(
-        err.to_string().starts_with(
-            "unknown host function `lookupCredentials`; did you mean `lookupCredential`"
-        )
+        err.to_string()
+            .starts_with("unknown host function `lookupCredentials`; did you mean `lookupCredential`")
     );
     // Tools are another namespace: a tool's name is not a host function.
     assert_eq!(
@@ -151,10 +131,7 @@ fn an_unknown_name_gets_suggestions() {
 #[test]
 fn unknown_uses_the_names_it_is_given() {
     let err = HostCallError::unknown("nestd", &["nested", "now"]);
-    assert_eq!(
-        err.to_string(),
-        "unknown host function `nestd`; did you mean `nested`?"
-    );
+    assert_eq!(err.to_string(), "unknown host function `nestd`; did you mean `nested`?");
     assert_eq!((err.name(), err.kind()), ("nestd", "unknown"));
 }
 
@@ -163,24 +140,13 @@ fn a_host_function_dispatches_tools_through_the_context() {
     let registry = registry();
     let mut cx = FakeContext::new();
     let out = registry
-        .call(
-            "callsTool",
-            json!({ "tool": "echo", "text": "hi" }),
-            &mut cx,
-        )
+        .call("callsTool", json!({ "tool": "echo", "text": "hi" }), &mut cx)
         .unwrap();
     assert_eq!(out, json!({ "echoed": { "text": "hi" } }));
-    assert_eq!(
-        cx.tool_calls,
-        vec![("echo".to_string(), json!({ "text": "hi" }))]
-    );
+    assert_eq!(cx.tool_calls, vec![("echo".to_string(), json!({ "text": "hi" }))]);
     // A tool's error reaches the script as the host function's own error.
     let err = registry
-        .call(
-            "callsTool",
-            json!({ "tool": "nope", "text": "hi" }),
-            &mut cx,
-        )
+        .call("callsTool", json!({ "tool": "nope", "text": "hi" }), &mut cx)
         .unwrap_err();
     assert_eq!(err.to_string(), "unknown tool `nope`");
     assert_eq!(cx.tool_calls.len(), 2);
@@ -229,17 +195,8 @@ fn the_builtin_registry_and_the_empty_one() {
 fn every_host_function_is_strict_and_described() {
     for entry in registry().entries() {
         assert_eq!(entry.open_objects(), Vec::<String>::new(), "{}", entry.name);
-        assert!(
-            !entry.description.is_empty(),
-            "{} has no doc comment",
-            entry.name
-        );
-        assert_eq!(
-            entry.args_schema.get("type"),
-            Some(&json!("object")),
-            "{}",
-            entry.name
-        );
+        assert!(!entry.description.is_empty(), "{} has no doc comment", entry.name);
+        assert_eq!(entry.args_schema.get("type"), Some(&json!("object")), "{}", entry.name);
     }
     let lookup = HostRegistry::builtin();
     let lookup = lookup.get("lookupCredential").unwrap();
@@ -278,8 +235,17 @@ impl HostFunction for Lenient {
 fn the_strictness_check_can_fail() {
     let entry = HostFunctionEntry::of::<Lenient>();
     assert_eq!(entry.open_objects(), ["/$defs/LenientInner"]);
+    assert_eq!(entry.description, "Forgot `deny_unknown_fields`, one level down.");
+}
+
+#[test]
+fn the_script_reply_envelope() {
     assert_eq!(
-        entry.description,
-        "Forgot `deny_unknown_fields`, one level down."
+        script_reply(call("nested", nested_args("v"))),
+        json!({ "ok": true, "value": { "seen": "v" } })
+    );
+    assert_eq!(
+        script_reply(call("boom", json!({ "secret": CANARY }))),
+        json!({ "ok": false, "error": "host function boom panicked" })
     );
 }

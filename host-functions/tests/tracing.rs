@@ -47,31 +47,19 @@ fn one_line_per_call_with_name_and_outcome_and_no_values() {
     let mut cx = FakeContext::new();
     let out = captured(|| {
         // ok, with a canary in both the arguments and the result
-        assert!(
-            registry
-                .call("nested", nested_args(CANARY), &mut cx)
-                .is_ok()
-        );
+        assert!(registry.call("nested", nested_args(CANARY), &mut cx).is_ok());
         // decode failure with a canary in an unknown key's value
         let mut bad = nested_args("v");
         bad["outer"]["middle"]["extra"] = json!(CANARY);
         assert!(registry.call("nested", bad, &mut cx).is_err());
         // a panic whose message holds the canary
-        assert!(
-            registry
-                .call("boom", json!({ "secret": CANARY }), &mut cx)
-                .is_err()
-        );
+        assert!(registry.call("boom", json!({ "secret": CANARY }), &mut cx).is_err());
         // an encode failure whose serde message holds the canary
         assert!(registry.call("unencodable", json!({}), &mut cx).is_err());
         // a tool dispatched from a host function
         assert!(
             registry
-                .call(
-                    "callsTool",
-                    json!({ "tool": "echo", "text": CANARY }),
-                    &mut cx
-                )
+                .call("callsTool", json!({ "tool": "echo", "text": CANARY }), &mut cx)
                 .is_ok()
         );
     });
@@ -89,10 +77,7 @@ fn one_line_per_call_with_name_and_outcome_and_no_values() {
             line.contains(&format!("host_call{{name={name}}}")),
             "span missing: {line}"
         );
-        assert!(
-            line.contains(&format!("host call name={name} duration_us=")),
-            "{line}"
-        );
+        assert!(line.contains(&format!("host call name={name} duration_us=")), "{line}");
         assert!(line.contains(&format!("outcome={outcome}")), "{line}");
         if let Some(kind) = error {
             assert!(line.ends_with(&format!("error={kind}")), "{line}");

@@ -34,7 +34,12 @@ pub struct Catalog {
 
 /// The built-in tools, in the order `trailblaze tools` lists them.
 pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    tool::exec::entries().into_iter().map(ToolDescriptor::builtin).collect()
+    let all = [
+        tool::llm::entries(),
+        tool::exec::entries(),
+        tool::by_selector::entries(),
+    ];
+    all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
 }
 
 impl Catalog {
@@ -97,13 +102,11 @@ impl Catalog {
                             first.display(),
                             file.display()
                         )),
-                        None if matches!(existing.kind, ToolKind::Builtin(_)) => {
-                            errors.push(format!(
-                                "{}: `{}` is a built-in tool's name; rename the export",
-                                file.display(),
-                                t.name
-                            ))
-                        }
+                        None if matches!(existing.kind, ToolKind::Builtin(_)) => errors.push(format!(
+                            "{}: `{}` is a built-in tool's name; rename the export",
+                            file.display(),
+                            t.name
+                        )),
                         None => {}
                     }
                     continue;
@@ -175,9 +178,7 @@ impl Catalog {
 
     /// A host function this catalog's trailmap registered (or a dependency did); nothing else.
     pub fn host_function(&self, name: &str) -> Option<&HostFunctionEntry> {
-        self.host_visible
-            .get(name)
-            .and_then(|_| self.registry.get(name))
+        self.host_visible.get(name).and_then(|_| self.registry.get(name))
     }
 
     pub fn host_names(&self) -> Vec<String> {
@@ -206,28 +207,18 @@ fn scripted_tools(root: &Path, map: &Trailmap, errors: &mut Vec<String>) -> Vec<
             }
         };
         for t in found {
-            let pinned = map
-                .tool_yamls
-                .get(&t.name)
-                .map(|(_, y)| y.clone())
-                .unwrap_or_default();
+            let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
             let flags = ToolFlags {
                 surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
                 is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
                 read_only: pinned.read_only.or(t.read_only).unwrap_or(false),
             };
-            let input_schema = pinned
-                .input_schema
-                .clone()
-                .or(t.input_schema.clone())
-                .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}));
+            let input_schema = pinned.input_schema.clone().or(t.input_schema.clone()).unwrap_or_else(
+                || serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            );
             out.push(ToolDescriptor {
                 name: t.name.clone(),
-                description: pinned
-                    .description
-                    .clone()
-                    .or(t.description.clone())
-                    .unwrap_or_default(),
+                description: pinned.description.clone().or(t.description.clone()).unwrap_or_default(),
                 flags,
                 input_schema,
                 kind: ToolKind::Scripted(ScriptedTool {

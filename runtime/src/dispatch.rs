@@ -21,10 +21,7 @@ pub enum CallError {
     #[error("call depth {cap} reached; refusing {name}")]
     Depth { cap: u32, name: String },
     #[error("unknown tool `{name}`{}", suggest(.suggestions))]
-    UnknownTool {
-        name: String,
-        suggestions: Vec<String>,
-    },
+    UnknownTool { name: String, suggestions: Vec<String> },
     #[error("{tool}: {source}")]
     Args { tool: String, source: DecodeError },
     #[error("{tool}: {message}")]
@@ -55,23 +52,14 @@ pub(crate) fn suggest(names: &[String]) -> String {
         [one] => format!("; did you mean `{one}`?"),
         many => format!(
             "; did you mean one of: {}?",
-            many.iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         ),
     }
 }
 
 /// Dispatches one call. `depth` is 0 for a call from outside (a trail, the CLI, MCP) and one more for
 /// each script, delegation or host function in between.
-pub fn call<'js>(
-    s: &SessionCore,
-    js: &Ctx<'js>,
-    name: &str,
-    args: Value,
-    depth: u32,
-) -> Result<Value, CallError> {
+pub fn call<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth: u32) -> Result<Value, CallError> {
     let cap = s.settings.depth_cap;
     if depth >= cap {
         return Err(CallError::Depth {
@@ -143,9 +131,7 @@ fn run_builtin(
 ) -> Result<Outcome, CallError> {
     let mut cx = ToolCx { session: s };
     match catch_unwind(AssertUnwindSafe(|| run(args, &mut cx))) {
-        Err(_) => Err(CallError::Panicked {
-            tool: name.to_string(),
-        }),
+        Err(_) => Err(CallError::Panicked { tool: name.to_string() }),
         Ok(Err(source)) => Err(CallError::Args {
             tool: name.to_string(),
             source,

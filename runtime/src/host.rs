@@ -51,14 +51,9 @@ pub fn call_from_script<'js>(
             dispatch::suggest(&nearest_names(name, &names, 3))
         ));
     };
-    let args =
-        convert::to_json(args).map_err(|e| format!("host function `{name}`: arguments: {e}"))?;
+    let args = convert::to_json(args).map_err(|e| format!("host function `{name}`: arguments: {e}"))?;
     let started = Instant::now();
-    let mut cx = ScriptHost {
-        session: s,
-        js,
-        depth,
-    };
+    let mut cx = ScriptHost { session: s, js, depth };
     let result = entry.invoke(args, &mut cx).map_err(|e| e.to_string());
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     s.log.borrow_mut().append(Event::HostCall {

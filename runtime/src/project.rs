@@ -71,10 +71,7 @@ impl Project {
             ))),
             many => Err(ProjectError::Usage(format!(
                 "several trailmaps: pass --trailmap ID (found: {})",
-                many.iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             ))),
         }
     }

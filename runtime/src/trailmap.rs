@@ -119,17 +119,11 @@ impl Trailmaps {
             Ok(e) => e,
             Err(e) => {
                 return Err(LoadErrors {
-                    errors: vec![file_error(
-                        root,
-                        format!("cannot read the trailmaps folder: {e}"),
-                    )],
+                    errors: vec![file_error(root, format!("cannot read the trailmaps folder: {e}"))],
                 });
             }
         };
-        for dir in entries
-            .into_iter()
-            .filter(|p| p.join("trailmap.yaml").is_file())
-        {
+        for dir in entries.into_iter().filter(|p| p.join("trailmap.yaml").is_file()) {
             match load_one(&dir) {
                 Ok(map) => {
                     maps.insert(map.id.clone(), map);
@@ -222,9 +216,7 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                 if let Some(v) = &spec.trail_validation
                     && v.exempt.trim().is_empty()
                 {
-                    errors.push(
-                        doc.error_at("trail_validation.exempt", "an exemption needs a reason"),
-                    );
+                    errors.push(doc.error_at("trail_validation.exempt", "an exemption needs a reason"));
                 }
                 Some(spec)
             }
@@ -273,10 +265,7 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                 if decl.id != stem {
                     errors.push(doc.error_at(
                         "id",
-                        format!(
-                            "the id `{}` must equal the file name `{stem}.host.yaml`",
-                            decl.id
-                        ),
+                        format!("the id `{}` must equal the file name `{stem}.host.yaml`", decl.id),
                     ));
                 } else {
                     host_decls.push((path, decl));

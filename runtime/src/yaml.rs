@@ -33,11 +33,7 @@ pub struct YamlError {
 
 impl YamlError {
     pub fn new(file: &Path, text: &str, pos: Pos, message: impl Into<String>) -> Self {
-        let source_line = text
-            .lines()
-            .nth(pos.line.saturating_sub(1))
-            .unwrap_or("")
-            .to_string();
+        let source_line = text.lines().nth(pos.line.saturating_sub(1)).unwrap_or("").to_string();
         YamlError {
             file: file.to_path_buf(),
             pos,
@@ -94,11 +90,7 @@ impl Document {
             match parent_path(&p) {
                 Some(parent) => p = parent,
                 None => {
-                    return self
-                        .values
-                        .get("")
-                        .copied()
-                        .unwrap_or(Pos { line: 1, col: 1 });
+                    return self.values.get("").copied().unwrap_or(Pos { line: 1, col: 1 });
                 }
             }
         }
@@ -106,10 +98,7 @@ impl Document {
 
     /// Where the value (not its key) at `path` starts.
     pub fn value_position(&self, path: &str) -> Pos {
-        self.values
-            .get(path)
-            .copied()
-            .unwrap_or_else(|| self.position(path))
+        self.values.get(path).copied().unwrap_or_else(|| self.position(path))
     }
 
     pub fn error_at(&self, path: &str, message: impl Into<String>) -> YamlError {
@@ -122,11 +111,7 @@ impl Document {
     }
 
     /// Decodes `value`, found at `base` in this document, strictly.
-    pub fn decode_at<T: DeserializeOwned>(
-        &self,
-        base: &str,
-        value: &Value,
-    ) -> Result<T, YamlError> {
+    pub fn decode_at<T: DeserializeOwned>(&self, base: &str, value: &Value) -> Result<T, YamlError> {
         decode::decode(value).map_err(|e| self.decode_error(base, &e))
     }
 
@@ -227,9 +212,7 @@ fn convert(node: &MarkedYaml<'_>, path: String, doc: &mut Document) -> Result<Va
     doc.values.insert(path.clone(), pos);
     let err = |doc: &Document, msg: &str| YamlError::new(&doc.file, &doc.text, pos, msg);
     Ok(match &node.data {
-        YamlData::Value(s) => {
-            scalar(s).ok_or_else(|| err(doc, "a number that JSON cannot hold (NaN or infinity)"))?
-        }
+        YamlData::Value(s) => scalar(s).ok_or_else(|| err(doc, "a number that JSON cannot hold (NaN or infinity)"))?,
         YamlData::Sequence(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
@@ -309,11 +292,7 @@ mod tests {
 
     #[test]
     fn quote_style_is_kept() {
-        let d = parse(
-            "a: '12345678'\nb: 12345678\nc: 'true'\nd: true\ne: \"1.5\"\n",
-            &file(),
-        )
-        .unwrap();
+        let d = parse("a: '12345678'\nb: 12345678\nc: 'true'\nd: true\ne: \"1.5\"\n", &file()).unwrap();
         assert_eq!(d.value["a"], Value::String("12345678".into()));
         assert_eq!(d.value["b"], Value::from(12345678));
         assert_eq!(d.value["c"], Value::String("true".into()));
@@ -323,15 +302,11 @@ mod tests {
 
     #[test]
     fn unknown_key_points_at_the_key_with_a_suggestion() {
-        let e =
-            from_str::<Conf>("name: x\nitems:\n  - text: a\n  - txet: b\n", &file()).unwrap_err();
+        let e = from_str::<Conf>("name: x\nitems:\n  - text: a\n  - txet: b\n", &file()).unwrap_err();
         assert_eq!(e.pos, Pos { line: 4, col: 5 });
         assert!(e.message.contains("did you mean `text`"), "{}", e.message);
         let shown = e.to_string();
-        assert!(
-            shown.starts_with("x.yaml:4:5: unknown key `items[1].txet`"),
-            "{shown}"
-        );
+        assert!(shown.starts_with("x.yaml:4:5: unknown key `items[1].txet`"), "{shown}");
         assert!(
             shown.contains("4 |   - txet: b") && shown.ends_with("|     ^"),
             "{shown}"

@@ -18,13 +18,21 @@ fn run(f: &Fixture, args: &[&str]) -> std::process::Output {
 }
 
 fn json_out(o: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)))
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)))
 }
 
 #[test]
 fn a_second_process_transpiles_nothing() {
     let f = Fixture::demo();
-    let args = ["--secrets", "trailmaps/demo/demo.secrets", "--json", "tool", "signIn", "account=demo"];
+    let args = [
+        "--secrets",
+        "trailmaps/demo/demo.secrets",
+        "--json",
+        "tool",
+        "signIn",
+        "account=demo",
+    ];
     let secrets = f.root().join("demo/demo.secrets");
     let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     args[1] = secrets.display().to_string();
@@ -32,23 +40,47 @@ fn a_second_process_transpiles_nothing() {
     let first = run(&f, &argv);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
     let first = json_out(&first);
-    assert!(first["transpiled"].as_u64().unwrap_or(0) >= 2, "the first process transpiles signIn.ts and screen.ts: {first}");
+    assert!(
+        first["transpiled"].as_u64().unwrap_or(0) >= 2,
+        "the first process transpiles signIn.ts and screen.ts: {first}"
+    );
     let second = json_out(&run(&f, &argv));
     assert_eq!(second["ok"], true);
-    assert_eq!(second["transpiled"], 0, "every transpile comes from the disk cache: {second}");
+    assert_eq!(
+        second["transpiled"], 0,
+        "every transpile comes from the disk cache: {second}"
+    );
 }
 
 #[test]
 fn tool_runs_a_scripted_tool_and_lists_its_steps() {
     let f = Fixture::demo();
     let secrets = f.root().join("demo/demo.secrets");
-    let o = run(&f, &["--secrets", secrets.to_str().unwrap_or_default(), "--json", "tool", "signIn", "account=demo"]);
+    let o = run(
+        &f,
+        &[
+            "--secrets",
+            secrets.to_str().unwrap_or_default(),
+            "--json",
+            "tool",
+            "signIn",
+            "account=demo",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v = json_out(&o);
     assert_eq!(v["result"], serde_json::json!({ "screen": "inbox" }));
-    let tools: Vec<&str> = v["steps"].as_array().into_iter().flatten().filter_map(|s| s["tool"].as_str()).collect();
+    let tools: Vec<&str> = v["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["tool"].as_str())
+        .collect();
     assert_eq!(tools[0], "signIn");
-    assert!(tools.contains(&"inputText") && tools.contains(&"launchApp"), "{tools:?}");
+    assert!(
+        tools.contains(&"inputText") && tools.contains(&"launchApp"),
+        "{tools:?}"
+    );
     // The password is typed through a placeholder and never written.
     assert!(!f.all_output().contains("hunter2"));
 }
@@ -59,7 +91,12 @@ fn exit_codes_separate_failures_from_usage_errors() {
     let unknown = run(&f, &["tool", "tapp"]);
     assert_eq!(unknown.status.code(), Some(2));
     let failed = run(&f, &["tool", "openMessage", "index=1"]);
-    assert_eq!(failed.status.code(), Some(1), "{}", String::from_utf8_lossy(&failed.stderr));
+    assert_eq!(
+        failed.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&failed.stderr)
+    );
     let ok = run(&f, &["tool", "launchApp", "appId=com.example.demo"]);
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
 }

@@ -14,7 +14,11 @@ export const fine = trailblaze.tool<{}, { ok: boolean }>(async () => ({ ok: true
 
 fn settings() -> Settings {
     Settings {
-        limits: EngineLimits { timeout: Duration::from_millis(500), memory_bytes: 64 << 20, stack_bytes: 1 << 20 },
+        limits: EngineLimits {
+            timeout: Duration::from_millis(500),
+            memory_bytes: 64 << 20,
+            stack_bytes: 1 << 20,
+        },
         ..Settings::default()
     }
 }
@@ -22,17 +26,26 @@ fn settings() -> Settings {
 fn hostile(name: &str, body: &str) -> (Fixture, String) {
     let f = Fixture::new("t");
     f.tool("fine", OK_TOOL);
-    f.tool(name, &format!("import {{ trailblaze }} from \"@trailblaze/scripting\";\n{body}\n"));
+    f.tool(
+        name,
+        &format!("import {{ trailblaze }} from \"@trailblaze/scripting\";\n{body}\n"),
+    );
     (f, name.to_string())
 }
 
 fn assert_next_call_works(s: &Session) {
-    assert_eq!(s.call("fine", json!({})).expect("the next call succeeds"), json!({ "ok": true }));
+    assert_eq!(
+        s.call("fine", json!({})).expect("the next call succeeds"),
+        json!({ "ok": true })
+    );
 }
 
 #[test]
 fn an_infinite_loop_hits_the_deadline() {
-    let (f, name) = hostile("spin", "export const spin = trailblaze.tool(async () => { while (true) {} });");
+    let (f, name) = hostile(
+        "spin",
+        "export const spin = trailblaze.tool(async () => { while (true) {} });",
+    );
     let (_p, s) = f.session(settings());
     let err = s.call(&name, json!({})).expect_err("interrupted").to_string();
     assert!(err.starts_with("spin: exceeded its time limit of 500 ms"), "{err}");
@@ -81,7 +94,10 @@ fn a_thrown_error_names_the_tool_and_the_ts_line() {
 
 #[test]
 fn a_syntax_error_names_the_file_and_line() {
-    let (f, name) = hostile("broken", "export const broken = trailblaze.tool(async () => {\n  let x = ;\n});");
+    let (f, name) = hostile(
+        "broken",
+        "export const broken = trailblaze.tool(async () => {\n  let x = ;\n});",
+    );
     let (_p, s) = f.session(settings());
     let err = s.call(&name, json!({})).expect_err("syntax error").to_string();
     assert!(err.starts_with("broken: t/tools/broken.ts:3:"), "{err}");
@@ -114,8 +130,13 @@ fn a_panicking_builtin_becomes_that_calls_error() {
 export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.boom({}); return {}; });"#,
     );
     let project = f.project();
-    let mut catalog = trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone(), project.secrets.clone())
-        .expect("catalog");
+    let mut catalog = trailblaze::catalog::Catalog::for_trailmap(
+        &project.trailmaps,
+        "t",
+        project.registry.clone(),
+        project.secrets.clone(),
+    )
+    .expect("catalog");
     catalog.register_builtin(BuiltinEntry::of::<Boom>());
     let s = Session::start(trailblaze::session::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
@@ -126,9 +147,15 @@ export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.bo
         id: None,
     })
     .expect("session");
-    assert_eq!(s.call("boom", json!({})).expect_err("panics").to_string(), "tool boom panicked");
+    assert_eq!(
+        s.call("boom", json!({})).expect_err("panics").to_string(),
+        "tool boom panicked"
+    );
     assert_next_call_works(&s);
-    let err = s.call("callsBoom", json!({})).expect_err("panic inside a script's call").to_string();
+    let err = s
+        .call("callsBoom", json!({}))
+        .expect_err("panic inside a script's call")
+        .to_string();
     assert!(err.contains("tool boom panicked"), "{err}");
     assert_next_call_works(&s);
 }

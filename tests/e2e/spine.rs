@@ -41,12 +41,23 @@ fn script_calls_write_one_step_each_and_invalidate_the_snapshot() {
     let steps: Vec<_> = s.run(|c, _| c.log.borrow().records().to_vec()).unwrap();
     let inner: Vec<&str> = steps.iter().filter(|r| r.depth == 1).map(|r| r.tool.as_str()).collect();
     assert_eq!(inner, ["snapshot", "snapshot", "tapOnPoint", "snapshot"]);
-    assert_eq!(steps.iter().filter(|r| r.depth == 0).count(), 1, "the scripted tool itself is one step");
+    assert_eq!(
+        steps.iter().filter(|r| r.depth == 0).count(),
+        1,
+        "the scripted tool itself is one step"
+    );
     drop(s);
     let events = log_events(&f.out());
     let started = events.iter().filter(|e| e["event"] == "step_started").count();
-    let finished = events.iter().filter(|e| e["event"] == "step_finished" && e["ok"] == true).count();
-    assert_eq!((started, finished), (5, 5), "the log file holds every step, started and finished");
+    let finished = events
+        .iter()
+        .filter(|e| e["event"] == "step_finished" && e["ok"] == true)
+        .count();
+    assert_eq!(
+        (started, finished),
+        (5, 5),
+        "the log file holds every step, started and finished"
+    );
 }
 
 #[test]
@@ -57,7 +68,11 @@ fn a_read_only_tool_keeps_the_snapshot_and_others_drop_it() {
     s.call("look", json!({})).expect("look");
     let after_first = s.captures();
     s.call("look", json!({})).expect("look again");
-    assert_eq!(s.captures(), after_first, "read-only: the second call reuses the cached snapshot");
+    assert_eq!(
+        s.captures(),
+        after_first,
+        "read-only: the second call reuses the cached snapshot"
+    );
     // Positive control: a tool not declared read-only invalidates, so the next look captures again.
     s.call("lookLoudly", json!({})).expect("lookLoudly");
     let before = s.captures();
@@ -84,10 +99,18 @@ fn recursion_stops_at_depth_16_and_the_session_goes_on() {
     f.tool("recurse", RECURSE);
     let (_p, s) = f.session(Settings::default());
     let err = s.call("recurse", json!({ "n": 0 })).expect_err("recursion is capped");
-    assert!(err.to_string().contains("call depth 16 reached; refusing recurse"), "{err}");
-    let deepest = s.run(|c, _| c.log.borrow().records().iter().map(|r| r.depth).max()).unwrap();
+    assert!(
+        err.to_string().contains("call depth 16 reached; refusing recurse"),
+        "{err}"
+    );
+    let deepest = s
+        .run(|c, _| c.log.borrow().records().iter().map(|r| r.depth).max())
+        .unwrap();
     assert_eq!(deepest, Some(15), "depths 0..=15 run, 16 is refused");
-    assert_eq!(s.call("hello", json!({})).expect("next call works"), json!({ "hi": "there" }));
+    assert_eq!(
+        s.call("hello", json!({})).expect("next call works"),
+        json!({ "hi": "there" })
+    );
 }
 
 #[test]
@@ -96,7 +119,10 @@ fn a_forged_depth_does_not_escape_the_cap() {
     f.tool("recurse", RECURSE);
     let (_p, s) = f.session(Settings::default());
     let err = s.call("forge", json!({})).expect_err("capped");
-    assert!(err.to_string().contains("call depth 16 reached; refusing forge"), "{err}");
+    assert!(
+        err.to_string().contains("call depth 16 reached; refusing forge"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -105,19 +131,28 @@ fn unknown_tool_suggests_nearest_names() {
     let (_p, s) = f.session(Settings::default());
     let err = s.call("inputTxt", json!({ "text": CANARY })).expect_err("unknown");
     let msg = err.to_string();
-    assert!(msg.starts_with("unknown tool `inputTxt`") && msg.contains("`inputText`"), "{msg}");
+    assert!(
+        msg.starts_with("unknown tool `inputTxt`") && msg.contains("`inputText`"),
+        "{msg}"
+    );
     assert!(!msg.contains(CANARY));
     // Positive control: the right name works.
-    s.call("launchApp", json!({ "appId": "com.example.demo" })).expect("known tool runs");
+    s.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("known tool runs");
 }
 
 #[test]
 fn unknown_argument_key_is_named_without_its_value() {
     let f = Fixture::new("t");
     let (_p, s) = f.session(Settings::default());
-    let err = s.call("launchApp", json!({ "appId": "com.example.demo", "apId": CANARY })).expect_err("unknown key");
+    let err = s
+        .call("launchApp", json!({ "appId": "com.example.demo", "apId": CANARY }))
+        .expect_err("unknown key");
     let msg = err.to_string();
-    assert!(msg.contains("unknown key `apId`") && msg.contains("did you mean `appId`"), "{msg}");
+    assert!(
+        msg.contains("unknown key `apId`") && msg.contains("did you mean `appId`"),
+        "{msg}"
+    );
     assert!(!msg.contains(CANARY), "{msg}");
 }
 
@@ -125,15 +160,21 @@ fn unknown_argument_key_is_named_without_its_value() {
 fn wrong_type_names_path_and_type_without_the_value() {
     let f = Fixture::new("t");
     let (_p, s) = f.session(Settings::default());
-    let err = s.call("tapOnPoint", json!({ "x": CANARY, "y": 3 })).expect_err("wrong type");
+    let err = s
+        .call("tapOnPoint", json!({ "x": CANARY, "y": 3 }))
+        .expect_err("wrong type");
     let msg = err.to_string();
-    assert!(msg.contains("`x`") && msg.contains("expected i32") && msg.contains("found a string"), "{msg}");
+    assert!(
+        msg.contains("`x`") && msg.contains("expected i32") && msg.contains("found a string"),
+        "{msg}"
+    );
     assert!(!msg.contains(CANARY), "{msg}");
     let err = s.call("pressKey", json!({ "keyCode": CANARY })).expect_err("bad enum");
     assert!(!err.to_string().contains(CANARY), "{err}");
     assert!(err.to_string().contains("`BACK`"), "{err}");
     // Positive control.
-    s.call("tapOnPoint", json!({ "x": 3, "y": 3 })).expect("right types run");
+    s.call("tapOnPoint", json!({ "x": 3, "y": 3 }))
+        .expect("right types run");
 }
 
 #[test]
@@ -148,7 +189,9 @@ export const caller = trailblaze.tool<{ secret: string }, {}>(async (input, ctx)
 });"#,
     );
     let (_p, s) = f.session(Settings::default());
-    let err = s.call("caller", json!({ "secret": CANARY })).expect_err("unknown key from a script");
+    let err = s
+        .call("caller", json!({ "secret": CANARY }))
+        .expect_err("unknown key from a script");
     let msg = err.to_string();
     assert!(msg.contains("unknown key `mode`"), "{msg}");
     assert!(!msg.contains(CANARY), "{msg}");

@@ -45,18 +45,14 @@ impl HostFunction for LookupCredential {
         let has = |key: &String| names.binary_search(key).is_ok();
         // Decide from names alone first, so an unknown account reads no value at all.
         if account.is_empty() || !has(&user_key) || !has(&pass_key) {
-            return Err(HostError(unknown_account(
-                &account, &user_key, &pass_key, secrets,
-            )));
+            return Err(HostError(unknown_account(&account, &user_key, &pass_key, secrets)));
         }
         match (secrets.get(&user_key), secrets.get(&pass_key)) {
             (Some(username), Some(password)) => Ok(Credential {
                 username: username.to_string(),
                 password: password.to_string(),
             }),
-            _ => Err(HostError(unknown_account(
-                &account, &user_key, &pass_key, secrets,
-            ))),
+            _ => Err(HostError(unknown_account(&account, &user_key, &pass_key, secrets))),
         }
     }
 }
@@ -67,9 +63,7 @@ pub(crate) fn accounts(secrets: &SecretStore) -> Vec<String> {
     names
         .iter()
         .filter_map(|n| n.strip_suffix("_USERNAME"))
-        .filter(|account| {
-            !account.is_empty() && names.binary_search(&format!("{account}_PASSWORD")).is_ok()
-        })
+        .filter(|account| !account.is_empty() && names.binary_search(&format!("{account}_PASSWORD")).is_ok())
         .map(str::to_string)
         .collect()
 }
@@ -79,14 +73,10 @@ fn unknown_account(account: &str, user_key: &str, pass_key: &str, secrets: &Secr
     let mut msg = if account.is_empty() {
         "lookupCredential: `account` is empty".to_string()
     } else {
-        format!(
-            "no credentials for account `{account}`: secrets `{user_key}` and `{pass_key}` must both be set"
-        )
+        format!("no credentials for account `{account}`: secrets `{user_key}` and `{pass_key}` must both be set")
     };
     if available.is_empty() {
-        msg.push_str(
-            "; no accounts are configured (set TRAILBLAZE_SECRET_<ACCOUNT>_USERNAME and _PASSWORD)",
-        );
+        msg.push_str("; no accounts are configured (set TRAILBLAZE_SECRET_<ACCOUNT>_USERNAME and _PASSWORD)");
     } else {
         if let Some(near) = crate::decode::nearest(account, &available) {
             msg.push_str(&format!("; did you mean `{near}`?"));

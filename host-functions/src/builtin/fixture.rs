@@ -55,8 +55,8 @@ impl HostFunction for ReadFixture {
             )));
         }
         let io_error = |e: std::io::Error| HostError(format!("cannot read fixture `{shown}`: {e}"));
-        let file = File::open(&full).map_err(io_error)?;
-        let metadata = file.metadata().map_err(io_error)?;
+        // Check the kind before opening: opening a FIFO or a device could block or never end.
+        let metadata = fs::metadata(&full).map_err(io_error)?;
         if !metadata.is_file() {
             return Err(HostError(format!("fixture `{shown}` is not a file")));
         }
@@ -68,6 +68,7 @@ impl HostFunction for ReadFixture {
         if metadata.len() > FIXTURE_MAX_BYTES {
             return Err(too_large());
         }
+        let file = File::open(&full).map_err(io_error)?;
         // Read one byte past the cap in case the file grew after `metadata`.
         let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
         file.take(FIXTURE_MAX_BYTES + 1)
@@ -76,8 +77,7 @@ impl HostFunction for ReadFixture {
         if bytes.len() as u64 > FIXTURE_MAX_BYTES {
             return Err(too_large());
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| HostError(format!("fixture `{shown}` is not UTF-8 text")))?;
+        let text = String::from_utf8(bytes).map_err(|_| HostError(format!("fixture `{shown}` is not UTF-8 text")))?;
         Ok(FixtureText { text })
     }
 }
@@ -92,9 +92,7 @@ fn checked_relative(path: &str) -> Result<&Path, HostError> {
         match component {
             Component::Normal(_) | Component::CurDir => {}
             Component::ParentDir => {
-                return Err(HostError(format!(
-                    "fixture path `{path}` contains `..`; refused"
-                )));
+                return Err(HostError(format!("fixture path `{path}` contains `..`; refused")));
             }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(HostError(format!(

@@ -51,10 +51,7 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<String, String>, (usize, String)> {
         let name = normalize_name(raw_name);
         if let Some(first) = first_seen.insert(name.clone(), number) {
             // The name is not secret; saying which one repeats is what makes the error useful.
-            return Err((
-                number,
-                format!("secret `{name}` is already set on line {first}"),
-            ));
+            return Err((number, format!("secret `{name}` is already set on line {first}")));
         }
         values.insert(name, unquote(raw_value.trim()).to_string());
     }
@@ -63,10 +60,7 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<String, String>, (usize, String)> {
 
 fn unquote(value: &str) -> &str {
     for quote in ['"', '\''] {
-        if let Some(inner) = value
-            .strip_prefix(quote)
-            .and_then(|v| v.strip_suffix(quote))
-        {
+        if let Some(inner) = value.strip_prefix(quote).and_then(|v| v.strip_suffix(quote)) {
             return inner;
         }
     }
@@ -127,10 +121,7 @@ mod tests {
         let msg = read(&path).unwrap_err().to_string();
         assert_eq!(
             msg,
-            format!(
-                "secrets file `{}` line 2: expected NAME=value",
-                path.display()
-            )
+            format!("secrets file `{}` line 2: expected NAME=value", path.display())
         );
     }
 }

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
-use trailblaze_host_functions::{
-    HostContext, HostEnv, HostError, HostFunction, HostRegistry, SecretStore,
-};
+use trailblaze_host_functions::{HostContext, HostEnv, HostError, HostFunction, HostRegistry, SecretStore};
 
 /// A value that must never show up in an error, a log line or a span.
 pub const CANARY: &str = "CANARY-4b9e2d";
@@ -131,10 +129,7 @@ pub struct Unserializable {
 
 impl Serialize for Unserializable {
     fn serialize<S: Serializer>(&self, _serializer: S) -> Result<S::Ok, S::Error> {
-        Err(serde::ser::Error::custom(format!(
-            "cannot serialize {}",
-            self.secret
-        )))
+        Err(serde::ser::Error::custom(format!("cannot serialize {}", self.secret)))
     }
 }
 

@@ -30,20 +30,10 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 )]
 pub struct Cli {
     /// Folder holding the trailmaps.
-    #[arg(
-        long,
-        global = true,
-        default_value = "trailmaps",
-        env = "TRAILBLAZE_TRAILMAPS"
-    )]
+    #[arg(long, global = true, default_value = "trailmaps", env = "TRAILBLAZE_TRAILMAPS")]
     pub trailmaps: PathBuf,
     /// Folder the session logs and reports are written under.
-    #[arg(
-        long,
-        global = true,
-        default_value = "trailblaze-out",
-        env = "TRAILBLAZE_OUT"
-    )]
+    #[arg(long, global = true, default_value = "trailblaze-out", env = "TRAILBLAZE_OUT")]
     pub out: PathBuf,
     /// The trailmap to use (defaults to the only one).
     #[arg(long, global = true, env = "TRAILBLAZE_TRAILMAP")]

@@ -78,10 +78,7 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
 }
 
 /// The named tool if the LLM may see it; otherwise an error with the nearest LLM-visible names.
-fn llm_tool<'a>(
-    catalog: &'a Catalog,
-    name: &str,
-) -> Result<&'a trailblaze::tool::ToolDescriptor, Failure> {
+fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a trailblaze::tool::ToolDescriptor, Failure> {
     let visible: Vec<String> = catalog.llm_tools().map(|t| t.name.clone()).collect();
     match catalog.tool(name) {
         Some(t) if t.flags.surface_to_llm => Ok(t),
@@ -135,10 +132,7 @@ pub fn list_tools(cli: &Cli, _a: &ToolsArgs) -> Result<(), Failure> {
             .llm_tools()
             .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": t.input_schema }))
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&tools).unwrap_or_default()
-        );
+        println!("{}", serde_json::to_string_pretty(&tools).unwrap_or_default());
     } else {
         for t in catalog.llm_tools() {
             let first = t.description.lines().next().unwrap_or("");

@@ -71,9 +71,7 @@ pub enum KeyCode {
 }
 
 /// How `launchApp` starts the app; Trailblaze's names.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LaunchMode {
     /// Clear the app's data, then start it fresh.

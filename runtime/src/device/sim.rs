@@ -231,11 +231,7 @@ impl SimDevice {
         let fields: Vec<usize> = (0..screen.nodes.len())
             .filter(|&i| screen.nodes[i].editable && screen.nodes[i].enabled)
             .collect();
-        let next = match self
-            .state
-            .focus
-            .and_then(|f| fields.iter().position(|&i| i == f))
-        {
+        let next = match self.state.focus.and_then(|f| fields.iter().position(|&i| i == f)) {
             Some(p) => fields.get((p + 1) % fields.len()),
             None => fields.first(),
         };
@@ -300,10 +296,7 @@ impl SimDevice {
             class_name: node.class.clone(),
             text,
             hint_text: node.hint.clone(),
-            resource_id: node
-                .id
-                .as_ref()
-                .map(|id| format!("{}:id/{id}", self.app.id)),
+            resource_id: node.id.as_ref().map(|id| format!("{}:id/{id}", self.app.id)),
             content_description: node.content_description.clone(),
             bounds: node.bounds,
             enabled: node.enabled,
@@ -382,11 +375,7 @@ impl Device for SimDevice {
                 "no focused field on screen `{name}`: tap an editable field first"
             )));
         };
-        self.state
-            .texts
-            .entry((s, focus))
-            .or_default()
-            .push_str(text);
+        self.state.texts.entry((s, focus)).or_default().push_str(text);
         Ok(())
     }
 
@@ -405,12 +394,7 @@ impl Device for SimDevice {
             }
             KeyCode::Tab => self.focus_next(),
             KeyCode::Enter => {
-                if let Some(i) = self
-                    .app
-                    .screens
-                    .get(self.state.current)
-                    .and_then(|s| s.enter)
-                {
+                if let Some(i) = self.app.screens.get(self.state.current).and_then(|s| s.enter) {
                     self.activate(i);
                 }
             }
@@ -594,9 +578,7 @@ screens:
         let tree = dev.snapshot().unwrap();
         let suffix = format!(":id/{id}");
         find(&tree.root, &|n| {
-            n.resource_id
-                .as_deref()
-                .is_some_and(|r| r.ends_with(&suffix))
+            n.resource_id.as_deref().is_some_and(|r| r.ends_with(&suffix))
         })
         .cloned()
     }
@@ -607,8 +589,7 @@ screens:
     }
 
     fn tap_id(dev: &mut SimDevice, id: &str) {
-        let n =
-            node(dev, id).unwrap_or_else(|| panic!("no node `{id}` on {:?}", dev.current_screen()));
+        let n = node(dev, id).unwrap_or_else(|| panic!("no node `{id}` on {:?}", dev.current_screen()));
         let (x, y) = n.bounds.center();
         dev.tap(x, y).unwrap();
     }
@@ -625,10 +606,7 @@ screens:
         type_into(&mut dev, "email", "a@b.c");
         let email = node(&mut dev, "email").unwrap();
         assert_eq!(email.text.as_deref(), Some("a@b.c"));
-        assert_eq!(
-            email.resource_id.as_deref(),
-            Some("com.example.test:id/email")
-        );
+        assert_eq!(email.resource_id.as_deref(), Some("com.example.test:id/email"));
         assert!(email.focused);
         type_into(&mut dev, "password", "pw");
         let tree = dev.snapshot().unwrap();
@@ -644,10 +622,7 @@ screens:
     fn input_text_needs_a_focused_field() {
         let mut dev = load(APP);
         let err = dev.input_text("x").unwrap_err().to_string();
-        assert!(
-            err.contains("no focused field") && err.contains("signIn"),
-            "{err}"
-        );
+        assert!(err.contains("no focused field") && err.contains("signIn"), "{err}");
         tap_id(&mut dev, "email");
         dev.input_text("x").unwrap();
         dev.press_key(KeyCode::Escape).unwrap();
@@ -721,8 +696,7 @@ screens:
 
     #[test]
     fn back_on_an_empty_stack_leaves_the_app() {
-        let mut dev =
-            load("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ id: f, editable: true }]\n");
+        let mut dev = load("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ id: f, editable: true }]\n");
         tap_id(&mut dev, "f");
         dev.press_key(KeyCode::Back).unwrap();
         assert_eq!(dev.current_screen(), None);
@@ -755,8 +729,7 @@ screens:
         dev.input_text("a").unwrap();
         dev.press_key(KeyCode::Tab).unwrap();
         dev.screenshot().unwrap();
-        dev.launch_app("com.example.test", LaunchMode::Resume)
-            .unwrap();
+        dev.launch_app("com.example.test", LaunchMode::Resume).unwrap();
         assert_eq!(dev.captures(), 1);
         dev.snapshot().unwrap();
         assert_eq!(dev.captures(), 2);
@@ -764,9 +737,8 @@ screens:
 
     /// Every node's siblings are disjoint and its children lie inside it.
     fn check_layout(node: &ViewNode) -> Result<(), String> {
-        let overlap = |a: &Bounds, b: &Bounds| {
-            a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom
-        };
+        let overlap =
+            |a: &Bounds, b: &Bounds| a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
         for (i, a) in node.children.iter().enumerate() {
             if a.bounds.left >= a.bounds.right || a.bounds.top >= a.bounds.bottom {
                 return Err(format!("empty bounds {:?}", a.bounds));
@@ -776,10 +748,7 @@ screens:
             if b.left < p.left || b.right > p.right || b.top < p.top || b.bottom > p.bottom {
                 return Err(format!("{b:?} outside its parent {p:?}"));
             }
-            if let Some(c) = node.children[i + 1..]
-                .iter()
-                .find(|c| overlap(&a.bounds, &c.bounds))
-            {
+            if let Some(c) = node.children[i + 1..].iter().find(|c| overlap(&a.bounds, &c.bounds)) {
                 return Err(format!("{:?} overlaps {:?}", a.bounds, c.bounds));
             }
             check_layout(a)?;
@@ -824,8 +793,7 @@ screens:
         assert_eq!(dev.snapshot().unwrap().app_id, None);
         assert!(dev.input_text("x").is_err());
         dev.press_key(KeyCode::Enter).unwrap(); // at the launcher: nothing
-        dev.launch_app("com.example.test", LaunchMode::Resume)
-            .unwrap();
+        dev.launch_app("com.example.test", LaunchMode::Resume).unwrap();
         assert_eq!(dev.current_screen(), Some("signIn"));
         dev.press_key(KeyCode::Enter).unwrap();
         assert_eq!(dev.current_screen(), Some("home"));
@@ -840,14 +808,10 @@ screens:
             .launch_app("com.other", LaunchMode::Reinstall)
             .unwrap_err()
             .to_string();
-        assert!(
-            err.contains("com.other") && err.contains("com.example.test"),
-            "{err}"
-        );
+        assert!(err.contains("com.other") && err.contains("com.example.test"), "{err}");
         tap_id(&mut dev, "settings");
         tap_id(&mut dev, "dark");
-        dev.launch_app("com.example.test", LaunchMode::ForceRestart)
-            .unwrap();
+        dev.launch_app("com.example.test", LaunchMode::ForceRestart).unwrap();
         assert_eq!(dev.current_screen(), Some("signIn"));
         assert_eq!(
             node(&mut dev, "email").unwrap().text,
@@ -857,19 +821,13 @@ screens:
         let mut dev2 = signed_in();
         tap_id(&mut dev2, "settings");
         tap_id(&mut dev2, "dark");
-        dev2.launch_app("com.example.test", LaunchMode::ForceRestart)
-            .unwrap();
+        dev2.launch_app("com.example.test", LaunchMode::ForceRestart).unwrap();
         type_into(&mut dev2, "email", "a@b.c");
         type_into(&mut dev2, "password", "pw");
         tap_id(&mut dev2, "submit");
         tap_id(&mut dev2, "settings");
-        assert_eq!(
-            node(&mut dev2, "dark").unwrap().checked,
-            Some(true),
-            "settings survive"
-        );
-        dev2.launch_app("com.example.test", LaunchMode::Reinstall)
-            .unwrap();
+        assert_eq!(node(&mut dev2, "dark").unwrap().checked, Some(true), "settings survive");
+        dev2.launch_app("com.example.test", LaunchMode::Reinstall).unwrap();
         assert_eq!(dev2.current_screen(), Some("signIn"));
         type_into(&mut dev2, "email", "a@b.c");
         type_into(&mut dev2, "password", "pw");
@@ -905,15 +863,10 @@ screens:
         // Positive control: the valid app loads.
         load(APP);
         let err = load_err(&APP.replace("hint: Email", "hnt: Email"));
-        assert!(
-            err.contains("hnt") && err.contains("trailmaps/x/app.yaml"),
-            "{err}"
-        );
+        assert!(err.contains("hnt") && err.contains("trailmaps/x/app.yaml"), "{err}");
         let err = load_err(&APP.replace("goto: detail }", "goto: detial }"));
         assert!(
-            err.contains("`detial`")
-                && err.contains("trailmaps/x/app.yaml")
-                && err.contains("home"),
+            err.contains("`detial`") && err.contains("trailmaps/x/app.yaml") && err.contains("home"),
             "{err}"
         );
         let err = load_err(&APP.replace("back: signIn", "back: nowhere"));
@@ -928,8 +881,7 @@ screens:
         assert!(err.contains("needs `goto"), "{err}");
         let err = load_err("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ password: true }]\n");
         assert!(err.contains("editable"), "{err}");
-        let err =
-            load_err("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ bounds: [5, 5, 1, 1] }]\n");
+        let err = load_err("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ bounds: [5, 5, 1, 1] }]\n");
         assert!(err.contains("bounds"), "{err}");
         let err = load_err("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{ text: 12 }]\n");
         assert!(err.contains("trailmaps/x/app.yaml"), "{err}");
@@ -939,9 +891,7 @@ screens:
         );
         assert!(load_err(&many).contains("1001 nodes"));
         let deep = format!("{}{{}}{}", "{children: [".repeat(17), "]}".repeat(17));
-        let err = load_err(&format!(
-            "id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{deep}]\n"
-        ));
+        let err = load_err(&format!("id: a.b\nstart: s\nscreens:\n  s:\n    nodes: [{deep}]\n"));
         assert!(err.contains("deeper than 16"), "{err}");
         let missing = Path::new("/nonexistent/app.yaml");
         let err = SimDevice::from_app_file(missing).unwrap_err().to_string();
@@ -953,8 +903,7 @@ screens:
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trailmaps/demo/app.yaml");
         let mut dev = SimDevice::from_app_file(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(dev.name(), "sim:com.example.demo");
-        dev.launch_app("com.example.demo", LaunchMode::Reinstall)
-            .unwrap();
+        dev.launch_app("com.example.demo", LaunchMode::Reinstall).unwrap();
         type_into(&mut dev, "email", "jane@example.com");
         type_into(&mut dev, "password", "hunter1");
         tap_id(&mut dev, "submit");
@@ -969,10 +918,7 @@ screens:
         let rows = ["message1", "message2", "message3"];
         for row in rows {
             let n = node(&mut dev, row).unwrap();
-            assert!(
-                n.clickable && n.bounds.bottom <= SCREEN_HEIGHT,
-                "{row}: {n:?}"
-            );
+            assert!(n.clickable && n.bounds.bottom <= SCREEN_HEIGHT, "{row}: {n:?}");
         }
         for row in rows {
             tap_id(&mut dev, &format!("{row}Subject"));
@@ -986,11 +932,7 @@ screens:
         dev.press_key(KeyCode::Back).unwrap();
         assert_eq!(dev.current_screen(), Some("inbox"));
         dev.press_key(KeyCode::Back).unwrap();
-        assert_eq!(
-            dev.current_screen(),
-            Some("inbox"),
-            "BACK does not sign out"
-        );
+        assert_eq!(dev.current_screen(), Some("inbox"), "BACK does not sign out");
         tap_id(&mut dev, "settings");
         assert_eq!(node(&mut dev, "darkMode").unwrap().checked, Some(false));
         tap_id(&mut dev, "darkMode");

@@ -195,17 +195,10 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
 pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
     let mut problems = Vec::new();
     let names: Vec<String> = spec.screens.keys().cloned().collect();
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     let known = || names.join(", ");
     if spec.id.trim().is_empty() || spec.id.contains(char::is_whitespace) {
-        problems.push(problem(
-            "id",
-            format!("must be a package name, got `{}`", spec.id),
-        ));
+        problems.push(problem("id", format!("must be a package name, got `{}`", spec.id)));
     }
     let start = index.get(spec.start.as_str()).copied();
     if start.is_none() {
@@ -237,10 +230,7 @@ pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
                 None => {
                     cx.problems.push(problem(
                         format!("{at}.back"),
-                        format!(
-                            "names screen `{to}`, which is not defined (screens: {})",
-                            known()
-                        ),
+                        format!("names screen `{to}`, which is not defined (screens: {})", known()),
                     ));
                     Back::Stay
                 }
@@ -347,33 +337,21 @@ impl ScreenCx<'_> {
         if let Some(id) = &spec.id {
             let valid = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
             if id.is_empty() || !id.chars().all(valid) {
-                self.problem(
-                    format!("{at}.id"),
-                    "may hold only letters, digits, `_`, `.` and `-`",
-                );
+                self.problem(format!("{at}.id"), "may hold only letters, digits, `_`, `.` and `-`");
             }
             if self.ids.insert(id.clone(), me).is_some() {
-                self.problem(
-                    format!("{at}.id"),
-                    format!("id `{id}` is used twice on this screen"),
-                );
+                self.problem(format!("{at}.id"), format!("id `{id}` is used twice on this screen"));
             }
         }
         if spec.class.trim().is_empty() {
             self.problem(format!("{at}.class"), "is empty");
         }
         if spec.password && !spec.editable {
-            self.problem(
-                format!("{at}.password"),
-                "`password: true` needs `editable: true`",
-            );
+            self.problem(format!("{at}.password"), "`password: true` needs `editable: true`");
         }
         let kinds = [spec.editable, spec.toggle, spec.tap.is_some()];
         if kinds.iter().filter(|k| **k).count() > 1 {
-            self.problem(
-                at.to_owned(),
-                "a node is at most one of `editable`, `toggle` and `tap`",
-            );
+            self.problem(at.to_owned(), "a node is at most one of `editable`, `toggle` and `tap`");
         }
         if spec.enter_taps {
             if spec.tap.is_none() {
@@ -390,11 +368,18 @@ impl ScreenCx<'_> {
         let explicit = spec.bounds.and_then(|[left, top, right, bottom]| {
             let inside = |v: i32| (0..=MAX_COORD).contains(&v);
             if left < right && top < bottom && [left, top, right, bottom].into_iter().all(inside) {
-                Some(Bounds { left, top, right, bottom })
+                Some(Bounds {
+                    left,
+                    top,
+                    right,
+                    bottom,
+                })
             } else {
                 self.problem(
                     format!("{at}.bounds"),
-                    format!("must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"),
+                    format!(
+                        "must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"
+                    ),
                 );
                 None
             }
@@ -438,38 +423,23 @@ impl ScreenCx<'_> {
     }
 
     /// Resolves the tap at `at` (a `...tap` path).
-    fn tap(
-        &mut self,
-        tap: TapSpec,
-        at: &str,
-        index: &HashMap<&str, usize>,
-        known: &dyn Fn() -> String,
-    ) -> Option<Tap> {
+    fn tap(&mut self, tap: TapSpec, at: &str, index: &HashMap<&str, usize>, known: &dyn Fn() -> String) -> Option<Tap> {
         let action = match (&tap.goto, tap.back) {
             (Some(to), false) => match index.get(to.as_str()) {
                 Some(&i) => Some(Action::Goto(i)),
                 None => {
-                    let msg = format!(
-                        "names screen `{to}`, which is not defined (screens: {})",
-                        known()
-                    );
+                    let msg = format!("names screen `{to}`, which is not defined (screens: {})", known());
                     self.problem(format!("{at}.goto"), msg);
                     None
                 }
             },
             (None, true) => Some(Action::Back),
             (Some(_), true) => {
-                self.problem(
-                    at.to_owned(),
-                    "a tap has either `goto` or `back: true`, not both",
-                );
+                self.problem(at.to_owned(), "a tap has either `goto` or `back: true`, not both");
                 None
             }
             (None, false) => {
-                self.problem(
-                    at.to_owned(),
-                    "a tap needs `goto: <screen>` or `back: true`",
-                );
+                self.problem(at.to_owned(), "a tap needs `goto: <screen>` or `back: true`");
                 None
             }
         };
@@ -499,23 +469,12 @@ impl ScreenCx<'_> {
 
 /// Stacks `ids` from `top` between `left` and `right`; children go inside their parent. A node with
 /// explicit bounds keeps them and leaves the flow. Returns the bottom of the last stacked node.
-fn layout(
-    nodes: &mut [Node],
-    explicit: &[Option<Bounds>],
-    ids: &[usize],
-    left: i32,
-    right: i32,
-    top: i32,
-) -> i32 {
+fn layout(nodes: &mut [Node], explicit: &[Option<Bounds>], ids: &[usize], left: i32, right: i32, top: i32) -> i32 {
     let mut cursor = top;
     let mut last = top;
     for &i in ids {
         let children = std::mem::take(&mut nodes[i].children);
-        let header = if nodes[i].text.is_some() {
-            LABEL
-        } else {
-            INSET
-        };
+        let header = if nodes[i].text.is_some() { LABEL } else { INSET };
         let (inner_left, inner_right) = if right - left > 2 * INSET + 1 {
             (left + INSET, right - INSET)
         } else {
@@ -533,14 +492,7 @@ fn layout(
             let bottom = if children.is_empty() {
                 cursor + ROW
             } else {
-                let inner = layout(
-                    nodes,
-                    explicit,
-                    &children,
-                    inner_left,
-                    inner_right,
-                    cursor + header,
-                );
+                let inner = layout(nodes, explicit, &children, inner_left, inner_right, cursor + header);
                 (inner + INSET).max(cursor + ROW)
             };
             nodes[i].bounds = Bounds {

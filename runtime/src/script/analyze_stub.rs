@@ -28,10 +28,7 @@ pub fn analyze_module(
     for (i, line) in source.lines().enumerate() {
         if let Some(rest) = line.strip_prefix("export const ") {
             if line.contains("trailblaze.tool") {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 out.push(AnalyzedTool {
                     name,
                     description: None,

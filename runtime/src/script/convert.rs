@@ -15,9 +15,7 @@ pub fn to_json<'js>(v: &Value<'js>) -> Result<Json, String> {
 
 fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
     if depth > MAX_DEPTH {
-        return Err(format!(
-            "a value nested deeper than {MAX_DEPTH} levels (a cycle?)"
-        ));
+        return Err(format!("a value nested deeper than {MAX_DEPTH} levels (a cycle?)"));
     }
     Ok(match v.type_of() {
         Type::Undefined | Type::Null | Type::Uninitialized => Json::Null,
@@ -44,10 +42,7 @@ fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
             let mut out = Map::new();
             for prop in obj.props::<String, Value>() {
                 let (k, item) = prop.map_err(|e| e.to_string())?;
-                if matches!(
-                    item.type_of(),
-                    Type::Undefined | Type::Function | Type::Constructor
-                ) {
+                if matches!(item.type_of(), Type::Undefined | Type::Function | Type::Constructor) {
                     continue;
                 }
                 out.insert(k, walk(&item, depth + 1)?);
@@ -55,10 +50,7 @@ fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
             Json::Object(out)
         }
         other => {
-            return Err(format!(
-                "a value of type {} cannot cross to the host",
-                other.as_str()
-            ));
+            return Err(format!("a value of type {} cannot cross to the host", other.as_str()));
         }
     })
 }

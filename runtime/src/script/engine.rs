@@ -93,9 +93,7 @@ impl ScriptState {
     pub fn begin_call(&self) {
         let at = self.deadline.base.elapsed() + self.limits.timeout;
         self.deadline.fired.store(false, Ordering::Relaxed);
-        self.deadline
-            .at
-            .store(at.as_nanos().max(1) as u64, Ordering::Relaxed);
+        self.deadline.at.store(at.as_nanos().max(1) as u64, Ordering::Relaxed);
     }
 
     /// Ends a top-level call: runs what jobs it left behind while its deadline still holds (an
@@ -161,10 +159,7 @@ pub fn create(
 pub fn install(engine: &Engine, core: Rc<SessionCore>) -> rquickjs::Result<()> {
     engine.context.with(|ctx| {
         let globals = ctx.globals();
-        globals.set(
-            "__trailblazeTool",
-            binding(&ctx, core.clone(), Binding::Tool)?,
-        )?;
+        globals.set("__trailblazeTool", binding(&ctx, core.clone(), Binding::Tool)?)?;
         globals.set("__trailblazeHost", binding(&ctx, core, Binding::Host)?)?;
         let promise = Module::import(&ctx, SDK_MODULE)?;
         promise.finish::<Value>()?;
@@ -179,18 +174,10 @@ enum Binding {
 }
 
 /// `(name, args, depth) -> envelope`: the raw binding behind `ctx.tools` or `ctx.host`.
-fn binding<'js>(
-    ctx: &Ctx<'js>,
-    s: Rc<SessionCore>,
-    kind: Binding,
-) -> rquickjs::Result<Function<'js>> {
+fn binding<'js>(ctx: &Ctx<'js>, s: Rc<SessionCore>, kind: Binding) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
-        move |ctx: Ctx<'js>,
-              name: String,
-              args: Value<'js>,
-              depth: u32|
-              -> rquickjs::Result<Object<'js>> {
+        move |ctx: Ctx<'js>, name: String, args: Value<'js>, depth: u32| -> rquickjs::Result<Object<'js>> {
             let depth = s.script.floor_depth(depth);
             let result = match kind {
                 Binding::Tool => tool_binding(&s, &ctx, &name, &args, depth),
@@ -225,19 +212,12 @@ fn tool_binding<'js>(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         dispatch::call(s, ctx, name, args, depth)
     }))
-    .unwrap_or_else(|_| {
-        Err(CallError::Panicked {
-            tool: name.to_string(),
-        })
-    })
+    .unwrap_or_else(|_| Err(CallError::Panicked { tool: name.to_string() }))
     .map_err(|e| e.to_string())
 }
 
 /// `{"ok":true,"value":...}` or `{"ok":false,"error":"..."}`.
-pub fn envelope<'js>(
-    ctx: &Ctx<'js>,
-    result: Result<Json, String>,
-) -> rquickjs::Result<Object<'js>> {
+pub fn envelope<'js>(ctx: &Ctx<'js>, result: Result<Json, String>) -> rquickjs::Result<Object<'js>> {
     let obj = Object::new(ctx.clone())?;
     match result {
         Ok(v) => {
@@ -278,10 +258,7 @@ pub fn run_tool<'js>(
         .flatten()
         .and_then(|spec| spec.get::<_, Option<bool>>("readOnly").ok().flatten())
         .unwrap_or(false);
-    let run: Function = ctx
-        .globals()
-        .get("__trailblazeRun")
-        .map_err(|e| fail(e.to_string()))?;
+    let run: Function = ctx.globals().get("__trailblazeRun").map_err(|e| fail(e.to_string()))?;
     let input = convert::to_js(ctx, &args).map_err(|e| fail(e.to_string()))?;
     let outer = s.script.active_depth.replace(Some(depth));
     let result = run
@@ -294,12 +271,7 @@ pub fn run_tool<'js>(
 }
 
 /// Imports the module and finds the `trailblaze.tool(...)` export named `name`.
-fn load_tool<'js>(
-    s: &SessionCore,
-    ctx: &Ctx<'js>,
-    script: &ScriptedTool,
-    name: &str,
-) -> Result<Object<'js>, String> {
+fn load_tool<'js>(s: &SessionCore, ctx: &Ctx<'js>, script: &ScriptedTool, name: &str) -> Result<Object<'js>, String> {
     s.script.load_error.borrow_mut().take();
     let ns = Module::import(ctx, script.module.as_str()).and_then(|p| p.finish::<Object>());
     let ns = match ns {
@@ -311,15 +283,7 @@ fn load_tool<'js>(
     };
     let export: Option<Object> = ns.get(name).ok().flatten();
     match export {
-        Some(obj)
-            if obj
-                .get::<_, Option<bool>>("__trailblazeTool")
-                .ok()
-                .flatten()
-                == Some(true) =>
-        {
-            Ok(obj)
-        }
+        Some(obj) if obj.get::<_, Option<bool>>("__trailblazeTool").ok().flatten() == Some(true) => Ok(obj),
         _ => Err(format!(
             "{} does not export `{name}` as `export const {name} = trailblaze.tool(...)`",
             script.module
@@ -332,10 +296,7 @@ fn load_tool<'js>(
 fn describe_error<'js>(s: &SessionCore, ctx: &Ctx<'js>, e: rquickjs::Error) -> String {
     let limits = &s.script.limits;
     if s.script.deadline.fired.load(Ordering::Relaxed) {
-        return format!(
-            "exceeded its time limit of {} ms",
-            limits.timeout.as_millis()
-        );
+        return format!("exceeded its time limit of {} ms", limits.timeout.as_millis());
     }
     let (message, stack) = match e {
         rquickjs::Error::Exception => exception_text(&ctx.catch()),
@@ -350,10 +311,7 @@ fn describe_error<'js>(s: &SessionCore, ctx: &Ctx<'js>, e: rquickjs::Error) -> S
         return format!("exceeded its time limit of {} ms", limits.timeout.as_millis());
     }
     if message.contains("out of memory") {
-        return format!(
-            "exceeded its memory limit of {} MiB",
-            limits.memory_bytes >> 20
-        );
+        return format!("exceeded its memory limit of {} MiB", limits.memory_bytes >> 20);
     }
     if message.contains("stack overflow") || message.contains("Maximum call stack size exceeded") {
         return format!(
@@ -488,15 +446,13 @@ impl Loader for ScriptLoader {
             *self.load_error.borrow_mut() = Some(msg.clone());
             rquickjs::Error::new_loading_message(name, msg)
         };
-        let source = std::fs::read_to_string(self.root.join(name))
-            .map_err(|e| fail(format!("cannot read {name}: {e}")))?;
+        let source =
+            std::fs::read_to_string(self.root.join(name)).map_err(|e| fail(format!("cannot read {name}: {e}")))?;
         let t = self
             .transpiler
             .transpile(name, &source)
             .map_err(|e| fail(e.to_string()))?;
-        self.modules
-            .borrow_mut()
-            .insert(name.to_string(), t.clone());
+        self.modules.borrow_mut().insert(name.to_string(), t.clone());
         Module::declare(ctx.clone(), name, t.code.as_str())
     }
 }

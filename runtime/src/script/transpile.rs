@@ -161,11 +161,7 @@ impl Transpiler {
     }
 
     /// Reads `path` and transpiles it; `file` is the display name used in errors.
-    pub fn transpile_file(
-        &self,
-        file: &str,
-        path: &Path,
-    ) -> Result<Arc<Transpiled>, TranspileError> {
+    pub fn transpile_file(&self, file: &str, path: &Path) -> Result<Arc<Transpiled>, TranspileError> {
         let source = fs::read_to_string(path).map_err(|source| TranspileError::Io {
             path: path.to_path_buf(),
             source,
@@ -308,10 +304,7 @@ fn write_atomically(path: &Path, value: &Transpiled) -> io::Result<()> {
     ));
     let result = (|| {
         use std::io::Write;
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(&json)?;
         drop(f);
         fs::rename(&tmp, path)
@@ -337,9 +330,7 @@ pub fn transpile_uncached(file: &str, source: &str) -> Result<Transpiled, Transp
         let worker = std::thread::Builder::new()
             .name("swc-transpile".into())
             .stack_size(SWC_STACK_BYTES)
-            .spawn_scoped(scope, || {
-                catch_unwind(AssertUnwindSafe(|| run_swc(file, source)))
-            });
+            .spawn_scoped(scope, || catch_unwind(AssertUnwindSafe(|| run_swc(file, source))));
         match worker {
             Ok(handle) => handle.join().unwrap_or_else(Err),
             // Could not spawn (thread limit): fall back to the caller's thread.
@@ -436,10 +427,7 @@ impl Emitter for CaptureEmitter {
             message: db.message(),
             span: db.span.primary_span(),
         };
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(captured);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(captured);
     }
 }
 
@@ -458,10 +446,7 @@ fn position(fm: &SourceFile, cm: &SourceMap, pos: BytePos) -> (u32, u32) {
 
 fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
     let cm: Lrc<SourceMap> = Default::default();
-    let fm = cm.new_source_file(
-        Lrc::new(FileName::Custom(file.to_owned())),
-        source.to_owned(),
-    );
+    let fm = cm.new_source_file(Lrc::new(FileName::Custom(file.to_owned())), source.to_owned());
     let syntax = Syntax::Typescript(TsSyntax {
         // QuickJS-ng cannot run decorators, so let the parser refuse them with a position.
         decorators: false,
@@ -474,9 +459,8 @@ fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
         let lo = e.span().lo;
         let (line, col) = position(&fm, &cm, lo);
         // With decorators off, swc only says "Expression expected" at the `@`: say why.
-        let at_sign = (lo.0.checked_sub(fm.start_pos.0))
-            .and_then(|offset| fm.src.as_bytes().get(offset as usize))
-            == Some(&b'@');
+        let at_sign =
+            (lo.0.checked_sub(fm.start_pos.0)).and_then(|offset| fm.src.as_bytes().get(offset as usize)) == Some(&b'@');
         let message = if at_sign {
             "decorators are not supported (QuickJS cannot run them)".to_owned()
         } else {
@@ -500,8 +484,7 @@ fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
     };
 
     let diagnostics = Arc::new(Mutex::new(Vec::new()));
-    let handler =
-        Handler::with_emitter(false, false, Box::new(CaptureEmitter(diagnostics.clone())));
+    let handler = Handler::with_emitter(false, false, Box::new(CaptureEmitter(diagnostics.clone())));
     let program = GLOBALS.set(&Globals::new(), || {
         HANDLER.set(&handler, || {
             let unresolved_mark = Mark::new();
@@ -515,11 +498,7 @@ fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
             };
             Program::Module(module)
                 .apply(resolver(unresolved_mark, top_level_mark, true))
-                .apply(typescript::typescript(
-                    config,
-                    unresolved_mark,
-                    top_level_mark,
-                ))
+                .apply(typescript::typescript(config, unresolved_mark, top_level_mark))
                 .apply(hygiene())
                 .apply(fixer(None))
         })
@@ -545,12 +524,10 @@ fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
             comments: None,
             wr: JsWriter::new(cm.clone(), "\n", &mut code, Some(&mut mappings)),
         };
-        emitter
-            .emit_program(&program)
-            .map_err(|e| TranspileError::Internal {
-                file: file.to_owned(),
-                message: format!("code generation failed: {e}"),
-            })?;
+        emitter.emit_program(&program).map_err(|e| TranspileError::Internal {
+            file: file.to_owned(),
+            message: format!("code generation failed: {e}"),
+        })?;
     }
     let code = String::from_utf8(code).map_err(|e| TranspileError::Internal {
         file: file.to_owned(),
@@ -719,20 +696,13 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
             None,
             &mut recovered,
         );
-        assert!(
-            parsed.is_ok() && recovered.is_empty(),
-            "not valid JS:\n{}",
-            t.code
-        );
+        assert!(parsed.is_ok() && recovered.is_empty(), "not valid JS:\n{}", t.code);
     }
 
     #[test]
     fn a_syntax_error_names_file_line_and_column() {
         let e = err("const a = 1;\n\nfunction f(x: number {\n  return x;\n}\n");
-        let TranspileError::Syntax {
-            file, line, col, ..
-        } = &e
-        else {
+        let TranspileError::Syntax { file, line, col, .. } = &e else {
             panic!("expected a syntax error, got {e:?}");
         };
         assert_eq!((file.as_str(), *line, *col), ("tools/bad.ts", 3, 22), "{e}");
@@ -762,10 +732,7 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
         assert!(e.to_string().contains("Import assignment"), "{e}");
 
         let e = err("const x = 1;\nexport = x;\n");
-        assert!(
-            matches!(e, TranspileError::Unsupported { line: 2, .. }),
-            "{e}"
-        );
+        assert!(matches!(e, TranspileError::Unsupported { line: 2, .. }), "{e}");
     }
 
     #[test]
@@ -779,22 +746,11 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
 
     #[test]
     fn absurd_nesting_is_refused_before_swc_recurses() {
-        let deep = format!(
-            "export const x = {}1{};\n",
-            "(".repeat(20_000),
-            ")".repeat(20_000)
-        );
+        let deep = format!("export const x = {}1{};\n", "(".repeat(20_000), ")".repeat(20_000));
         let e = err(&deep);
-        assert!(
-            matches!(e, TranspileError::Unsupported { line: 1, .. }),
-            "{e}"
-        );
+        assert!(matches!(e, TranspileError::Unsupported { line: 1, .. }), "{e}");
         // Brackets inside strings and comments do not count.
-        let strings = format!(
-            "// {}\nexport const s = \"{}\";\n",
-            "(".repeat(2000),
-            "[".repeat(2000)
-        );
+        let strings = format!("// {}\nexport const s = \"{}\";\n", "(".repeat(2000), "[".repeat(2000));
         ok(&strings);
     }
 
@@ -818,29 +774,14 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
                    export function f(\n  a: A,\n  b: B,\n): void {\n  console.log(a, b);\n}\n\
                    export const marker = 42;\n";
         let t = ok(src);
-        assert_eq!(
-            t.source_line(out_line_of(&t, "console.log")),
-            Some(12),
-            "{t:?}"
-        );
-        assert_eq!(
-            t.source_line(out_line_of(&t, "marker = 42")),
-            Some(14),
-            "{t:?}"
-        );
-        assert_eq!(
-            t.source_line(out_line_of(&t, "export function f")),
-            Some(8),
-            "{t:?}"
-        );
+        assert_eq!(t.source_line(out_line_of(&t, "console.log")), Some(12), "{t:?}");
+        assert_eq!(t.source_line(out_line_of(&t, "marker = 42")), Some(14), "{t:?}");
+        assert_eq!(t.source_line(out_line_of(&t, "export function f")), Some(8), "{t:?}");
         assert_eq!(Transpiler::source_line(&t, 0), None);
 
         // `}, async (input, ctx)=>{` belongs to the arrow's line, not the `}` before it.
         let t = ok(TOOL);
-        let arrow = TOOL
-            .lines()
-            .position(|l| l.contains("async (input"))
-            .map(|i| i + 1);
+        let arrow = TOOL.lines().position(|l| l.contains("async (input")).map(|i| i + 1);
         let arrow = arrow.and_then(|l| u32::try_from(l).ok());
         assert_eq!(t.source_line(out_line_of(&t, "async (input, ctx)")), arrow);
         // A line of closers only (`});`) still maps to where they closed.
@@ -852,14 +793,10 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
     #[test]
     fn second_call_is_a_memory_hit() {
         let tp = Transpiler::new(None);
-        let a = tp
-            .transpile("tools/a.ts", TOOL)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let a = tp.transpile("tools/a.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((tp.transpile_count(), tp.memory_hits()), (1, 0));
         // Same content under another name: still a hit (the name is not in the key).
-        let b = tp
-            .transpile("tools/b.ts", TOOL)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let b = tp.transpile("tools/b.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((tp.transpile_count(), tp.memory_hits()), (1, 1));
         assert!(Arc::ptr_eq(&a, &b));
         tp.transpile("tools/c.ts", "export const c = 1;\n")
@@ -871,14 +808,8 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
     fn errors_are_not_cached_and_name_each_file() {
         let tp = Transpiler::new(None);
         let bad = "let = ;\n";
-        let e1 = tp
-            .transpile("tools/one.ts", bad)
-            .err()
-            .map(|e| e.to_string());
-        let e2 = tp
-            .transpile("tools/two.ts", bad)
-            .err()
-            .map(|e| e.to_string());
+        let e1 = tp.transpile("tools/one.ts", bad).err().map(|e| e.to_string());
+        let e2 = tp.transpile("tools/two.ts", bad).err().map(|e| e.to_string());
         assert!(e1.is_some_and(|e| e.starts_with("tools/one.ts:1:")));
         assert!(e2.is_some_and(|e| e.starts_with("tools/two.ts:1:")));
         assert_eq!(tp.transpile_count(), 2);
@@ -888,21 +819,15 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
     fn a_second_process_hits_the_disk_cache() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let first = Transpiler::new(Some(dir.path().to_path_buf()));
-        let a = first
-            .transpile("tools/a.ts", TOOL)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let a = first.transpile("tools/a.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(first.transpile_count(), 1);
 
         let second = Transpiler::new(Some(dir.path().to_path_buf()));
-        let b = second
-            .transpile("tools/a.ts", TOOL)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let b = second.transpile("tools/a.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((second.transpile_count(), second.disk_hits()), (0, 1));
         assert_eq!(*a, *b);
         // Then memory serves it.
-        second
-            .transpile("tools/a.ts", TOOL)
-            .unwrap_or_else(|e| panic!("{e}"));
+        second.transpile("tools/a.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((second.disk_hits(), second.memory_hits()), (1, 1));
         // Only the entry is left behind, no temp files.
         let names: Vec<_> = fs::read_dir(dir.path())
@@ -917,19 +842,13 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
     fn a_corrupt_cache_file_is_ignored_and_rewritten() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let entry = dir.path().join(format!("{}.json", hex(&cache_key(TOOL))));
-        for garbage in [
-            &b"{\"code\": \"trunc"[..],
-            b"{\"code\":\"x\",\"line_map\":[]}",
-        ] {
+        for garbage in [&b"{\"code\": \"trunc"[..], b"{\"code\":\"x\",\"line_map\":[]}"] {
             fs::write(&entry, garbage).unwrap_or_else(|e| panic!("{e}"));
             let tp = Transpiler::new(Some(dir.path().to_path_buf()));
-            let t = tp
-                .transpile("tools/a.ts", TOOL)
-                .unwrap_or_else(|e| panic!("{e}"));
+            let t = tp.transpile("tools/a.ts", TOOL).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!((tp.transpile_count(), tp.disk_hits()), (1, 0));
-            let on_disk: Transpiled =
-                serde_json::from_slice(&fs::read(&entry).unwrap_or_else(|e| panic!("{e}")))
-                    .unwrap_or_else(|e| panic!("{e}"));
+            let on_disk: Transpiled = serde_json::from_slice(&fs::read(&entry).unwrap_or_else(|e| panic!("{e}")))
+                .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(on_disk, *t);
         }
     }
@@ -949,12 +868,7 @@ export const signIn = trailblaze.tool<SignInInput, { ok: boolean }>(
     fn default_cache_dir_follows_the_environment() {
         use std::ffi::OsString;
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| OsString::from(v))
-            }
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| OsString::from(v))
         };
         assert_eq!(
             cache_dir_from(env(&[("TRAILBLAZE_CACHE_DIR", "/c"), ("HOME", "/h")])),

@@ -109,12 +109,7 @@ impl SessionLog {
 
     pub fn append(&mut self, event: Event<'_>) {
         let mut line = match event {
-            Event::StepStarted {
-                seq,
-                depth,
-                tool,
-                args,
-            } => {
+            Event::StepStarted { seq, depth, tool, args } => {
                 json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args })
             }
             Event::StepFinished {
@@ -137,9 +132,8 @@ impl SessionLog {
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
             // A log line that cannot be written must not fail the step; the run's report says so.
-            let ok = serde_json::to_writer(&mut *out, &line).is_ok()
-                && out.write_all(b"\n").is_ok()
-                && out.flush().is_ok();
+            let ok =
+                serde_json::to_writer(&mut *out, &line).is_ok() && out.write_all(b"\n").is_ok() && out.flush().is_ok();
             if !ok {
                 tracing::warn!(path = %self.path.display(), "cannot append to the session log");
             }

@@ -15,10 +15,11 @@ use serde_json::Value;
 use trailblaze_host_functions::secrets::SecretStore;
 
 use crate::catalog::Catalog;
-use crate::device::{Device, DeviceError, ViewTree};
+use crate::device::{Device, DeviceError};
 use crate::dispatch::{self, CallError};
 use crate::script::engine::{self, EngineLimits, ScriptState};
 use crate::script::transpile::Transpiler;
+use crate::snapshot::Snapshot;
 use log::SessionLog;
 
 /// Settings of one session.
@@ -46,28 +47,28 @@ pub struct SessionCore {
     pub secrets: Arc<SecretStore>,
     pub log: RefCell<SessionLog>,
     pub script: ScriptState,
+    /// Secret values: what snapshots and logs show as `***`.
+    pub redact: Vec<String>,
     device: RefCell<Box<dyn Device>>,
-    snapshot: RefCell<Option<Arc<ViewTree>>>,
+    snapshot: RefCell<Option<Arc<Snapshot>>>,
 }
 
 impl SessionCore {
     /// Runs `f` on the device; a device error becomes the tool's error message.
-    pub fn with_device<R>(
-        &self,
-        f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>,
-    ) -> Result<R, String> {
+    pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, String> {
         let mut device = self.device.borrow_mut();
         f(device.as_mut()).map_err(|e| e.to_string())
     }
 
-    /// The current view tree: the cached one, or a fresh capture.
-    pub fn snapshot(&self) -> Result<Arc<ViewTree>, String> {
+    /// The current snapshot: the cached one, or a fresh capture.
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
         if let Some(s) = self.snapshot.borrow().as_ref() {
             return Ok(s.clone());
         }
-        let tree = Arc::new(self.with_device(|d| d.snapshot())?);
-        *self.snapshot.borrow_mut() = Some(tree.clone());
-        Ok(tree)
+        let tree = self.with_device(|d| d.snapshot())?;
+        let snap = Arc::new(Snapshot::from_tree(&tree));
+        *self.snapshot.borrow_mut() = Some(snap.clone());
+        Ok(snap)
     }
 
     pub fn invalidate_snapshot(&self) {
@@ -126,8 +127,7 @@ impl Session {
         let id = config.id.clone().unwrap_or_else(new_session_id);
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
         let log = match &dir {
-            Some(d) => SessionLog::create(d)
-                .map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
+            Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
             None => SessionLog::discard(),
         };
         let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
@@ -147,9 +147,7 @@ impl Session {
                 thread: Some(thread),
             }),
             Ok(Err(e)) => Err(SessionError::Start(e)),
-            Err(_) => Err(SessionError::Start(
-                "the session thread stopped while starting".into(),
-            )),
+            Err(_) => Err(SessionError::Start("the session thread stopped while starting".into())),
         }
     }
 
@@ -238,11 +236,7 @@ fn session_thread(
         transpiler,
         ..
     } = config;
-    let (engine, script) = match engine::create(
-        settings.limits.clone(),
-        transpiler,
-        catalog.script_root.clone(),
-    ) {
+    let (engine, script) = match engine::create(settings.limits.clone(), transpiler, catalog.script_root.clone()) {
         Ok(e) => e,
         Err(e) => {
             let _ = ready.send(Err(format!("the script engine: {e}")));
@@ -250,13 +244,8 @@ fn session_thread(
         }
     };
     let secrets = catalog.host_env.secrets.clone();
-    log.set_redactions(
-        secrets
-            .names()
-            .iter()
-            .filter_map(|n| secrets.get(n).map(str::to_string))
-            .collect(),
-    );
+    let redact = secrets.values_to_redact();
+    log.set_redactions(redact.clone());
     let core = Rc::new(SessionCore {
         id,
         catalog,
@@ -264,6 +253,7 @@ fn session_thread(
         secrets,
         log: RefCell::new(log),
         script,
+        redact,
         device: RefCell::new(device),
         snapshot: RefCell::new(None),
     });

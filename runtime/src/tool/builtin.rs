@@ -26,6 +26,17 @@ pub struct ToolCx<'a> {
     pub session: &'a SessionCore,
 }
 
+impl ToolCx<'_> {
+    /// The centre of the first node `sel` matches in the current snapshot.
+    pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), String> {
+        let snap = self.session.snapshot()?;
+        let first = sel.resolve(&snap).into_iter().next();
+        first
+            .map(|i| snap.nodes[i].bounds.center())
+            .ok_or_else(|| "no node on the screen matches `nodeSelector`".to_string())
+    }
+}
+
 pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     const NAME: &'static str;
     const FLAGS: ToolFlags;
@@ -80,11 +91,7 @@ impl BuiltinEntry {
         (self.check)(args)
     }
 
-    pub fn run(
-        &self,
-        args: &Value,
-        cx: &mut ToolCx<'_>,
-    ) -> Result<Result<Outcome, String>, DecodeError> {
+    pub fn run(&self, args: &Value, cx: &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError> {
         (self.run)(args, cx)
     }
 }

@@ -2,10 +2,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
 use crate::device::{KeyCode, LaunchMode};
+use crate::selector::TrailblazeNodeSelector;
 
 /// Taps the screen at a point, in device pixels.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,24 +32,30 @@ impl BuiltinTool for TapOnPoint {
                 d.tap(self.x, self.y)
             }
         })?;
-        Ok(Outcome::Done(
-            json!({ "tapped": { "x": self.x, "y": self.y } }),
-        ))
+        Ok(Outcome::Done(json!({ "tapped": { "x": self.x, "y": self.y } })))
     }
 }
 
-/// Types text into the focused field.
+/// Types text into a field: the one `nodeSelector` matches (tapped first to focus it), or the
+/// focused field when no selector is given.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InputText {
     /// The text to type. May hold `{{secret:NAME}}` placeholders, resolved at the last moment.
     pub text: String,
+    /// The field to type into; the focused field when absent.
+    #[serde(default)]
+    pub node_selector: Option<TrailblazeNodeSelector>,
 }
 
 impl BuiltinTool for InputText {
     const NAME: &'static str = "inputText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        if let Some(sel) = &self.node_selector {
+            let (x, y) = cx.find(sel)?;
+            cx.session.with_device(|d| d.tap(x, y))?;
+        }
         cx.session.with_device(|d| d.input_text(&self.text))?;
         // The result reports the length only: the text may be a resolved secret.
         Ok(Outcome::Done(json!({ "typed": self.text.chars().count() })))
@@ -88,8 +95,7 @@ impl BuiltinTool for LaunchApp {
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let mode = self.launch_mode.unwrap_or_default();
-        cx.session
-            .with_device(|d| d.launch_app(&self.app_id, mode))?;
+        cx.session.with_device(|d| d.launch_app(&self.app_id, mode))?;
         Ok(Outcome::Done(json!({ "launched": self.app_id })))
     }
 }
@@ -108,9 +114,7 @@ impl BuiltinTool for Snapshot {
     };
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let snap = cx.session.snapshot()?;
-        Ok(Outcome::Done(
-            serde_json::to_value(&*snap).unwrap_or(Value::Null),
-        ))
+        Ok(Outcome::Done(snap.to_json(&cx.session.redact)))
     }
 }
 

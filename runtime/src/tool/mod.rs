@@ -2,7 +2,10 @@
 //! built in (Rust), scripted (`tools/<name>.ts`) and composed (`tools/<name>.tool.yaml`).
 
 pub mod builtin;
+pub mod by_selector;
 pub mod exec;
+pub mod llm;
+pub mod rules;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 import { trailblaze } from "@trailblaze/scripting";
-import { allNodes, hasId, type ViewTree } from "./screen";
+import { allNodes, type Snapshot } from "./screen";
 
 interface InboxSubjectsResult {
   /** Subjects of the messages on screen, top to bottom. */
@@ -10,8 +10,8 @@ interface InboxSubjectsResult {
 export const inboxSubjects = trailblaze.tool<Record<string, never>, InboxSubjectsResult>(
   { readOnly: true },
   async (_input, ctx) => {
-    const tree = (await ctx.tools.snapshot({})) as ViewTree;
-    const subjects = allNodes(tree.root)
+    const snap = (await ctx.tools.snapshot({})) as Snapshot;
+    const subjects = allNodes(snap.root)
       .filter((n) => /message\d+Subject$/.test(n.resourceId ?? "") && n.text)
       .map((n) => n.text as string);
     return { subjects };

@@ -1,5 +1,5 @@
 import { trailblaze } from "@trailblaze/scripting";
-import { center, find, type ViewTree } from "./screen";
+import { allNodes, type Snapshot } from "./screen";
 
 interface OpenMessageInput {
   /** Which message to open, counting from 1 at the top of the inbox. */
@@ -8,10 +8,12 @@ interface OpenMessageInput {
 
 /** Opens a message in the inbox (sign in first) and returns its subject. */
 export const openMessage = trailblaze.tool<OpenMessageInput, { subject: string }>(async (input, ctx) => {
-  const tree = (await ctx.tools.snapshot({})) as ViewTree;
-  const row = find(tree, `message ${input.index}`, (n) => (n.resourceId ?? "").endsWith(`:id/message${input.index}`));
-  await ctx.tools.tapOnPoint(center(row));
-  const detail = (await ctx.tools.snapshot({})) as ViewTree;
-  const subject = find(detail, "subject", (n) => (n.resourceId ?? "").endsWith("Subject"));
-  return { subject: subject.text ?? "" };
+  const inbox = (await ctx.tools.snapshot({})) as Snapshot;
+  const row = allNodes(inbox.root).find((n) => (n.resourceId ?? "").endsWith(`:id/message${input.index}`));
+  if (!row) throw new Error(`the inbox has no message ${input.index}`);
+  // Picked by ref, as the LLM would; recorded as a tap on the row's selector.
+  await ctx.tools.tap({ ref: row.ref });
+  const detail = (await ctx.tools.snapshot({})) as Snapshot;
+  const subject = allNodes(detail.root).find((n) => (n.resourceId ?? "").endsWith("Subject"));
+  return { subject: subject?.text ?? "" };
 });

@@ -1,44 +1,34 @@
-// Helpers shared by the demo's tools: reading the view tree that `snapshot` returns.
+// Helpers shared by the demo's tools: reading what `snapshot` returns, and selectors by resource id.
+import type { TrailblazeNodeSelector } from "@trailblaze/scripting";
 
-/** One node of the device's view tree, as `snapshot` returns it. */
-export interface ViewNode {
+/** One node of the snapshot's tree. */
+export interface SnapNode {
+  /** The node's ref, for `tap` and `type`. */
+  ref: string;
   className: string;
-  text?: string;
-  hintText?: string;
-  resourceId?: string;
-  contentDescription?: string;
-  bounds: { left: number; top: number; right: number; bottom: number };
+  text?: string | null;
+  hintText?: string | null;
+  resourceId?: string | null;
   checked?: boolean | null;
-  children?: ViewNode[];
+  children: SnapNode[];
 }
 
-/** The snapshot result: the app in front and its root node. */
-export interface ViewTree {
+/** What the `snapshot` tool returns. */
+export interface Snapshot {
   appId?: string | null;
-  root: ViewNode;
+  /** The compact text the LLM reads. */
+  text: string;
+  root: SnapNode;
 }
 
 /** Every node of the tree, depth first. */
-export function allNodes(node: ViewNode): ViewNode[] {
-  const out: ViewNode[] = [node];
-  for (const child of node.children ?? []) out.push(...allNodes(child));
+export function allNodes(node: SnapNode): SnapNode[] {
+  const out: SnapNode[] = [node];
+  for (const child of node.children) out.push(...allNodes(child));
   return out;
 }
 
-/** The first node matching `pred`, or an error naming `what`. */
-export function find(tree: ViewTree, what: string, pred: (n: ViewNode) => boolean): ViewNode {
-  const node = allNodes(tree.root).find(pred);
-  if (!node) throw new Error(`no ${what} on screen`);
-  return node;
-}
-
-/** The centre of a node, where a tap lands. */
-export function center(node: ViewNode): { x: number; y: number } {
-  const { left, top, right, bottom } = node.bounds;
-  return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
-}
-
-/** Whether a node's resource id is `id` (ids read `<app>:id/<id>`). */
-export function hasId(node: ViewNode, id: string): boolean {
-  return node.resourceId === id || (node.resourceId ?? "").endsWith(`:id/${id}`);
+/** A selector for the demo app's node with resource id `id` (ids read `com.example.demo:id/<id>`). */
+export function byId(id: string): TrailblazeNodeSelector {
+  return { androidAccessibility: { resourceIdRegex: `.*:id/${id}` } };
 }

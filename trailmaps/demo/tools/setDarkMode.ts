@@ -1,19 +1,19 @@
 import { trailblaze } from "@trailblaze/scripting";
-import { center, find, type ViewTree } from "./screen";
+import { allNodes, byId, type Snapshot } from "./screen";
 
 interface SetDarkModeInput {
   /** Whether dark mode should end up on. */
   enabled: boolean;
 }
 
-/** Opens Settings from the inbox and sets the dark-mode toggle, then goes back. */
+/** Opens Settings from the inbox, sets the dark-mode toggle, then goes back. */
 export const setDarkMode = trailblaze.tool<SetDarkModeInput, { changed: boolean }>(async (input, ctx) => {
-  let tree = (await ctx.tools.snapshot({})) as ViewTree;
-  await ctx.tools.tapOnPoint(center(find(tree, "Settings button", (n) => n.text === "Settings")));
-  tree = (await ctx.tools.snapshot({})) as ViewTree;
-  const toggle = find(tree, "dark mode toggle", (n) => n.checked === true || n.checked === false);
+  await ctx.tools.tapOnElementBySelector({ nodeSelector: byId("settings") });
+  const settings = (await ctx.tools.snapshot({})) as Snapshot;
+  const toggle = allNodes(settings.root).find((n) => (n.resourceId ?? "").endsWith(":id/darkMode"));
+  if (!toggle) throw new Error("no dark mode toggle on the settings screen");
   const changed = toggle.checked !== input.enabled;
-  if (changed) await ctx.tools.tapOnPoint(center(toggle));
+  if (changed) await ctx.tools.tapOnElementBySelector({ nodeSelector: byId("darkMode") });
   await ctx.tools.pressKey({ keyCode: "BACK" });
   return { changed };
 });

@@ -1,5 +1,5 @@
 import { trailblaze } from "@trailblaze/scripting";
-import { center, find, hasId, type ViewTree } from "./screen";
+import { byId } from "./screen";
 
 interface SignInInput {
   /** The account whose credentials the secrets store holds (e.g. `demo`). */
@@ -17,19 +17,11 @@ interface SignInResult {
  */
 export const signIn = trailblaze.tool<SignInInput, SignInResult>(async (input, ctx) => {
   await ctx.tools.launchApp({ appId: "com.example.demo" });
-  // The username comes back from the host; the password is named, never read.
+  // The username comes back from the host; the password is only named, never read by the script.
   const { username } = ctx.host.lookupCredential({ account: input.account });
-  const secretName = `${input.account.toUpperCase()}_PASSWORD`;
-
-  let tree = (await ctx.tools.snapshot({})) as ViewTree;
-  await ctx.tools.tapOnPoint(center(find(tree, "email field", (n) => hasId(n, "email"))));
-  await ctx.tools.inputText({ text: username });
-  await ctx.tools.tapOnPoint(center(find(tree, "password field", (n) => hasId(n, "password"))));
-  await ctx.tools.inputText({ text: `{{secret:${secretName}}}` });
-  await ctx.tools.tapOnPoint(center(find(tree, "sign-in button", (n) => hasId(n, "submit"))));
-
-  tree = (await ctx.tools.snapshot({})) as ViewTree;
-  const inbox = tree.root.children?.some((n) => n.text === "Inbox");
-  if (!inbox) throw new Error("signing in did not reach the inbox");
+  await ctx.tools.inputText({ text: username, nodeSelector: byId("email") });
+  await ctx.tools.inputText({ text: `{{secret:${input.account.toUpperCase()}_PASSWORD}}`, nodeSelector: byId("password") });
+  await ctx.tools.tapOnElementBySelector({ nodeSelector: { androidAccessibility: { textRegex: "Sign in" } } });
+  await ctx.tools.assertVisibleBySelector({ nodeSelector: { androidAccessibility: { textRegex: "Inbox" } } });
   return { screen: "inbox" };
 });

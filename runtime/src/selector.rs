@@ -1,0 +1,442 @@
+//! `TrailblazeNodeSelector`: the structural description of a node that recordings hold. This module
+//! has the type (its keys match `sdk-ts/src/selectors.ts` exactly), the resolver that finds the nodes
+//! a selector matches in a snapshot, and the generator that finds the shortest selector matching one
+//! node uniquely.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::snapshot::Snapshot;
+
+/// Predicates on a node from the Android accessibility driver.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AndroidAccessibilityMatch {
+    /// The node's visible text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_regex: Option<String>,
+    /// The hint (placeholder) of an editable field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint_text_regex: Option<String>,
+    /// The Android resource id, e.g. `com.example.demo:id/email`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_id_regex: Option<String>,
+    /// The content description (accessibility label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_description_regex: Option<String>,
+    /// The view class, e.g. `android.widget.EditText`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_name_regex: Option<String>,
+    /// Whether the node is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_enabled: Option<bool>,
+    /// Whether a checkable node is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_checked: Option<bool>,
+    /// Whether the node is a password field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_password: Option<bool>,
+    /// Whether the node has input focus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_focused: Option<bool>,
+    /// Whether the node reacts to a tap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_clickable: Option<bool>,
+    /// Whether the node accepts text input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_editable: Option<bool>,
+}
+
+/// Predicates on a node from the Maestro-based Android driver (UI Automator hierarchy).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AndroidMaestroMatch {
+    /// The node's visible text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_regex: Option<String>,
+    /// The Android resource id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_id_regex: Option<String>,
+    /// The accessibility text (content description).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accessibility_text_regex: Option<String>,
+    /// The view class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_name_regex: Option<String>,
+    /// The hint of an editable field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint_text_regex: Option<String>,
+    /// Whether the node is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Whether the node is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// Whether the node has input focus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused: Option<bool>,
+    /// Whether the node is selected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+}
+
+/// Predicates on a node from the web (Playwright) driver. Android devices match none of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WebMatch {
+    /// The ARIA role, e.g. `button` (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aria_role: Option<String>,
+    /// The accessible name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aria_name_regex: Option<String>,
+    /// A CSS selector the element must match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub css_selector: Option<String>,
+    /// The element's `data-testid` attribute (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_test_id: Option<String>,
+}
+
+/// Trailblaze's recursive node selector: at most one driver match plus relational constraints.
+/// A node matches when every field that is set holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TrailblazeNodeSelector {
+    /// Match on Android accessibility properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub android_accessibility: Option<AndroidAccessibilityMatch>,
+    /// Match on Maestro-based Android properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub android_maestro: Option<AndroidMaestroMatch>,
+    /// Match on web (DOM / ARIA) properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebMatch>,
+    /// The node lies below a node matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below: Option<Box<TrailblazeNodeSelector>>,
+    /// The node lies above a node matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above: Option<Box<TrailblazeNodeSelector>>,
+    /// The node lies left of a node matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_of: Option<Box<TrailblazeNodeSelector>>,
+    /// The node lies right of a node matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right_of: Option<Box<TrailblazeNodeSelector>>,
+    /// The node is a descendant of a node matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_of: Option<Box<TrailblazeNodeSelector>>,
+    /// The node has a direct child matching this selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains_child: Option<Box<TrailblazeNodeSelector>>,
+    /// The node has descendants matching every one of these selectors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains_descendants: Option<Vec<TrailblazeNodeSelector>>,
+    /// 0-based index among all matches, top-to-bottom then left-to-right; the last resort.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+}
+
+/// Whole-value regex match, falling back to exact equality for a pattern that is not a valid regex
+/// (so `$5.00` or `(1)` need no escaping).
+fn text_matches(pattern: &str, value: Option<&str>) -> bool {
+    let value = value.unwrap_or("");
+    if pattern == value {
+        return true;
+    }
+    // Resolving tries every node against every predicate: compile each pattern once per thread.
+    thread_local! {
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    COMPILED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 512 {
+            cache.clear();
+        }
+        let re = cache
+            .entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(&format!("^(?:{pattern})$")).ok());
+        re.as_ref().is_some_and(|re| re.is_match(value))
+    })
+}
+
+fn opt_text(pattern: &Option<String>, value: Option<&str>) -> bool {
+    pattern.as_deref().is_none_or(|p| text_matches(p, value))
+}
+
+fn opt_bool(want: Option<bool>, have: bool) -> bool {
+    want.is_none_or(|w| w == have)
+}
+
+/// Relational constraints nest; a selector deeper than this is refused as a match.
+const MAX_SELECTOR_DEPTH: usize = 32;
+
+impl TrailblazeNodeSelector {
+    /// Every node the selector matches, in tree order, with `index` applied.
+    pub fn resolve(&self, snap: &Snapshot) -> Vec<usize> {
+        let all: Vec<usize> = (0..snap.nodes.len()).filter(|&i| self.matches_at(snap, i, 0)).collect();
+        match self.index {
+            Some(k) => {
+                let mut ordered = all;
+                // Top-to-bottom, then left-to-right, as the field's description says.
+                ordered.sort_by_key(|&i| (snap.nodes[i].bounds.top, snap.nodes[i].bounds.left, i));
+                ordered.get(k as usize).map(|&i| vec![i]).unwrap_or_default()
+            }
+            None => all,
+        }
+    }
+
+    /// Whether node `i` matches, ignoring `index` (which only picks among matches).
+    fn matches_at(&self, snap: &Snapshot, i: usize, depth: usize) -> bool {
+        if depth > MAX_SELECTOR_DEPTH {
+            return false;
+        }
+        let n = &snap.nodes[i];
+        if let Some(a) = &self.android_accessibility {
+            let ok = opt_text(&a.text_regex, n.text.as_deref())
+                && opt_text(&a.hint_text_regex, n.hint_text.as_deref())
+                && opt_text(&a.resource_id_regex, n.resource_id.as_deref())
+                && opt_text(&a.content_description_regex, n.content_description.as_deref())
+                && opt_text(&a.class_name_regex, Some(&n.class_name))
+                && opt_bool(a.is_enabled, n.enabled)
+                && opt_bool(a.is_checked, n.checked.unwrap_or(false))
+                && opt_bool(a.is_password, n.password)
+                && opt_bool(a.is_focused, n.focused)
+                && opt_bool(a.is_clickable, n.clickable)
+                && opt_bool(a.is_editable, n.editable);
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(m) = &self.android_maestro {
+            let ok = opt_text(&m.text_regex, n.text.as_deref())
+                && opt_text(&m.resource_id_regex, n.resource_id.as_deref())
+                && opt_text(&m.accessibility_text_regex, n.content_description.as_deref())
+                && opt_text(&m.class_name_regex, Some(&n.class_name))
+                && opt_text(&m.hint_text_regex, n.hint_text.as_deref())
+                && opt_bool(m.enabled, n.enabled)
+                && opt_bool(m.checked, n.checked.unwrap_or(false))
+                && opt_bool(m.focused, n.focused)
+                && m.selected.is_none_or(|s| !s);
+            if !ok {
+                return false;
+            }
+        }
+        if self.web.is_some() {
+            // An Android view tree has no DOM: a web match never holds here.
+            return false;
+        }
+        let any = |sel: &TrailblazeNodeSelector, pred: &dyn Fn(usize) -> bool| {
+            (0..snap.nodes.len()).any(|j| j != i && pred(j) && sel.matches_at(snap, j, depth + 1))
+        };
+        let b = n.bounds;
+        if let Some(s) = &self.below
+            && !any(s, &|j| b.top >= snap.nodes[j].bounds.bottom)
+        {
+            return false;
+        }
+        if let Some(s) = &self.above
+            && !any(s, &|j| b.bottom <= snap.nodes[j].bounds.top)
+        {
+            return false;
+        }
+        if let Some(s) = &self.left_of
+            && !any(s, &|j| b.right <= snap.nodes[j].bounds.left)
+        {
+            return false;
+        }
+        if let Some(s) = &self.right_of
+            && !any(s, &|j| b.left >= snap.nodes[j].bounds.right)
+        {
+            return false;
+        }
+        if let Some(s) = &self.child_of
+            && !any(s, &|j| snap.is_ancestor(j, i))
+        {
+            return false;
+        }
+        if let Some(s) = &self.contains_child
+            && !any(s, &|j| snap.nodes[j].parent == Some(i))
+        {
+            return false;
+        }
+        if let Some(list) = &self.contains_descendants
+            && !list.iter().all(|s| any(s, &|j| snap.is_ancestor(i, j)))
+        {
+            return false;
+        }
+        true
+    }
+
+    /// The shortest selector that matches node `i` and no other: its own text, hint, resource id,
+    /// content description or class; then two of them; then relational (`childOf` a uniquely selectable
+    /// ancestor, `below` a uniquely selectable node); `index` last. `None` when the node has nothing to
+    /// tell it apart (no text, hint, id or description): the caller falls back to a coordinate tap.
+    pub fn for_node(snap: &Snapshot, i: usize) -> Option<TrailblazeNodeSelector> {
+        let singles = own_predicates(snap, i);
+        if singles.iter().all(|(kind, _)| *kind == Kind::Class) {
+            return None;
+        }
+        let unique = |s: &TrailblazeNodeSelector| s.resolve(snap) == [i];
+        for (_, s) in &singles {
+            if unique(s) {
+                return Some(s.clone());
+            }
+        }
+        for (a, (_, x)) in singles.iter().enumerate() {
+            for (_, y) in singles.iter().skip(a + 1) {
+                let s = merge(x, y);
+                if unique(&s) {
+                    return Some(s);
+                }
+            }
+        }
+        let best = singles
+            .iter()
+            .find(|(k, _)| *k != Kind::Class)
+            .map(|(_, s)| s.clone())?;
+        let mut anc = snap.nodes[i].parent;
+        while let Some(a) = anc {
+            if let Some(parent_sel) = unique_own(snap, a) {
+                let s = TrailblazeNodeSelector {
+                    child_of: Some(Box::new(parent_sel)),
+                    ..best.clone()
+                };
+                if unique(&s) {
+                    return Some(s);
+                }
+            }
+            anc = snap.nodes[a].parent;
+        }
+        // The nearest node above with a unique selector of its own.
+        let b = snap.nodes[i].bounds;
+        let mut above: Vec<usize> = (0..snap.nodes.len())
+            .filter(|&j| snap.nodes[j].bounds.bottom <= b.top)
+            .collect();
+        above.sort_by_key(|&j| std::cmp::Reverse(snap.nodes[j].bounds.bottom));
+        for j in above.into_iter().take(8) {
+            if let Some(anchor) = unique_own(snap, j) {
+                let s = TrailblazeNodeSelector {
+                    below: Some(Box::new(anchor)),
+                    ..best.clone()
+                };
+                if unique(&s) {
+                    return Some(s);
+                }
+            }
+        }
+        let matches = best.resolve(snap);
+        let mut ordered = matches;
+        ordered.sort_by_key(|&j| (snap.nodes[j].bounds.top, snap.nodes[j].bounds.left, j));
+        let k = ordered.iter().position(|&j| j == i)?;
+        Some(TrailblazeNodeSelector {
+            index: Some(k as u32),
+            ..best
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Hint,
+    Id,
+    Desc,
+    Class,
+}
+
+/// One-predicate selectors for node `i`, most telling first.
+fn own_predicates(snap: &Snapshot, i: usize) -> Vec<(Kind, TrailblazeNodeSelector)> {
+    let n = &snap.nodes[i];
+    let exact = |v: &str| regex::escape(v);
+    let mut out = Vec::new();
+    let mut push = |kind: Kind, m: AndroidAccessibilityMatch| {
+        out.push((
+            kind,
+            TrailblazeNodeSelector {
+                android_accessibility: Some(m),
+                ..Default::default()
+            },
+        ));
+    };
+    // A password field's text is masked and changes as it is typed into: never select by it.
+    if let Some(t) = n
+        .text
+        .as_deref()
+        .filter(|t| !t.is_empty() && !n.password && !n.editable)
+    {
+        push(
+            Kind::Text,
+            AndroidAccessibilityMatch {
+                text_regex: Some(exact(t)),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(h) = n.hint_text.as_deref().filter(|t| !t.is_empty()) {
+        push(
+            Kind::Hint,
+            AndroidAccessibilityMatch {
+                hint_text_regex: Some(exact(h)),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(r) = n.resource_id.as_deref().filter(|t| !t.is_empty()) {
+        push(
+            Kind::Id,
+            AndroidAccessibilityMatch {
+                resource_id_regex: Some(exact(r)),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(d) = n.content_description.as_deref().filter(|t| !t.is_empty()) {
+        push(
+            Kind::Desc,
+            AndroidAccessibilityMatch {
+                content_description_regex: Some(exact(d)),
+                ..Default::default()
+            },
+        );
+    }
+    push(
+        Kind::Class,
+        AndroidAccessibilityMatch {
+            class_name_regex: Some(exact(&n.class_name)),
+            ..Default::default()
+        },
+    );
+    out
+}
+
+/// A single-predicate selector that matches only node `i`, if there is one.
+fn unique_own(snap: &Snapshot, i: usize) -> Option<TrailblazeNodeSelector> {
+    own_predicates(snap, i)
+        .into_iter()
+        .map(|(_, s)| s)
+        .find(|s| s.resolve(snap) == [i])
+}
+
+fn merge(a: &TrailblazeNodeSelector, b: &TrailblazeNodeSelector) -> TrailblazeNodeSelector {
+    let (Some(x), Some(y)) = (&a.android_accessibility, &b.android_accessibility) else {
+        return a.clone();
+    };
+    let m = AndroidAccessibilityMatch {
+        text_regex: x.text_regex.clone().or(y.text_regex.clone()),
+        hint_text_regex: x.hint_text_regex.clone().or(y.hint_text_regex.clone()),
+        resource_id_regex: x.resource_id_regex.clone().or(y.resource_id_regex.clone()),
+        content_description_regex: x
+            .content_description_regex
+            .clone()
+            .or(y.content_description_regex.clone()),
+        class_name_regex: x.class_name_regex.clone().or(y.class_name_regex.clone()),
+        ..Default::default()
+    };
+    TrailblazeNodeSelector {
+        android_accessibility: Some(m),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,223 @@
+//! The snapshot: the device's view tree flattened, each node with a **ref** (`y778`) derived from its
+//! content, stable across captures while the node is unchanged. The LLM picks nodes by ref; recordings
+//! hold selectors (see `selector`).
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use crate::device::{Bounds, ViewNode, ViewTree};
+
+/// One node of the flattened tree.
+#[derive(Debug, Clone)]
+pub struct SnapNode {
+    pub r#ref: String,
+    pub parent: Option<usize>,
+    pub depth: usize,
+    pub class_name: String,
+    pub text: Option<String>,
+    pub hint_text: Option<String>,
+    pub resource_id: Option<String>,
+    pub content_description: Option<String>,
+    pub bounds: Bounds,
+    pub enabled: bool,
+    pub clickable: bool,
+    pub editable: bool,
+    pub focused: bool,
+    pub checked: Option<bool>,
+    pub password: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub app_id: Option<String>,
+    pub width: i32,
+    pub height: i32,
+    /// Tree order (depth first); node 0 is the root.
+    pub nodes: Vec<SnapNode>,
+}
+
+/// FNV-1a: tiny, and stable across processes and releases (refs must not change between captures).
+fn fnv(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+impl Snapshot {
+    pub fn from_tree(tree: &ViewTree) -> Snapshot {
+        let mut snap = Snapshot {
+            app_id: tree.app_id.clone(),
+            width: tree.width,
+            height: tree.height,
+            nodes: Vec::new(),
+        };
+        let mut taken = HashSet::new();
+        snap.push(&tree.root, None, 0, "", &mut taken);
+        snap
+    }
+
+    fn push(&mut self, n: &ViewNode, parent: Option<usize>, depth: usize, lineage: &str, taken: &mut HashSet<String>) {
+        // Identity: what the node is and where it sits, not its bounds (so scrolling keeps refs), and
+        // for an editable field not its text (typing into it keeps its ref).
+        let text = if n.editable {
+            ""
+        } else {
+            n.text.as_deref().unwrap_or("")
+        };
+        let id = n.resource_id.as_deref().unwrap_or("");
+        let mut salt = 0u32;
+        let r = loop {
+            let h = fnv(&[
+                lineage,
+                &n.class_name,
+                text,
+                n.hint_text.as_deref().unwrap_or(""),
+                id,
+                n.content_description.as_deref().unwrap_or(""),
+                &salt.to_string(),
+            ]);
+            let letter = (b'a' + (h % 26) as u8) as char;
+            let r = format!("{letter}{:03}", (h / 26) % 1000);
+            if taken.insert(r.clone()) {
+                break r;
+            }
+            salt += 1;
+        };
+        let index = self.nodes.len();
+        self.nodes.push(SnapNode {
+            r#ref: r,
+            parent,
+            depth,
+            class_name: n.class_name.clone(),
+            text: n.text.clone(),
+            hint_text: n.hint_text.clone(),
+            resource_id: n.resource_id.clone(),
+            content_description: n.content_description.clone(),
+            bounds: n.bounds,
+            enabled: n.enabled,
+            clickable: n.clickable,
+            editable: n.editable,
+            focused: n.focused,
+            checked: n.checked,
+            password: n.password,
+        });
+        let lineage = format!("{lineage}/{}#{id}", n.class_name);
+        for child in &n.children {
+            self.push(child, Some(index), depth + 1, &lineage, taken);
+        }
+    }
+
+    /// The node with ref `r` (`y778` or `[y778]`).
+    pub fn by_ref(&self, r: &str) -> Option<usize> {
+        let r = r.trim().trim_start_matches('[').trim_end_matches(']');
+        self.nodes.iter().position(|n| n.r#ref == r)
+    }
+
+    /// Whether `a` is a proper ancestor of `b`.
+    pub fn is_ancestor(&self, a: usize, b: usize) -> bool {
+        let mut p = self.nodes.get(b).and_then(|n| n.parent);
+        while let Some(x) = p {
+            if x == a {
+                return true;
+            }
+            p = self.nodes[x].parent;
+        }
+        false
+    }
+
+    /// Whether a node says anything worth a line (layout containers do not).
+    fn shown(n: &SnapNode) -> bool {
+        n.text.is_some()
+            || n.hint_text.is_some()
+            || n.content_description.is_some()
+            || n.clickable
+            || n.editable
+            || n.checked.is_some()
+    }
+
+    /// The compact text the LLM reads: one line per meaningful node, `[ref] Class "text" hint="..."`.
+    /// Every value in `redact` (resolved secrets) reads `***`.
+    pub fn render(&self, redact: &[String]) -> String {
+        let mut out = String::new();
+        let mut levels: Vec<usize> = vec![0; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            let level = n
+                .parent
+                .map(|p| levels[p] + usize::from(Self::shown(&self.nodes[p])))
+                .unwrap_or(0);
+            levels[i] = level;
+            if !Self::shown(n) {
+                continue;
+            }
+            let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
+            let mut line = format!("{}[{}] {class}", "  ".repeat(level), n.r#ref);
+            let q = |s: &str| scrub(s, redact).replace('"', "\\\"");
+            if let Some(t) = n.text.as_deref().filter(|t| !t.is_empty()) {
+                line.push_str(&format!(" \"{}\"", q(t)));
+            }
+            if let Some(h) = &n.hint_text {
+                line.push_str(&format!(" hint=\"{}\"", q(h)));
+            }
+            if let Some(d) = &n.content_description {
+                line.push_str(&format!(" desc=\"{}\"", q(d)));
+            }
+            let mut flags = Vec::new();
+            if n.focused {
+                flags.push("focused");
+            }
+            match n.checked {
+                Some(true) => flags.push("checked"),
+                Some(false) => flags.push("unchecked"),
+                None => {}
+            }
+            if !n.enabled {
+                flags.push("disabled");
+            }
+            if n.password {
+                flags.push("password");
+            }
+            if !flags.is_empty() {
+                line.push_str(&format!(" ({})", flags.join(", ")));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The snapshot as a tool result: the app, the compact text, and the tree with a ref on each node.
+    pub fn to_json(&self, redact: &[String]) -> Value {
+        json!({ "appId": self.app_id, "text": self.render(redact), "root": self.node_json(0, redact) })
+    }
+
+    fn node_json(&self, i: usize, redact: &[String]) -> Value {
+        let n = &self.nodes[i];
+        let s = |v: &Option<String>| v.as_deref().map(|t| scrub(t, redact));
+        let children: Vec<Value> = (i + 1..self.nodes.len())
+            .filter(|&c| self.nodes[c].parent == Some(i))
+            .map(|c| self.node_json(c, redact))
+            .collect();
+        json!({
+            "ref": n.r#ref, "className": n.class_name, "text": s(&n.text), "hintText": s(&n.hint_text),
+            "resourceId": n.resource_id, "contentDescription": s(&n.content_description),
+            "bounds": n.bounds, "enabled": n.enabled, "clickable": n.clickable, "editable": n.editable,
+            "focused": n.focused, "checked": n.checked, "password": n.password, "children": children,
+        })
+    }
+}
+
+fn scrub(text: &str, redact: &[String]) -> String {
+    let mut out = text.to_string();
+    for r in redact.iter().filter(|r| !r.is_empty()) {
+        if out.contains(r.as_str()) {
+            out = out.replace(r.as_str(), "***");
+        }
+    }
+    out
+}

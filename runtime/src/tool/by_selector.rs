@@ -1,0 +1,118 @@
+//! Executable tools that find their node by `TrailblazeNodeSelector`: what recordings hold. Hidden
+//! from the LLM, which picks nodes by ref (see `llm`).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+use crate::device::KeyCode;
+use crate::selector::TrailblazeNodeSelector;
+
+const HIDDEN_READ_ONLY: ToolFlags = ToolFlags {
+    surface_to_llm: false,
+    is_recordable: true,
+    read_only: true,
+};
+
+/// Taps the first node the selector matches.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TapOnElementBySelector {
+    /// The node to tap.
+    pub node_selector: TrailblazeNodeSelector,
+    /// Hold the press instead of tapping.
+    #[serde(default)]
+    pub long_press: bool,
+    /// Why this step exists, for people reading the trail.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl BuiltinTool for TapOnElementBySelector {
+    const NAME: &'static str = "tapOnElementBySelector";
+    const FLAGS: ToolFlags = ToolFlags::HIDDEN;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        let (x, y) = cx.find(&self.node_selector)?;
+        cx.session.with_device(|d| {
+            if self.long_press {
+                d.long_press(x, y)
+            } else {
+                d.tap(x, y)
+            }
+        })?;
+        Ok(Outcome::Done(json!({ "tapped": { "x": x, "y": y } })))
+    }
+}
+
+/// Passes when a node matching the selector is on the screen.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AssertVisibleBySelector {
+    /// The node that must be visible.
+    pub node_selector: TrailblazeNodeSelector,
+    /// Why this check exists, for people reading the trail.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl BuiltinTool for AssertVisibleBySelector {
+    const NAME: &'static str = "assertVisibleBySelector";
+    const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        cx.find(&self.node_selector)
+            .map_err(|_| "not visible: no node on the screen matches `nodeSelector`".to_string())?;
+        Ok(Outcome::Done(json!({ "visible": true })))
+    }
+}
+
+/// Passes when no node matching the selector is on the screen.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AssertNotVisibleBySelector {
+    /// The node that must not be visible.
+    pub node_selector: TrailblazeNodeSelector,
+    /// Why this check exists, for people reading the trail.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl BuiltinTool for AssertNotVisibleBySelector {
+    const NAME: &'static str = "assertNotVisibleBySelector";
+    const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        if cx.find(&self.node_selector).is_ok() {
+            return Err("visible: a node on the screen matches `nodeSelector`".into());
+        }
+        Ok(Outcome::Done(json!({ "visible": false })))
+    }
+}
+
+/// Deletes characters from the focused field by pressing BACKSPACE.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EraseText {
+    /// How many characters to delete (default 50, at most 1000).
+    #[serde(default)]
+    pub characters_to_erase: Option<u32>,
+}
+
+impl BuiltinTool for EraseText {
+    const NAME: &'static str = "eraseText";
+    const FLAGS: ToolFlags = ToolFlags::HIDDEN;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        let n = self.characters_to_erase.unwrap_or(50).min(1000);
+        cx.session
+            .with_device(|d| (0..n).try_for_each(|_| d.press_key(KeyCode::Backspace)))?;
+        Ok(Outcome::Done(json!({ "erased": n })))
+    }
+}
+
+pub fn entries() -> Vec<BuiltinEntry> {
+    vec![
+        BuiltinEntry::of::<TapOnElementBySelector>(),
+        BuiltinEntry::of::<AssertVisibleBySelector>(),
+        BuiltinEntry::of::<AssertNotVisibleBySelector>(),
+        BuiltinEntry::of::<EraseText>(),
+    ]
+}

@@ -1,0 +1,96 @@
+//! Catalog rules, held by tests over every tool (each with a companion test that plants a violation):
+//! no LLM-visible tool takes a selector-typed argument, and no tool's advertised schema has a top-level
+//! combinator. The checks work on the JSON Schema, the one type model every tool has.
+
+use serde_json::Value;
+
+use super::ToolDescriptor;
+
+/// The schema name of the selector type, as schemars and the analyzer both emit it.
+pub const SELECTOR_TYPE: &str = "TrailblazeNodeSelector";
+
+/// Paths (`nodeSelector`, `steps[].target`) of arguments whose type is a selector, or contains one.
+pub fn selector_arguments(schema: &Value) -> Vec<String> {
+    let defs = schema.get("$defs").or_else(|| schema.get("definitions"));
+    let mut out = Vec::new();
+    walk(schema, defs, "", &mut out, 0);
+    out
+}
+
+fn is_selector_ref(v: &Value) -> bool {
+    v.get("$ref")
+        .and_then(Value::as_str)
+        .is_some_and(|r| r.rsplit('/').next() == Some(SELECTOR_TYPE))
+}
+
+fn walk(v: &Value, defs: Option<&Value>, path: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    if is_selector_ref(v) {
+        out.push(if path.is_empty() {
+            "(the arguments)".to_string()
+        } else {
+            path.to_string()
+        });
+        return;
+    }
+    // Follow a reference to another definition (a nested struct that holds a selector).
+    if let (Some(r), Some(defs)) = (v.get("$ref").and_then(Value::as_str), defs)
+        && let Some(target) = r.rsplit('/').next().and_then(|name| defs.get(name))
+    {
+        walk(target, Some(defs), path, out, depth + 1);
+        return;
+    }
+    if let Some(props) = v.get("properties").and_then(Value::as_object) {
+        for (k, p) in props {
+            let child = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            walk(p, defs, &child, out, depth + 1);
+        }
+    }
+    if let Some(items) = v.get("items") {
+        walk(items, defs, &format!("{path}[]"), out, depth + 1);
+    }
+    if let Some(extra) = v.get("additionalProperties").filter(|a| a.is_object()) {
+        walk(extra, defs, &format!("{path}.*"), out, depth + 1);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for alt in v.get(key).and_then(Value::as_array).into_iter().flatten() {
+            walk(alt, defs, path, out, depth + 1);
+        }
+    }
+}
+
+/// Combinators at the top level of a schema, which some LLM APIs reject for every tool in a request.
+pub fn top_level_combinators(schema: &Value) -> Vec<&'static str> {
+    ["oneOf", "anyOf", "allOf", "not"]
+        .into_iter()
+        .filter(|k| schema.get(*k).is_some())
+        .collect()
+}
+
+/// Every rule violation in a set of tools, one line each (empty when all hold).
+pub fn violations<'a>(tools: impl IntoIterator<Item = &'a ToolDescriptor>) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in tools {
+        if t.flags.surface_to_llm {
+            for p in selector_arguments(&t.input_schema) {
+                out.push(format!(
+                    "{}: LLM-visible but takes a selector (`{p}`); take a snapshot ref instead",
+                    t.name
+                ));
+            }
+        }
+        for k in top_level_combinators(&t.input_schema) {
+            out.push(format!(
+                "{}: top-level `{k}` in its schema; state the rule in the fields' descriptions",
+                t.name
+            ));
+        }
+    }
+    out
+}
