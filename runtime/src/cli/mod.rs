@@ -61,6 +61,15 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
+    // Panics in tools and host functions are caught and reported as that call's error; the default
+    // hook would also print the panic message, which may quote an argument value.
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        tracing::error!(location = %at, "a panic was caught (message withheld: it may hold argument values)");
+    }));
     let result = match &cli.command {
         Command::Tool(a) => tool::run_tool(&cli, a),
         Command::Tools(a) => tool::list_tools(&cli, a),

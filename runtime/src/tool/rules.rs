@@ -94,3 +94,79 @@ pub fn violations<'a>(tools: impl IntoIterator<Item = &'a ToolDescriptor>) -> Ve
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::builtin_tools;
+    use crate::selector::TrailblazeNodeSelector;
+    use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+
+    #[test]
+    fn every_builtin_tool_holds_the_catalog_rules() {
+        let tools = builtin_tools();
+        assert!(tools.len() >= 13, "the catalog is populated");
+        assert_eq!(violations(tools.iter()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_hidden_recording_tools_do_take_selectors() {
+        // The check below is not vacuous: the schemas it reads do carry selector references.
+        let tools = builtin_tools();
+        let input_text = tools.iter().find(|t| t.name == "inputText").expect("inputText");
+        assert_eq!(selector_arguments(&input_text.input_schema), ["nodeSelector"]);
+        assert!(!input_text.flags.surface_to_llm);
+    }
+
+    /// Planted: an LLM-visible tool that takes a selector, nested in a list of structs.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Planted {
+        #[allow(dead_code)]
+        targets: Vec<Target>,
+    }
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Target {
+        #[allow(dead_code)]
+        selector: TrailblazeNodeSelector,
+    }
+    impl BuiltinTool for Planted {
+        const NAME: &'static str = "planted";
+        const FLAGS: ToolFlags = ToolFlags::DEFAULT;
+        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+            Ok(Outcome::Done(json!({})))
+        }
+    }
+
+    #[test]
+    fn a_planted_selector_argument_is_caught() {
+        let planted = ToolDescriptor::builtin(BuiltinEntry::of::<Planted>());
+        let found = violations([&planted]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("targets[].selector"), "{found:?}");
+        // The same tool hidden from the LLM is fine.
+        let mut hidden = planted;
+        hidden.flags.surface_to_llm = false;
+        assert!(violations([&hidden]).is_empty());
+    }
+
+    #[test]
+    fn a_planted_top_level_combinator_is_caught() {
+        let mut t = ToolDescriptor::builtin(BuiltinEntry::of::<Planted>());
+        t.flags.surface_to_llm = false;
+        t.input_schema = json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        assert_eq!(top_level_combinators(&t.input_schema), ["oneOf"]);
+        assert_eq!(violations([&t]).len(), 1);
+        t.input_schema = json!({"not": {"required": ["a", "b"]}});
+        assert_eq!(top_level_combinators(&t.input_schema), ["not"]);
+        // Nested combinators (an optional field's `anyOf` with null) are fine.
+        t.input_schema =
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}});
+        assert!(violations([&t]).is_empty());
+    }
+}
