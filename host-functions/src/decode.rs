@@ -211,12 +211,8 @@ fn render_path(path: &serde_path_to_error::Path) -> String {
 /// Decodes `value` into `T` strictly. `T` should deny unknown fields (`#[serde(deny_unknown_fields)]`)
 /// on every struct; the catalog tests hold every tool and host function to that.
 pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
-    // serde_value's deserializer is generic over its error type, which lets `RawError` drop values.
-    let tree = serde_value::to_value(value).map_err(|e| DecodeError {
-        path: String::new(),
-        kind: DecodeErrorKind::Other(format!("arguments are not representable: {e}")),
-    })?;
-    let de = serde_value::ValueDeserializer::<RawError>::new(tree);
+    // A deserializer generic over its error type lets `RawError` drop values.
+    let de = crate::value_de::ValueDe::<RawError>::new(value);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = render_path(e.path());
         let kind = e.into_inner().0;

@@ -45,6 +45,7 @@ mod error;
 mod registry;
 mod schema;
 pub mod secrets;
+mod value_de;
 
 pub use context::{HostContext, HostEnv};
 pub use decode::DecodeError;

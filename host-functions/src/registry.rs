@@ -3,7 +3,7 @@
 use std::any::type_name;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -50,6 +50,12 @@ impl HostFunctionEntry {
     /// [`HostCallError::Panicked`] and never unwinds out: this may run beneath QuickJS's C frames.
     /// Leaves one `host_call` span and one log line (name, duration, ok/failed), never values.
     pub fn invoke(&self, args: Value, cx: &mut dyn HostContext) -> Result<Value, HostCallError> {
+        self.invoke_timed(args, cx).0
+    }
+
+    /// [`invoke`](Self::invoke), also returning how long the call took (callers that tally host calls
+    /// need it, and reading the clock twice more per call is measurable on the hot path).
+    pub fn invoke_timed(&self, args: Value, cx: &mut dyn HostContext) -> (Result<Value, HostCallError>, Duration) {
         let span = tracing::info_span!("host_call", name = %self.name);
         let _entered = span.enter();
         let started = Instant::now();
@@ -61,7 +67,8 @@ impl HostFunctionEntry {
                 name: self.name.to_string(),
             })
         });
-        let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let elapsed = started.elapsed();
+        let duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
         match &outcome {
             Ok(_) => tracing::info!(name = %self.name, duration_us, outcome = %"ok", "host call"),
             Err(e) => {
@@ -74,7 +81,7 @@ impl HostFunctionEntry {
                 )
             }
         }
-        outcome
+        (outcome, elapsed)
     }
 
     /// Paths (JSON pointers) of object schemas in the arguments that accept unknown keys: a struct

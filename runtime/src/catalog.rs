@@ -8,9 +8,8 @@ use std::sync::Arc;
 
 use trailblaze_host_functions::{HostEnv, HostFunctionEntry, HostRegistry, secrets::SecretStore};
 
-use crate::script::analyze;
-use crate::tool::{self, ScriptedTool, ToolDescriptor, ToolFlags, ToolKind};
-use crate::trailmap::{Trailmap, Trailmaps};
+use crate::tool::{self, ToolDescriptor, ToolKind};
+use crate::trailmap::Trailmaps;
 
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", .messages.join("\n"))]
@@ -30,6 +29,9 @@ pub struct Catalog {
     pub host_env: HostEnv,
     /// Things worth telling the user that do not stop loading (a name declared twice).
     pub warnings: Vec<String>,
+    /// Scripted tool files the analyzer refused (file:line:col each). Their tools fail when called;
+    /// `check` and `dts` report them as errors.
+    pub problems: Vec<String>,
 }
 
 /// The built-in tools, in the order `trailblaze tools` lists them.
@@ -61,6 +63,7 @@ impl Catalog {
                 secrets,
             },
             warnings: Vec::new(),
+            problems: Vec::new(),
         }
     }
 
@@ -89,9 +92,12 @@ impl Catalog {
         let mut errors = Vec::new();
         let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
         for m in maps.closure(id) {
-            for t in scripted_tools(&maps.root, m, &mut errors) {
+            let (found, problems) = tool::scripted::discover(&maps.root, m);
+            cat.problems.extend(problems);
+            for t in found {
                 let file = match &t.kind {
                     ToolKind::Scripted(s) => s.file.clone(),
+                    ToolKind::Broken { file, .. } => file.clone(),
                     ToolKind::Builtin(_) => PathBuf::new(),
                 };
                 if let Some(existing) = cat.tools.get(&t.name) {
@@ -146,6 +152,7 @@ impl Catalog {
                 cat.host_visible.insert(decl.id.clone(), file.clone());
             }
         }
+        offer_to_llm(&mut cat, map);
         if errors.is_empty() {
             Ok(cat)
         } else {
@@ -186,52 +193,6 @@ impl Catalog {
     }
 }
 
-/// The scripted tools of one trailmap, with `.tool.yaml` overrides applied.
-fn scripted_tools(root: &Path, map: &Trailmap, errors: &mut Vec<String>) -> Vec<ToolDescriptor> {
-    let mut out = Vec::new();
-    for file in &map.scripts {
-        let module = module_name(root, file);
-        let source = match std::fs::read_to_string(file) {
-            Ok(s) => s,
-            Err(e) => {
-                errors.push(format!("{}: cannot read: {e}", file.display()));
-                continue;
-            }
-        };
-        let load = |spec: &str, from: &str| load_sibling(root, spec, from);
-        let found = match analyze::analyze_module(&module, &source, &load) {
-            Ok(found) => found,
-            Err(e) => {
-                errors.push(e.to_string());
-                continue;
-            }
-        };
-        for t in found {
-            let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
-            let flags = ToolFlags {
-                surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
-                is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
-                read_only: pinned.read_only.or(t.read_only).unwrap_or(false),
-            };
-            let input_schema = pinned.input_schema.clone().or(t.input_schema.clone()).unwrap_or_else(
-                || serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
-            );
-            out.push(ToolDescriptor {
-                name: t.name.clone(),
-                description: pinned.description.clone().or(t.description.clone()).unwrap_or_default(),
-                flags,
-                input_schema,
-                kind: ToolKind::Scripted(ScriptedTool {
-                    file: file.clone(),
-                    module: module.clone(),
-                }),
-                trailmap: Some(map.id.clone()),
-            });
-        }
-    }
-    out
-}
-
 /// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name the engine loads and errors show.
 pub fn module_name(root: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(root).unwrap_or(file);
@@ -241,13 +202,22 @@ pub fn module_name(root: &Path, file: &Path) -> String {
         .join("/")
 }
 
-fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)> {
-    let base = Path::new(from).parent()?;
-    let mut rel = base.join(spec);
-    if rel.extension().is_none() {
-        rel.set_extension("ts");
+/// `target.tools` names the scripted tools the LLM is offered; the others stay callable.
+fn offer_to_llm(cat: &mut Catalog, map: &crate::trailmap::Trailmap) {
+    let Some(offered) = map.spec.target.as_ref().map(|t| &t.tools).filter(|t| !t.is_empty()) else {
+        return;
+    };
+    for name in offered {
+        if !cat.tools.get(name).is_some_and(|t| t.trailmap.is_some()) {
+            cat.warnings.push(format!(
+                "{}/trailmap.yaml: target.tools names `{name}`, which is no scripted tool",
+                map.id
+            ));
+        }
     }
-    let file = root.join(&rel);
-    let source = std::fs::read_to_string(&file).ok()?;
-    Some((module_name(root, &file), source))
+    for t in cat.tools.values_mut() {
+        if t.trailmap.is_some() && t.flags.surface_to_llm && !offered.contains(&t.name) {
+            Arc::make_mut(t).flags.surface_to_llm = false;
+        }
+    }
 }

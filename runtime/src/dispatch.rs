@@ -60,6 +60,21 @@ pub(crate) fn suggest(names: &[String]) -> String {
 /// Dispatches one call. `depth` is 0 for a call from outside (a trail, the CLI, MCP) and one more for
 /// each script, delegation or host function in between.
 pub fn call<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth: u32) -> Result<Value, CallError> {
+    // Name and depth only: arguments and results may carry secrets.
+    let span = tracing::debug_span!("tool_call", tool = name, depth);
+    let _enter = span.enter();
+    let started = Instant::now();
+    let result = call_inner(s, js, name, args, depth);
+    tracing::debug!(
+        tool = name,
+        ok = result.is_ok(),
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "tool call"
+    );
+    result
+}
+
+fn call_inner<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth: u32) -> Result<Value, CallError> {
     let cap = s.settings.depth_cap;
     if depth >= cap {
         return Err(CallError::Depth {
@@ -100,6 +115,10 @@ pub fn call<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth:
                 }
             })
         }
+        ToolKind::Broken { message, .. } => Err(CallError::Script {
+            tool: name.to_string(),
+            message: message.clone(),
+        }),
         ToolKind::Scripted(script) => step(s, name, &args, depth, false, |args| {
             // Scripts receive placeholders, never resolved secrets: they resolve at the device.
             let out = engine::run_tool(s, js, script, name, args.clone(), depth)?;

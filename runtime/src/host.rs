@@ -2,12 +2,9 @@
 //! the snapshot and never resolves a tool's name; it counts one level against the depth cap, and the
 //! function's own tool calls go one level deeper.
 
-use std::time::Instant;
-
 use rquickjs::Ctx;
 use serde_json::Value as Json;
-use trailblaze_host_functions::decode::nearest_names;
-use trailblaze_host_functions::{HostContext, HostEnv};
+use trailblaze_host_functions::{HostCallError, HostContext, HostEnv};
 
 use crate::dispatch;
 use crate::script::convert;
@@ -45,17 +42,13 @@ pub fn call_from_script<'js>(
         return Err(format!("call depth {cap} reached; refusing {name}"));
     }
     let Some(entry) = s.catalog.host_function(name) else {
-        let names = s.catalog.host_names();
-        return Err(format!(
-            "unknown host function `{name}`{}",
-            dispatch::suggest(&nearest_names(name, &names, 3))
-        ));
+        return Err(HostCallError::unknown(name, &s.catalog.host_names()).to_string());
     };
     let args = convert::to_json(args).map_err(|e| format!("host function `{name}`: arguments: {e}"))?;
-    let started = Instant::now();
     let mut cx = ScriptHost { session: s, js, depth };
-    let result = entry.invoke(args, &mut cx).map_err(|e| e.to_string());
-    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    let (result, took) = entry.invoke_timed(args, &mut cx);
+    let result = result.map_err(|e| e.to_string());
+    let millis = took.as_secs_f64() * 1000.0;
     s.log.borrow_mut().append(Event::HostCall {
         name,
         ok: result.is_ok(),

@@ -222,7 +222,8 @@ fn a_secret_typed_with_type_lands_in_the_field_and_nowhere_else() {
     let traces = traces();
     assert!(
         traces.contains("tool_call") && traces.contains("inputText"),
-        "the traces were captured"
+        "the traces were captured: {}",
+        &traces[..traces.len().min(2000)]
     );
     assert!(!traces.contains(CANARY), "no trace holds it");
 }

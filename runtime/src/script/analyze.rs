@@ -5,7 +5,7 @@
 //! module (types are *read*, not checked: that is tsc's job); the analyzer finds those exports,
 //! reads the spec's literal flags and the export's doc comment, and lowers `I` and `O` through
 //! the interfaces, aliases and enums declared in the module or imported from sibling modules
-//! (fetched through the caller's `load`). The lowering rules are listed in [`lower`].
+//! (fetched through the caller's `load`). The lowering rules are listed atop `analyze/lower.rs`.
 //!
 //! swc runs on a dedicated thread with a large stack, behind a size cap and a bracket-nesting
 //! check, and inside `catch_unwind`, so no input can take the process down. `load` is the
@@ -23,15 +23,14 @@ use serde_json::Value;
 use swc_core::{
     common::{
         BytePos, FileName, SourceMap, SourceMapper, Span, Spanned,
-        comments::{CommentKind, Comments, SingleThreadedComments},
+        comments::{Comment, CommentKind, SingleThreadedComments},
         sync::Lrc,
     },
     ecma::{
         ast::{
-            Callee, Decl, DefaultDecl, EsVersion, ExportSpecifier, Expr, ExprOrSpread,
-            ImportSpecifier, Lit, MemberProp, Module, ModuleDecl, ModuleExportName, ModuleItem,
-            Pat, Prop, PropName, PropOrSpread, Stmt, TsEnumDecl, TsInterfaceDecl,
-            TsTypeAliasDecl, TsType,
+            Callee, Decl, DefaultDecl, EsVersion, ExportSpecifier, Expr, ExprOrSpread, ImportSpecifier, Lit,
+            MemberProp, Module, ModuleDecl, ModuleExportName, ModuleItem, Pat, Prop, PropName, PropOrSpread, Stmt,
+            TsEnumDecl, TsInterfaceDecl, TsType, TsTypeAliasDecl,
         },
         parser::{Syntax, TsSyntax, parse_file_as_module},
     },
@@ -39,6 +38,8 @@ use swc_core::{
 
 #[path = "analyze/lower.rs"]
 mod lower;
+#[path = "analyze/schema.rs"]
+mod schema;
 #[cfg(test)]
 #[path = "analyze/tests.rs"]
 mod tests;
@@ -52,21 +53,31 @@ pub const SDK_MODULE: &str = "@trailblaze/scripting";
 /// by the host, so whoever publishes a schema holding this must add `$defs.TrailblazeNodeSelector`.
 pub const SELECTOR_REF: &str = "#/$defs/TrailblazeNodeSelector";
 
-/// Largest module the analyzer parses. swc's parser recurses per nesting level, at up to
-/// ~1.4 KiB of stack per source byte for the worst shapes measured (`[[[[`, `a=>a=>`), and a
-/// stack overflow aborts the process; capping the size bounds the depth. Tool and type modules
+/// Largest module the analyzer parses. swc's parser recurses per nesting level and a stack
+/// overflow aborts the process, so the worker's stack is sized per source byte: measured in a
+/// debug build, the worst shapes cost ~1.4 KiB of stack per byte (`[[[[`, also refused by the
+/// bracket check) and ~0.85 KiB (`a=>a=>`, which no bracket check sees). Tool and type modules
 /// are a few KiB.
 pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
 
-/// Deepest bracket nesting accepted, as in `transpile`: cheaper shapes than the size cap allows.
+/// Deepest bracket nesting accepted, as in `transpile`.
 const MAX_NESTING: usize = 500;
 
-/// Stack of the worker thread: 2 KiB per byte of the largest module. Only reserved address
-/// space; pages are touched as the recursion goes.
-const STACK_BYTES: usize = 2048 * MAX_SOURCE_BYTES;
+/// Stack of the worker thread per byte of the largest module accepted. The stack is only
+/// reserved address space: pages are touched as the recursion goes.
+const STACK_PER_BYTE: usize = 2048;
+
+/// Worker stacks tried in turn: 512 MiB (for [`MAX_SOURCE_BYTES`]), else, where that much
+/// address space cannot be reserved (32-bit devices), 64 MiB with an 8 times smaller cap.
+const STACKS: [usize; 2] = [STACK_PER_BYTE * MAX_SOURCE_BYTES, STACK_PER_BYTE * MAX_SOURCE_BYTES / 8];
 
 /// Modules one analysis may load (the tool module included): a guard against runaway imports.
 const MAX_MODULES: usize = 64;
+
+/// Reads a sibling module for imported types: given the import specifier as written (e.g.
+/// "./types" or "./types.ts") and the importing file's name, returns (that module's file name,
+/// its source), or None if not found.
+pub type LoadModule<'a> = dyn Fn(&str, &str) -> Option<(String, String)> + 'a;
 
 /// One `export const <name> = trailblaze.tool<I, O>(spec?, handler)` found in a module.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,11 +123,7 @@ pub struct AnalyzeOptions {
 /// for imported types: it gets the import specifier as written (e.g. "./types" or "./types.ts")
 /// and the importing file's name, and returns (that module's file name, its source), or None if
 /// not found.
-pub fn analyze_module(
-    file: &str,
-    source: &str,
-    load: &dyn Fn(&str, &str) -> Option<(String, String)>,
-) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+pub fn analyze_module(file: &str, source: &str, load: &LoadModule<'_>) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
     analyze_module_with(file, source, load, &AnalyzeOptions::default())
 }
 
@@ -124,9 +131,28 @@ pub fn analyze_module(
 pub fn analyze_module_with(
     file: &str,
     source: &str,
-    load: &dyn Fn(&str, &str) -> Option<(String, String)>,
+    load: &LoadModule<'_>,
     options: &AnalyzeOptions,
 ) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+    let mut spawn_error = None;
+    for stack in STACKS {
+        match on_worker(stack, file, source, load, options) {
+            Ok(result) => return result,
+            Err(e) => spawn_error = Some(e),
+        }
+    }
+    let why = spawn_error.map_or_else(String::new, |e| e.to_string());
+    Err(unlocated(file, format!("could not start the analyzer thread: {why}")))
+}
+
+/// Runs the analysis on a thread with `stack` bytes of stack; `Err` if it cannot start.
+fn on_worker(
+    stack: usize,
+    file: &str,
+    source: &str,
+    load: &LoadModule<'_>,
+    options: &AnalyzeOptions,
+) -> std::io::Result<Result<Vec<AnalyzedTool>, AnalyzeError>> {
     enum ToCaller {
         Load { specifier: String, importer: String },
         Done(Result<Vec<AnalyzedTool>, AnalyzeError>),
@@ -136,7 +162,7 @@ pub fn analyze_module_with(
         let (to_worker, from_caller) = mpsc::channel::<Option<(String, String)>>();
         let spawned = std::thread::Builder::new()
             .name("swc-analyze".into())
-            .stack_size(STACK_BYTES)
+            .stack_size(stack)
             .spawn_scoped(scope, move || {
                 let loader = |specifier: &str, importer: &str| {
                     let request = ToCaller::Load {
@@ -146,34 +172,28 @@ pub fn analyze_module_with(
                     to_caller.send(request).ok()?;
                     from_caller.recv().ok().flatten()
                 };
-                let result = catch_unwind(AssertUnwindSafe(|| {
-                    Analyzer::new(&loader).run(file, source, options)
-                }))
-                .unwrap_or_else(|panic| {
+                let max_source = stack / STACK_PER_BYTE;
+                let analyzer = || Analyzer::new(&loader, max_source).run(file, source, options);
+                let result = catch_unwind(AssertUnwindSafe(analyzer)).unwrap_or_else(|panic| {
                     let message = panic
                         .downcast_ref::<&str>()
                         .map(|s| (*s).to_owned())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
                         .unwrap_or_else(|| "panic with a non-string payload".to_owned());
-                    Err(unlocated(file, format!("internal error: the analyzer panicked: {message}")))
+                    Err(unlocated(
+                        file,
+                        format!("internal error: the analyzer panicked: {message}"),
+                    ))
                 });
                 let _ = to_caller.send(ToCaller::Done(result));
             });
-        let handle = match spawned {
-            Ok(handle) => handle,
-            // No fallback to the caller's thread: its stack is not known to be deep enough.
-            Err(e) => {
-                return Err(unlocated(file, format!("could not start the analyzer thread: {e}")));
-            }
-        };
+        // No fallback to the caller's thread: its stack is not known to be deep enough.
+        let handle = spawned?;
         let mut result = None;
         // `load` runs here, on the caller's thread, while the worker waits for the answer.
         for message in from_worker.iter() {
             match message {
-                ToCaller::Load {
-                    specifier,
-                    importer,
-                } => {
+                ToCaller::Load { specifier, importer } => {
                     let _ = to_worker.send(load(&specifier, &importer));
                 }
                 ToCaller::Done(done) => {
@@ -184,7 +204,7 @@ pub fn analyze_module_with(
         }
         // Joined explicitly so a worker that died is an error here, not a panic of `scope`.
         let _ = handle.join();
-        result.unwrap_or_else(|| Err(unlocated(file, "internal error: the analyzer stopped".into())))
+        Ok(result.unwrap_or_else(|| Err(unlocated(file, "internal error: the analyzer stopped".into()))))
     })
 }
 
@@ -258,16 +278,19 @@ enum Export {
     },
 }
 
-/// All the modules of one analysis, sharing one source map (so any span names its file) and
-/// one comment store.
+/// All the modules of one analysis, sharing one source map (so any span names its file).
 struct Analyzer<'l> {
     cm: Lrc<SourceMap>,
-    comments: SingleThreadedComments,
+    /// Every comment of every module, in source-map order (each new file is placed after the
+    /// previous ones, and comments do not overlap).
+    comments: Vec<Comment>,
     modules: Vec<Rc<ModuleInfo>>,
     by_file: HashMap<String, usize>,
     /// (importer, specifier) → module, so `load` is asked once per import.
     by_import: HashMap<(usize, String), usize>,
-    loader: &'l dyn Fn(&str, &str) -> Option<(String, String)>,
+    loader: &'l LoadModule<'l>,
+    /// Largest module accepted, for the worker's stack.
+    max_source: usize,
 }
 
 #[derive(Default)]
@@ -279,23 +302,19 @@ struct Spec {
 }
 
 impl<'l> Analyzer<'l> {
-    fn new(loader: &'l dyn Fn(&str, &str) -> Option<(String, String)>) -> Self {
+    fn new(loader: &'l LoadModule<'l>, max_source: usize) -> Self {
         Self {
             cm: Default::default(),
-            comments: Default::default(),
+            comments: Vec::new(),
             modules: Vec::new(),
             by_file: HashMap::new(),
             by_import: HashMap::new(),
             loader,
+            max_source,
         }
     }
 
-    fn run(
-        mut self,
-        file: &str,
-        source: &str,
-        options: &AnalyzeOptions,
-    ) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+    fn run(mut self, file: &str, source: &str, options: &AnalyzeOptions) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
         let main = self.parse(file.to_owned(), source.to_owned())?;
         let (namespaces, tool_fns) = sdk_bindings(&main);
         let mut seen = HashSet::new();
@@ -329,7 +348,7 @@ impl<'l> Analyzer<'l> {
         let args: Vec<&ExprOrSpread> = call.args.iter().filter(|a| a.spread.is_none()).collect();
         let (spec, handler) = match args.as_slice() {
             [] => (None, None),
-            [one] if is_object_like(&one.expr) => (Some(&*one.expr), None),
+            [one] if is_spec(main, &one.expr) => (Some(&*one.expr), None),
             [one] => (None, Some(&*one.expr)),
             [spec, handler, ..] => (Some(&*spec.expr), Some(&*handler.expr)),
         };
@@ -339,6 +358,11 @@ impl<'l> Analyzer<'l> {
         };
         // Type arguments first; else what the handler's own annotations say, as tsc would infer.
         let type_args: &[Box<TsType>] = call.type_args.as_ref().map_or(&[], |t| &t.params);
+        // A handler declared apart (`const handler = async (input: In) => ...`) is read there.
+        let handler = handler.map(|h| match unwrap_expr(h) {
+            Expr::Ident(id) => main.values.get(&*id.sym).map_or(h, |v| &*v.init),
+            _ => h,
+        });
         let (handler_in, handler_out) = handler.map_or((None, None), handler_types);
         let input_ty = type_args.first().map(|t| &**t).or(handler_in);
         let output_ty = type_args.get(1).map(|t| &**t).or(handler_out);
@@ -364,23 +388,15 @@ impl<'l> Analyzer<'l> {
         })
     }
 
-    fn lower_for(
-        &mut self,
-        main: &Rc<ModuleInfo>,
-        tool: &str,
-        ty: &TsType,
-        role: Role,
-    ) -> Result<Value, AnalyzeError> {
+    fn lower_for(&mut self, main: &Rc<ModuleInfo>, tool: &str, ty: &TsType, role: Role) -> Result<Value, AnalyzeError> {
         lower::lower_root(self, main, ty, role).map_err(|fail| match fail {
             Fail::Fatal(e) => e,
             Fail::Type { span, what } => {
                 let hint = match role {
-                    Role::Input => format!(
-                        "declare the input schema by hand in `{tool}.tool.yaml` under `inputSchema`"
-                    ),
-                    Role::Output => {
-                        "use JSON-shaped types for the output, or `unknown`".to_owned()
+                    Role::Input => {
+                        format!("declare the input schema by hand in `{tool}.tool.yaml` under `inputSchema`")
                     }
+                    Role::Output => "use JSON-shaped types for the output, or `unknown`".to_owned(),
                 };
                 self.error_at(
                     span,
@@ -393,12 +409,7 @@ impl<'l> Analyzer<'l> {
     /// Reads the spec object literal. Flags hidden behind expressions would be silently
     /// dropped (a `surfaceToLlm: false` lost means a tool shown to the LLM), so anything but
     /// literals is an error.
-    fn read_spec(
-        &self,
-        main: &ModuleInfo,
-        tool: &str,
-        expr: &Expr,
-    ) -> Result<Spec, AnalyzeError> {
+    fn read_spec(&self, main: &ModuleInfo, tool: &str, expr: &Expr) -> Result<Spec, AnalyzeError> {
         let expr = unwrap_expr(expr);
         let object = match expr {
             Expr::Object(object) => object,
@@ -484,14 +495,15 @@ impl<'l> Analyzer<'l> {
 
     /// Parses and indexes one module.
     fn parse(&mut self, file: String, source: String) -> Result<Rc<ModuleInfo>, AnalyzeError> {
-        if source.len() > MAX_SOURCE_BYTES {
+        if source.len() > self.max_source {
             return Err(AnalyzeError {
                 file,
                 line: 1,
                 col: 1,
                 message: format!(
-                    "the file is {} bytes, more than the analyzer's limit of {MAX_SOURCE_BYTES}",
-                    source.len()
+                    "the file is {} bytes, more than the analyzer's limit of {}",
+                    source.len(),
+                    self.max_source
                 ),
             });
         }
@@ -506,13 +518,8 @@ impl<'l> Analyzer<'l> {
             ..Default::default()
         });
         let mut recovered = Vec::new();
-        let parsed = parse_file_as_module(
-            &fm,
-            syntax,
-            EsVersion::latest(),
-            Some(&self.comments),
-            &mut recovered,
-        );
+        let comments = SingleThreadedComments::default();
+        let parsed = parse_file_as_module(&fm, syntax, EsVersion::latest(), Some(&comments), &mut recovered);
         // The parser recovers from some errors; they are still errors. Report the earliest.
         let module = match parsed {
             Err(e) => return Err(self.error_at(e.span(), e.kind().msg().into_owned())),
@@ -521,6 +528,19 @@ impl<'l> Analyzer<'l> {
                 None => module,
             },
         };
+        // swc files a comment as trailing the token before it when on the same line
+        // (`{ /** doc */ id: string }`); a doc comment is found by position instead.
+        let (leading, trailing) = comments.take_all();
+        let mut found: Vec<Comment> = leading
+            .borrow()
+            .values()
+            .chain(trailing.borrow().values())
+            .flatten()
+            .cloned()
+            .collect();
+        found.sort_by_key(|c| c.span.lo);
+        found.dedup_by_key(|c| c.span.lo);
+        self.comments.extend(found);
         let idx = self.modules.len();
         let info = Rc::new(self.index(module, idx, file.clone()));
         self.modules.push(info.clone());
@@ -580,16 +600,11 @@ impl<'l> Analyzer<'l> {
                     for s in import.specifiers {
                         let (local, imported) = match s {
                             ImportSpecifier::Named(n) => {
-                                let imported = n.imported.as_ref().map_or_else(
-                                    || n.local.sym.to_string(),
-                                    export_name,
-                                );
+                                let imported = n.imported.as_ref().map_or_else(|| n.local.sym.to_string(), export_name);
                                 (n.local.sym.to_string(), Imported::Named(imported))
                             }
                             ImportSpecifier::Default(d) => (d.local.sym.to_string(), Imported::Default),
-                            ImportSpecifier::Namespace(n) => {
-                                (n.local.sym.to_string(), Imported::Namespace)
-                            }
+                            ImportSpecifier::Namespace(n) => (n.local.sym.to_string(), Imported::Namespace),
                         };
                         info.imports.insert(
                             local,
@@ -679,14 +694,22 @@ impl<'l> Analyzer<'l> {
         info.types.entry(name).or_default().push(TypeDecl { doc, kind });
     }
 
-    /// The doc comment (`/** ... */`) right before the token at `pos`, cleaned.
+    /// The doc comment (`/** ... */`) right before `pos`, with only blanks and other comments
+    /// between them, cleaned.
     fn doc_at(&self, pos: BytePos) -> Option<String> {
-        let leading = self.comments.get_leading(pos)?;
-        let last = leading
-            .iter()
-            .rev()
-            .find(|c| c.kind == CommentKind::Block && c.text.starts_with('*'))?;
-        clean_doc(&last.text)
+        let before = self.comments.partition_point(|c| c.span.hi <= pos);
+        let mut end = pos;
+        for c in self.comments.get(..before)?.iter().rev() {
+            let gap = self.cm.span_to_snippet(Span::new(c.span.hi, end)).ok()?;
+            if !gap.trim().is_empty() {
+                return None;
+            }
+            if c.kind == CommentKind::Block && c.text.starts_with('*') {
+                return clean_doc(&c.text);
+            }
+            end = c.span.lo;
+        }
+        None
     }
 
     /// (file, 1-based line, 1-based column in characters) of `pos`.
@@ -803,8 +826,17 @@ fn unwrap_expr(mut expr: &Expr) -> &Expr {
     }
 }
 
-fn is_object_like(expr: &Expr) -> bool {
-    !matches!(unwrap_expr(expr), Expr::Arrow(_) | Expr::Fn(_))
+/// Whether a lone argument is the spec (an object literal, maybe through a `const`) rather
+/// than the handler.
+fn is_spec(main: &ModuleInfo, expr: &Expr) -> bool {
+    match unwrap_expr(expr) {
+        Expr::Object(_) => true,
+        Expr::Ident(id) => main
+            .values
+            .get(&*id.sym)
+            .is_some_and(|v| matches!(unwrap_expr(&v.init), Expr::Object(_))),
+        _ => false,
+    }
 }
 
 /// The annotated type of the handler's first parameter and its annotated return type.

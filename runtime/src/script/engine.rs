@@ -160,6 +160,8 @@ pub fn install(engine: &Engine, core: Rc<SessionCore>) -> rquickjs::Result<()> {
     engine.context.with(|ctx| {
         let globals = ctx.globals();
         globals.set("__trailblazeTool", binding(&ctx, core.clone(), Binding::Tool)?)?;
+        globals.set("__trailblazeToolNames", core.catalog.tool_names())?;
+        globals.set("__trailblazeHostNames", core.catalog.host_names())?;
         globals.set("__trailblazeHost", binding(&ctx, core, Binding::Host)?)?;
         let promise = Module::import(&ctx, SDK_MODULE)?;
         promise.finish::<Value>()?;
@@ -177,7 +179,7 @@ enum Binding {
 fn binding<'js>(ctx: &Ctx<'js>, s: Rc<SessionCore>, kind: Binding) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
-        move |ctx: Ctx<'js>, name: String, args: Value<'js>, depth: u32| -> rquickjs::Result<Object<'js>> {
+        move |ctx: Ctx<'js>, name: String, args: Value<'js>, depth: u32| -> rquickjs::Result<Value<'js>> {
             let depth = s.script.floor_depth(depth);
             let result = match kind {
                 Binding::Tool => tool_binding(&s, &ctx, &name, &args, depth),
@@ -186,7 +188,13 @@ fn binding<'js>(ctx: &Ctx<'js>, s: Rc<SessionCore>, kind: Binding) -> rquickjs::
                 }))
                 .unwrap_or_else(|_| Err(format!("host function {name} panicked"))),
             };
-            envelope(&ctx, result)
+            // The value itself, or a thrown error the SDK turns into TrailblazeToolError /
+            // TrailblazeHostError. (Not an `{ok, value}` envelope object: allocating one per call cost
+            // a fifth of a host call's budget; the subprocess callback keeps the JSON envelope.)
+            match result {
+                Ok(v) => convert::to_js(&ctx, &v),
+                Err(message) => Err(rquickjs::Exception::throw_message(&ctx, &message)),
+            }
         },
     )
 }
@@ -214,22 +222,6 @@ fn tool_binding<'js>(
     }))
     .unwrap_or_else(|_| Err(CallError::Panicked { tool: name.to_string() }))
     .map_err(|e| e.to_string())
-}
-
-/// `{"ok":true,"value":...}` or `{"ok":false,"error":"..."}`.
-pub fn envelope<'js>(ctx: &Ctx<'js>, result: Result<Json, String>) -> rquickjs::Result<Object<'js>> {
-    let obj = Object::new(ctx.clone())?;
-    match result {
-        Ok(v) => {
-            obj.set("ok", true)?;
-            obj.set("value", convert::to_js(ctx, &v)?)?;
-        }
-        Err(e) => {
-            obj.set("ok", false)?;
-            obj.set("error", e)?;
-        }
-    }
-    Ok(obj)
 }
 
 /// What a scripted tool's run produced, and whether its spec declared it read-only.
@@ -418,7 +410,10 @@ impl Resolver for ScriptResolver {
             }
         }
         let mut module = parts.join("/");
-        if !module.ends_with(".ts") {
+        // `./x.js` is how NodeNext-style TypeScript names a sibling `x.ts`.
+        if let Some(stem) = module.strip_suffix(".js") {
+            module = format!("{stem}.ts");
+        } else if !module.ends_with(".ts") {
             module.push_str(".ts");
         }
         Ok(module)

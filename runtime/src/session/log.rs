@@ -24,7 +24,8 @@ pub enum Event<'a> {
         error: Option<&'a str>,
         millis: f64,
     },
-    /// A host call leaves only a summary: never its arguments or result.
+    /// A host call is tallied, never logged with arguments or results: each step's start and finish
+    /// first write a `host_calls` summary of the calls since the last one (name, count, failures, time).
     HostCall {
         name: &'a str,
         ok: bool,
@@ -57,6 +58,8 @@ pub struct SessionLog {
     /// Values that must never be written (resolved secrets); every string is scrubbed of them.
     redact: Vec<String>,
     steps: u64,
+    /// Host calls since the last summary, by name: calls, failures, milliseconds.
+    host_calls: std::collections::BTreeMap<String, (u64, u64, f64)>,
 }
 
 impl SessionLog {
@@ -71,6 +74,7 @@ impl SessionLog {
             records: Vec::new(),
             redact: Vec::new(),
             steps: 0,
+            host_calls: Default::default(),
         })
     }
 
@@ -82,6 +86,7 @@ impl SessionLog {
             records: Vec::new(),
             redact: Vec::new(),
             steps: 0,
+            host_calls: Default::default(),
         }
     }
 
@@ -108,7 +113,35 @@ impl SessionLog {
     }
 
     pub fn append(&mut self, event: Event<'_>) {
-        let mut line = match event {
+        if let Event::HostCall { name, ok, millis } = event {
+            // The hot path of `ctx.host`: a tally, no allocation after a name's first call.
+            let tally = match self.host_calls.get_mut(name) {
+                Some(t) => t,
+                None => self.host_calls.entry(name.to_string()).or_default(),
+            };
+            tally.0 += 1;
+            tally.1 += u64::from(!ok);
+            tally.2 += millis;
+            return;
+        }
+        self.flush_host_calls();
+        self.write(event);
+    }
+
+    /// Writes the `host_calls` summary of the calls tallied since the last one, if any.
+    pub fn flush_host_calls(&mut self) {
+        if self.host_calls.is_empty() {
+            return;
+        }
+        let calls: Vec<Value> = std::mem::take(&mut self.host_calls)
+            .into_iter()
+            .map(|(name, (calls, failed, ms))| json!({ "name": name, "calls": calls, "failed": failed, "ms": round(ms) }))
+            .collect();
+        self.write_line(json!({ "event": "host_calls", "calls": calls }));
+    }
+
+    fn write(&mut self, event: Event<'_>) {
+        let line = match event {
             Event::StepStarted { seq, depth, tool, args } => {
                 json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args })
             }
@@ -123,11 +156,13 @@ impl SessionLog {
                 "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
                 "result": result, "error": error, "ms": round(millis),
             }),
-            Event::HostCall { name, ok, millis } => {
-                json!({ "event": "host_call", "name": name, "ok": ok, "ms": round(millis) })
-            }
+            Event::HostCall { .. } => return,
             Event::Note { message } => json!({ "event": "note", "message": message }),
         };
+        self.write_line(line);
+    }
+
+    fn write_line(&mut self, mut line: Value) {
         scrub(&mut line, &self.redact);
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
@@ -138,6 +173,12 @@ impl SessionLog {
                 tracing::warn!(path = %self.path.display(), "cannot append to the session log");
             }
         }
+    }
+}
+
+impl Drop for SessionLog {
+    fn drop(&mut self) {
+        self.flush_host_calls();
     }
 }
 

@@ -6,6 +6,7 @@ pub mod by_selector;
 pub mod exec;
 pub mod llm;
 pub mod rules;
+pub mod scripted;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -60,6 +61,12 @@ pub struct ScriptedTool {
 pub enum ToolKind {
     Builtin(Arc<BuiltinEntry>),
     Scripted(ScriptedTool),
+    /// A `.ts` file the analyzer refused (a syntax error, a type it cannot lower): calling the tool
+    /// named after the file reports that error.
+    Broken {
+        file: PathBuf,
+        message: String,
+    },
 }
 
 /// Everything the catalog knows about one tool.
@@ -70,6 +77,8 @@ pub struct ToolDescriptor {
     pub flags: ToolFlags,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,
+    /// JSON Schema of the result; `None` when not declared (typed `unknown`).
+    pub output_schema: Option<Value>,
     pub kind: ToolKind,
     /// The trailmap that declared it; `None` for built-ins.
     pub trailmap: Option<String>,
@@ -82,6 +91,7 @@ impl ToolDescriptor {
             description: entry.description.clone(),
             flags: entry.flags,
             input_schema: entry.input_schema.clone(),
+            output_schema: None,
             kind: ToolKind::Builtin(Arc::new(entry)),
             trailmap: None,
         }

@@ -55,6 +55,15 @@ fn walk(v: &Value, defs: Option<&Value>, path: &str, out: &mut Vec<String>, dept
     if let Some(items) = v.get("items") {
         walk(items, defs, &format!("{path}[]"), out, depth + 1);
     }
+    for (i, item) in v
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        walk(item, defs, &format!("{path}[{i}]"), out, depth + 1);
+    }
     if let Some(extra) = v.get("additionalProperties").filter(|a| a.is_object()) {
         walk(extra, defs, &format!("{path}.*"), out, depth + 1);
     }

@@ -32,19 +32,23 @@ use std::{
     rc::Rc,
 };
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use swc_core::{
     common::{Span, Spanned},
     ecma::ast::{
-        Expr, Lit, MemberProp, TsEntityName, TsEnumDecl, TsEnumMemberId, TsFnParam,
-        TsIntersectionType, TsKeywordTypeKind, TsLit, TsType, TsTypeElement, TsTypeOperatorOp,
-        TsTypeParamDecl, TsUnionOrIntersectionType, TsUnionType, UnaryOp,
+        Expr, Lit, MemberProp, TsEntityName, TsEnumDecl, TsEnumMemberId, TsFnParam, TsIntersectionType,
+        TsKeywordTypeKind, TsLit, TsType, TsTypeElement, TsTypeOperatorOp, TsTypeParamDecl, TsUnionOrIntersectionType,
+        TsUnionType, UnaryOp,
     },
 };
 
+use super::schema::{
+    Additional, Keys, Prims, Shape, allow_null, describe, is_any, is_null, json_type, keys_of, merge_members, number,
+    push_unique, strip_null,
+};
 use super::{
-    AnalyzeError, Analyzer, Export, Import, Imported, ModuleInfo, SDK_MODULE, SELECTOR_REF,
-    TypeDecl, TypeDeclKind, unwrap_expr,
+    AnalyzeError, Analyzer, Export, Import, Imported, ModuleInfo, SDK_MODULE, SELECTOR_REF, TypeDecl, TypeDeclKind,
+    unwrap_expr,
 };
 
 /// Deepest nesting of types followed (properties, arrays, aliases...). Real tool types nest
@@ -149,12 +153,7 @@ enum Target {
 }
 
 /// Lowers a tool's `I` (which must be an object) or `O`, written in module `m`.
-pub(super) fn lower_root(
-    an: &mut Analyzer<'_>,
-    m: &Rc<ModuleInfo>,
-    ty: &TsType,
-    role: Role,
-) -> R<Value> {
+pub(super) fn lower_root(an: &mut Analyzer<'_>, m: &Rc<ModuleInfo>, ty: &TsType, role: Role) -> R<Value> {
     let mut lowering = Lowering {
         an,
         depth: 0,
@@ -168,10 +167,7 @@ pub(super) fn lower_root(
             if schema.get("type").and_then(Value::as_str) == Some("object") {
                 Ok(schema)
             } else {
-                Err(lowering.unsupported(
-                    ty.span(),
-                    "is not an object type, and a tool's arguments are an object",
-                ))
+                Err(lowering.unsupported(ty.span(), "is not an object type, and a tool's arguments are an object"))
             }
         }
         Role::Output => {
@@ -220,10 +216,7 @@ impl Lowering<'_, '_> {
     fn lower(&mut self, m: &Rc<ModuleInfo>, env: &Env, ty: &TsType) -> R<Lowered> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
-            return Err(self.fail(
-                ty.span(),
-                format!("the type expands to more than {MAX_STEPS} schemas"),
-            ));
+            return Err(self.fail(ty.span(), format!("the type expands to more than {MAX_STEPS} schemas")));
         }
         if self.depth >= MAX_DEPTH {
             return Err(self.fail(ty.span(), format!("the type nests deeper than {MAX_DEPTH} levels")));
@@ -299,10 +292,7 @@ impl Lowering<'_, '_> {
                 let mut items = Vec::new();
                 for element in &t.elem_types {
                     if matches!(&*element.ty, TsType::TsOptionalType(_) | TsType::TsRestType(_)) {
-                        return Err(self.unsupported(
-                            element.span,
-                            "is an optional or rest tuple element",
-                        ));
+                        return Err(self.unsupported(element.span, "is an optional or rest tuple element"));
                     }
                     items.push(self.lower(m, env, &element.ty)?.value());
                 }
@@ -317,9 +307,9 @@ impl Lowering<'_, '_> {
             TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsUnionType(u)) => {
                 return self.union(m, env, u);
             }
-            TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsIntersectionType(
-                i,
-            )) => self.intersection(m, env, i)?,
+            TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsIntersectionType(i)) => {
+                self.intersection(m, env, i)?
+            }
             TsType::TsTypeRef(r) => {
                 let path = match &r.type_name {
                     TsEntityName::Ident(id) => Path::Name(&id.sym),
@@ -345,10 +335,7 @@ impl Lowering<'_, '_> {
                 return Err(self.unsupported(ty.span(), "is an indexed access type"));
             }
             TsType::TsImportType(_) => {
-                return Err(self.unsupported(
-                    ty.span(),
-                    "is an `import()` type; import the type by name instead",
-                ));
+                return Err(self.unsupported(ty.span(), "is an `import()` type; import the type by name instead"));
             }
             _ => return Err(self.unsupported(ty.span(), "cannot be lowered to JSON Schema")),
         };
@@ -357,13 +344,7 @@ impl Lowering<'_, '_> {
 
     /// Adds an object type's members to `shape` (later ones override, as in an interface
     /// that redeclares an inherited property).
-    fn members(
-        &mut self,
-        m: &Rc<ModuleInfo>,
-        env: &Env,
-        members: &[TsTypeElement],
-        shape: &mut Shape,
-    ) -> R<()> {
+    fn members(&mut self, m: &Rc<ModuleInfo>, env: &Env, members: &[TsTypeElement], shape: &mut Shape) -> R<()> {
         for member in members {
             match member {
                 TsTypeElement::TsPropertySignature(p) => {
@@ -391,16 +372,13 @@ impl Lowering<'_, '_> {
                         _ => false,
                     };
                     if !string_keys {
-                        return Err(self.unsupported(
-                            ix.span,
-                            "is an index signature whose keys are not `string`",
-                        ));
+                        return Err(self.unsupported(ix.span, "is an index signature whose keys are not `string`"));
                     }
-                    let value = match &ix.type_ann {
-                        Some(ann) => self.lower(m, env, &ann.type_ann)?.value(),
-                        None => json!({}),
+                    shape.additional = match &ix.type_ann {
+                        Some(ann) if is_never(&ann.type_ann) => Additional::Closed,
+                        Some(ann) => Additional::Schema(self.lower(m, env, &ann.type_ann)?.value()),
+                        None => Additional::Schema(json!({})),
                     };
-                    shape.additional = Additional::Schema(value);
                 }
                 TsTypeElement::TsMethodSignature(method) => {
                     return Err(self.unsupported(method.span, "is a method, not a JSON value"));
@@ -469,14 +447,21 @@ impl Lowering<'_, '_> {
         Ok(Lowered { schema, undefined })
     }
 
-    fn intersection(
-        &mut self,
-        m: &Rc<ModuleInfo>,
-        env: &Env,
-        it: &TsIntersectionType,
-    ) -> R<Value> {
+    fn intersection(&mut self, m: &Rc<ModuleInfo>, env: &Env, it: &TsIntersectionType) -> R<Value> {
+        // `T & {}` is `T` without null and undefined, the idiom behind `"a" | (string & {})`.
+        let empty = |t: &&TsType| matches!(t, TsType::TsTypeLit(lit) if lit.members.is_empty());
+        let kept: Vec<&TsType> = it.types.iter().map(|t| &**t).filter(|t| !empty(t)).collect();
+        match kept[..] {
+            [] => return Ok(Shape::declared().into_value()),
+            [only] if it.types.len() > 1 => {
+                let mut schema = self.lower(m, env, only)?.schema;
+                strip_null(&mut schema);
+                return Ok(schema);
+            }
+            _ => {}
+        }
         let mut merged: Option<Shape> = None;
-        for ty in &it.types {
+        for ty in kept {
             let schema = self.lower(m, env, ty)?.value();
             if is_any(&schema) {
                 continue; // `T & unknown` is `T`
@@ -495,10 +480,7 @@ impl Lowering<'_, '_> {
                 None => merged = Some(shape),
                 Some(acc) => {
                     if let Err(why) = acc.merge(shape, true) {
-                        return Err(self.unsupported(
-                            it.span,
-                            &format!("cannot be merged into one object: {why}"),
-                        ));
+                        return Err(self.unsupported(it.span, &format!("cannot be merged into one object: {why}")));
                     }
                 }
             }
@@ -527,10 +509,7 @@ impl Lowering<'_, '_> {
             }
             let module = self.an.load(m, &import.specifier, import.span)?;
             let Some(target) = self.resolve_export(&module, right, &mut HashSet::new())? else {
-                return Err(self.fail(
-                    span,
-                    format!("`{}` has no exported type `{right}`", import.specifier),
-                ));
+                return Err(self.fail(span, format!("`{}` has no exported type `{right}`", import.specifier)));
             };
             return self.target(target, args, m, env, span);
         }
@@ -553,14 +532,7 @@ impl Lowering<'_, '_> {
         Err(self.unsupported(span, "cannot be resolved"))
     }
 
-    fn named(
-        &mut self,
-        m: &Rc<ModuleInfo>,
-        env: &Env,
-        name: &str,
-        args: &[Box<TsType>],
-        span: Span,
-    ) -> R<Lowered> {
+    fn named(&mut self, m: &Rc<ModuleInfo>, env: &Env, name: &str, args: &[Box<TsType>], span: Span) -> R<Lowered> {
         match env.get(name) {
             Some(Binding::Bound(lowered)) if args.is_empty() => return Ok(lowered.clone()),
             Some(Binding::Bound(_)) => {
@@ -585,20 +557,14 @@ impl Lowering<'_, '_> {
             return Ok(lowered);
         }
         if m.classes.contains(name) {
-            return Err(self.fail(
-                span,
-                format!("`{name}` is a class or function, not a JSON shape"),
-            ));
+            return Err(self.fail(span, format!("`{name}` is a class or function, not a JSON shape")));
         }
         // Tolerated without its import: it can only mean the SDK's selector.
         if name == "TrailblazeNodeSelector" {
             return self.sdk(name, span);
         }
         if OBJECT_TYPES.contains(&name) {
-            return Err(self.fail(
-                span,
-                format!("`{name}` is a built-in object type, not a JSON value"),
-            ));
+            return Err(self.fail(span, format!("`{name}` is a built-in object type, not a JSON value")));
         }
         Err(self.fail(span, format!("cannot resolve the type `{name}`")))
     }
@@ -649,12 +615,8 @@ impl Lowering<'_, '_> {
             return Ok(Target::Sdk(name.to_owned()));
         }
         let module = self.an.load(m, &import.specifier, import.span)?;
-        self.resolve_export(&module, name, visited)?.ok_or_else(|| {
-            self.fail(
-                span,
-                format!("`{}` has no exported type `{name}`", import.specifier),
-            )
-        })
+        self.resolve_export(&module, name, visited)?
+            .ok_or_else(|| self.fail(span, format!("`{}` has no exported type `{name}`", import.specifier)))
     }
 
     /// The declaration module `t` exports as `name`, following re-exports.
@@ -680,11 +642,7 @@ impl Lowering<'_, '_> {
                         return self.resolve_import(t, import, import.span, visited).map(Some);
                     }
                 }
-                Export::From {
-                    specifier,
-                    orig,
-                    span,
-                } => {
+                Export::From { specifier, orig, span } => {
                     if specifier == SDK_MODULE {
                         return Ok(Some(Target::Sdk(orig.clone())));
                     }
@@ -724,7 +682,7 @@ impl Lowering<'_, '_> {
         env: &Env,
         span: Span,
     ) -> R<Lowered> {
-        let Some(decls) = t.types.get(name).filter(|d| !d.is_empty()) else {
+        let Some((decls, first)) = t.types.get(name).and_then(|d| Some((d, d.first()?))) else {
             return Err(self.fail(span, format!("cannot resolve the type `{name}`")));
         };
         let mut lowered_args = Vec::with_capacity(args.len());
@@ -739,10 +697,8 @@ impl Lowering<'_, '_> {
             ));
         }
         self.expanding.push(key);
-        let result = match &decls[0].kind {
-            TypeDeclKind::Enum(e) if lowered_args.is_empty() => {
-                self.enum_schema(e, None, span).map(Lowered::plain)
-            }
+        let result = match &first.kind {
+            TypeDeclKind::Enum(e) if lowered_args.is_empty() => self.enum_schema(e, None, span).map(Lowered::plain),
             TypeDeclKind::Enum(_) => Err(self.unsupported(span, "gives type arguments to an enum")),
             TypeDeclKind::Alias(a) => self
                 .bind(t, a.type_params.as_deref(), lowered_args, name, span)
@@ -773,11 +729,7 @@ impl Lowering<'_, '_> {
         if args.len() > params.len() {
             return Err(self.fail(
                 span,
-                format!(
-                    "`{name}` takes {} type argument(s), not {}",
-                    params.len(),
-                    args.len()
-                ),
+                format!("`{name}` takes {} type argument(s), not {}", params.len(), args.len()),
             ));
         }
         let mut env = Env::new();
@@ -804,9 +756,7 @@ impl Lowering<'_, '_> {
                 let path = match unwrap_expr(&heritage.expr) {
                     Expr::Ident(id) => Path::Name(&id.sym),
                     Expr::Member(member) => match (unwrap_expr(&member.obj), &member.prop) {
-                        (Expr::Ident(obj), MemberProp::Ident(prop)) => {
-                            Path::Member(&obj.sym, &prop.sym)
-                        }
+                        (Expr::Ident(obj), MemberProp::Ident(prop)) => Path::Member(&obj.sym, &prop.sym),
                         _ => return Err(self.unsupported(heritage.span, "is not a type name")),
                     },
                     _ => return Err(self.unsupported(heritage.span, "is not a type name")),
@@ -814,10 +764,7 @@ impl Lowering<'_, '_> {
                 let args = heritage.type_args.as_deref().map_or(&[][..], |a| &a.params[..]);
                 let base = self.reference(t, env, path, args, heritage.span)?.value();
                 let Some(mut base) = Shape::from_value(&base) else {
-                    return Err(self.unsupported(
-                        heritage.span,
-                        "is extended but is not an object type",
-                    ));
+                    return Err(self.unsupported(heritage.span, "is extended but is not an object type"));
                 };
                 base.description = None;
                 // Later bases win, as the interface's own members do below.
@@ -837,8 +784,7 @@ impl Lowering<'_, '_> {
         span: Span,
     ) -> R<Option<Lowered>> {
         let arity = match name {
-            "Array" | "ReadonlyArray" | "Partial" | "Required" | "Readonly" | "NonNullable"
-            | "Promise" => 1,
+            "Array" | "ReadonlyArray" | "Partial" | "Required" | "Readonly" | "NonNullable" | "Promise" => 1,
             "Record" | "Pick" | "Omit" => 2,
             _ => return Ok(None),
         };
@@ -872,6 +818,8 @@ impl Lowering<'_, '_> {
             }
             "Record" => {
                 let value = match rest.first() {
+                    // `Record<string, never>`, the usual "no arguments": an empty object.
+                    Some(v) if is_never(v) => return Ok(Some(Lowered::plain(Shape::declared().into_value()))),
                     Some(v) => self.lower(m, env, v)?.value(),
                     None => json!({}),
                 };
@@ -900,10 +848,7 @@ impl Lowering<'_, '_> {
                     None => None,
                 };
                 let Some(Keys::Listed(keys)) = keys else {
-                    return Err(self.unsupported(
-                        span,
-                        &format!("names keys that are not string literals in `{name}`"),
-                    ));
+                    return Err(self.unsupported(span, &format!("names keys that are not string literals in `{name}`")));
                 };
                 let keep = name == "Pick";
                 shape.props.retain(|p| keys.contains(&p.name) == keep);
@@ -970,237 +915,8 @@ impl Lowering<'_, '_> {
     }
 }
 
-/// Whether a schema accepts anything (`{}`, maybe with a description).
-fn is_any(schema: &Value) -> bool {
-    schema
-        .as_object()
-        .is_some_and(|o| o.keys().all(|k| k == "description"))
-}
-
-fn is_null(schema: &Value) -> bool {
-    schema.as_object().is_some_and(|o| {
-        o.get("type").and_then(Value::as_str) == Some("null")
-            && o.keys().all(|k| k == "type" || k == "description")
-    })
-}
-
-/// Makes `schema` accept `null` too, as schemars does for `Option<T>`.
-fn allow_null(schema: Value) -> Value {
-    let Value::Object(mut o) = schema else {
-        return schema;
-    };
-    if is_any(&Value::Object(o.clone())) || is_null(&Value::Object(o.clone())) {
-        return Value::Object(o);
-    }
-    let only_any_of = o.keys().all(|k| k == "anyOf" || k == "description");
-    if let (true, Some(Value::Array(members))) = (only_any_of, o.get_mut("anyOf")) {
-        if !members.iter().any(is_null) {
-            members.push(json!({"type": "null"}));
-        }
-        return Value::Object(o);
-    }
-    if ["$ref", "anyOf", "allOf", "oneOf", "if"]
-        .iter()
-        .any(|k| o.contains_key(*k))
-    {
-        return json!({"anyOf": [o, {"type": "null"}]});
-    }
-    match o.get_mut("type") {
-        Some(Value::Array(types)) => {
-            if !types.iter().any(|t| t == "null") {
-                types.push("null".into());
-            }
-        }
-        Some(Value::String(t)) => {
-            let t = std::mem::take(t);
-            o.insert("type".into(), json!([t, "null"]));
-        }
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = o.get_mut("enum")
-        && !values.contains(&Value::Null)
-    {
-        values.push(Value::Null);
-    }
-    Value::Object(o)
-}
-
-/// Removes what makes `schema` accept `null` (undoing [`allow_null`]); true if it did.
-fn strip_null(schema: &mut Value) -> bool {
-    let Value::Object(o) = schema else {
-        return false;
-    };
-    let mut stripped = false;
-    if let Some(Value::Array(types)) = o.get_mut("type")
-        && types.len() > 1
-        && types.iter().any(|t| t == "null")
-    {
-        types.retain(|t| t != "null");
-        stripped = true;
-        if let [only] = &types[..] {
-            let only = only.clone();
-            o.insert("type".into(), only);
-        }
-    }
-    if let Some(Value::Array(values)) = o.get_mut("enum")
-        && values.len() > 1
-        && values.contains(&Value::Null)
-    {
-        values.retain(|v| !v.is_null());
-        stripped = true;
-    }
-    let alone = o.len() == 1;
-    if let Some(Value::Array(members)) = o.get_mut("anyOf")
-        && members.iter().any(is_null)
-    {
-        members.retain(|s| !is_null(s));
-        stripped = true;
-        if members.len() == 1 && alone {
-            let only = members.pop().unwrap_or_default();
-            *schema = only;
-        }
-    }
-    stripped
-}
-
-fn push_unique(members: &mut Vec<Value>, schema: Value) {
-    if !members.contains(&schema) {
-        members.push(schema);
-    }
-}
-
-/// Several union members (no `null`, no `{}`): primitive ones fold into one `type` list and
-/// `enum`; the rest stay `anyOf` members, in order.
-fn merge_members(members: Vec<Value>) -> Value {
-    let mut out: Vec<Value> = Vec::new();
-    let mut prims = Prims::default();
-    let mut prims_at = None;
-    for schema in members {
-        match primitive_parts(&schema) {
-            Some(parts) => {
-                for (ty, values) in parts {
-                    match values {
-                        None => prims.add(ty, None),
-                        Some(values) if values.is_empty() => prims.add_type(ty),
-                        Some(values) => values.into_iter().for_each(|v| prims.add(ty.clone(), Some(v))),
-                    }
-                }
-                prims_at.get_or_insert(out.len());
-            }
-            None => out.push(schema),
-        }
-    }
-    if let Some(at) = prims_at {
-        let folded = prims.into_schemas();
-        out.splice(at..at, folded);
-    }
-    match out.len() {
-        1 => out.pop().unwrap_or_default(),
-        _ => json!({"anyOf": out}),
-    }
-}
-
-/// A schema made only of `type` (primitive types) and maybe `enum`: per type, `None` when
-/// any value goes, else the allowed values.
-#[allow(clippy::type_complexity)]
-fn primitive_parts(schema: &Value) -> Option<Vec<(String, Option<Vec<Value>>)>> {
-    let o = schema.as_object()?;
-    if !o.keys().all(|k| matches!(k.as_str(), "type" | "enum" | "description")) {
-        return None;
-    }
-    let types: Vec<String> = match o.get("type")? {
-        Value::String(t) => vec![t.clone()],
-        Value::Array(ts) => ts.iter().map(|t| t.as_str().map(str::to_owned)).collect::<Option<_>>()?,
-        _ => return None,
-    };
-    if !types.iter().all(|t| matches!(t.as_str(), "string" | "number" | "boolean")) {
-        return None;
-    }
-    let values = match o.get("enum") {
-        None => None,
-        Some(Value::Array(values)) => Some(values),
-        Some(_) => return None,
-    };
-    Some(
-        types
-            .into_iter()
-            .map(|t| {
-                let allowed = values.map(|vs| vs.iter().filter(|v| json_type(v) == t).cloned().collect());
-                (t, allowed)
-            })
-            .collect(),
-    )
-}
-
-fn json_type(value: &Value) -> String {
-    match value {
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "boolean",
-        Value::Null => "null",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-    .to_owned()
-}
-
-/// Primitive union members being folded: the types in order, which of them are open (any
-/// value), and the literal values in order.
-#[derive(Default)]
-struct Prims {
-    types: Vec<String>,
-    open: HashSet<String>,
-    values: Vec<Value>,
-}
-
-impl Prims {
-    fn add_type(&mut self, ty: String) {
-        if !self.types.contains(&ty) {
-            self.types.push(ty);
-        }
-    }
-
-    fn add(&mut self, ty: String, value: Option<Value>) {
-        match value {
-            None => {
-                self.open.insert(ty.clone());
-            }
-            Some(v) => push_unique(&mut self.values, v),
-        }
-        self.add_type(ty);
-    }
-
-    fn into_schemas(mut self) -> Vec<Value> {
-        // `true | false` is `boolean`.
-        if self.values.contains(&Value::Bool(true)) && self.values.contains(&Value::Bool(false)) {
-            self.open.insert("boolean".into());
-        }
-        let open = &self.open;
-        self.values.retain(|v| !open.contains(&json_type(v)));
-        let type_value = |types: &[String]| match types {
-            [one] => Value::from(one.as_str()),
-            many => Value::from(many.to_vec()),
-        };
-        if self.types.iter().all(|t| open.contains(t)) {
-            vec![json!({"type": type_value(&self.types)})]
-        } else if open.is_empty() {
-            vec![json!({"type": type_value(&self.types), "enum": self.values})]
-        } else {
-            // `"auto" | number`: one `type` + `enum` cannot say it.
-            self.types
-                .iter()
-                .map(|t| {
-                    if open.contains(t) {
-                        json!({"type": t})
-                    } else {
-                        let values: Vec<&Value> =
-                            self.values.iter().filter(|v| &json_type(v) == t).collect();
-                        json!({"type": t, "enum": values})
-                    }
-                })
-                .collect()
-        }
-    }
+fn is_never(ty: &TsType) -> bool {
+    matches!(ty, TsType::TsKeywordType(k) if k.kind == TsKeywordTypeKind::TsNeverKeyword)
 }
 
 fn flatten_union<'t>(types: &'t [Box<TsType>], out: &mut Vec<&'t TsType>) {
@@ -1218,25 +934,6 @@ fn flatten_union<'t>(types: &'t [Box<TsType>], out: &mut Vec<&'t TsType>) {
     }
 }
 
-/// Sets `description` (`replace`: even when the schema has one).
-fn describe(schema: &mut Value, doc: String, replace: bool) {
-    if let Value::Object(o) = schema
-        && (replace || !o.contains_key("description"))
-    {
-        o.insert("description".into(), Value::String(doc));
-    }
-}
-
-/// A literal type's value as JSON: integral numbers as integers (`1`, not `1.0`).
-fn number(n: f64) -> Option<Value> {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        #[allow(clippy::cast_possible_truncation)]
-        Some(Value::from(n as i64))
-    } else {
-        serde_json::Number::from_f64(n).map(Value::Number)
-    }
-}
-
 fn prop_key(key: &Expr) -> Option<String> {
     match key {
         Expr::Ident(id) => Some(id.sym.to_string()),
@@ -1244,181 +941,4 @@ fn prop_key(key: &Expr) -> Option<String> {
         Expr::Lit(Lit::Num(n)) => number(n.value).map(|v| v.to_string()),
         _ => None,
     }
-}
-
-enum Keys {
-    AnyString,
-    Listed(Vec<String>),
-}
-
-/// The keys a `Record`/`Pick`/`Omit` argument names: `string`, or string literals.
-fn keys_of(schema: &Value) -> Option<Keys> {
-    let o = schema.as_object()?;
-    if o.get("type").and_then(Value::as_str) != Some("string") {
-        return None;
-    }
-    match o.get("enum") {
-        None => Some(Keys::AnyString),
-        Some(Value::Array(values)) => values
-            .iter()
-            .map(|v| v.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .map(Keys::Listed),
-        Some(_) => None,
-    }
-}
-
-/// What an object schema says about keys it does not list.
-#[derive(Debug, Clone, PartialEq)]
-enum Additional {
-    /// `additionalProperties: false`: unknown keys denied.
-    Closed,
-    /// No `additionalProperties` (the `object` keyword).
-    Open,
-    Schema(Value),
-}
-
-#[derive(Debug, Clone)]
-struct Prop {
-    name: String,
-    schema: Value,
-    required: bool,
-}
-
-/// An object schema taken apart, to merge and edit.
-#[derive(Debug, Clone)]
-struct Shape {
-    props: Vec<Prop>,
-    /// Lists its properties (an interface or type literal), unlike `Record` and `object`.
-    declared: bool,
-    additional: Additional,
-    description: Option<Value>,
-}
-
-impl Shape {
-    fn declared() -> Self {
-        Self {
-            props: Vec::new(),
-            declared: true,
-            additional: Additional::Closed,
-            description: None,
-        }
-    }
-
-    fn set(&mut self, name: String, schema: Value, required: bool) {
-        match self.props.iter_mut().find(|p| p.name == name) {
-            Some(p) => {
-                p.schema = schema;
-                p.required = required;
-            }
-            None => self.props.push(Prop {
-                name,
-                schema,
-                required,
-            }),
-        }
-    }
-
-    fn from_value(schema: &Value) -> Option<Shape> {
-        let o = schema.as_object()?;
-        let known = ["type", "properties", "required", "additionalProperties", "description"];
-        if o.get("type")?.as_str()? != "object" || !o.keys().all(|k| known.contains(&k.as_str()))
-        {
-            return None;
-        }
-        let required: Vec<&str> = match o.get("required") {
-            Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let props = match o.get("properties") {
-            Some(Value::Object(p)) => p
-                .iter()
-                .map(|(name, schema)| Prop {
-                    name: name.clone(),
-                    schema: schema.clone(),
-                    required: required.contains(&name.as_str()),
-                })
-                .collect(),
-            Some(_) => return None,
-            None => Vec::new(),
-        };
-        let additional = match o.get("additionalProperties") {
-            None | Some(Value::Bool(true)) => Additional::Open,
-            Some(Value::Bool(false)) => Additional::Closed,
-            Some(schema) => Additional::Schema(schema.clone()),
-        };
-        Some(Shape {
-            props,
-            declared: o.contains_key("properties"),
-            additional,
-            description: o.get("description").cloned(),
-        })
-    }
-
-    fn into_value(self) -> Value {
-        let mut o = Map::new();
-        o.insert("type".into(), "object".into());
-        if self.declared {
-            let required: Vec<Value> = self
-                .props
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| Value::from(p.name.as_str()))
-                .collect();
-            let properties: Map<String, Value> =
-                self.props.into_iter().map(|p| (p.name, p.schema)).collect();
-            o.insert("properties".into(), Value::Object(properties));
-            o.insert("required".into(), Value::Array(required));
-        }
-        match self.additional {
-            Additional::Closed => {
-                o.insert("additionalProperties".into(), false.into());
-            }
-            Additional::Open => {}
-            Additional::Schema(s) => {
-                o.insert("additionalProperties".into(), s);
-            }
-        }
-        if let Some(d) = self.description {
-            o.insert("description".into(), d);
-        }
-        Value::Object(o)
-    }
-
-    /// Adds `other`'s properties. `strict` (an intersection): a property both declare must
-    /// agree. Otherwise (`extends`), `other`'s win.
-    fn merge(&mut self, other: Shape, strict: bool) -> Result<(), String> {
-        self.declared |= other.declared;
-        for prop in other.props {
-            match self.props.iter_mut().find(|p| p.name == prop.name) {
-                Some(mine) if strict => {
-                    if without_description(&mine.schema) != without_description(&prop.schema) {
-                        return Err(format!("the property `{}` has two different types", prop.name));
-                    }
-                    mine.required |= prop.required;
-                }
-                Some(mine) => *mine = prop,
-                None => self.props.push(prop),
-            }
-        }
-        let mine = std::mem::replace(&mut self.additional, Additional::Open);
-        self.additional = match (mine, other.additional) {
-            (Additional::Schema(a), Additional::Schema(b)) if strict && a != b => {
-                return Err("two different index signatures".into());
-            }
-            (Additional::Schema(a), Additional::Schema(b)) => Additional::Schema(if strict { a } else { b }),
-            (Additional::Schema(s), _) | (_, Additional::Schema(s)) => Additional::Schema(s),
-            (Additional::Closed, _) | (_, Additional::Closed) => Additional::Closed,
-            (Additional::Open, Additional::Open) => Additional::Open,
-        };
-        Ok(())
-    }
-}
-
-fn without_description(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    if let Value::Object(o) = &mut schema {
-        o.remove("description");
-    }
-    schema
 }

@@ -1,0 +1,167 @@
+//! A small `ctx.host` call from JS, median per call, beside a raw native rquickjs function call and a
+//! naive binding that JSON-stringifies in JS and parses in Rust, in the same run.
+//!
+//! `cargo bench -p trailblaze --bench host_call`
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rquickjs::{Context, Function, Runtime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use trailblaze::catalog::Catalog;
+use trailblaze::project::{Project, ProjectOptions};
+use trailblaze::session::{Session, SessionConfig, Settings};
+use trailblaze_host_functions::{HostContext, HostError, HostFunction, HostRegistry};
+
+const CALLS: u32 = 200_000;
+const REPEATS: usize = 9;
+
+/// The small host call measured: one string in, one string out.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Greet {
+    name: String,
+}
+#[derive(Serialize, JsonSchema)]
+struct Greeting {
+    greeting: String,
+}
+impl HostFunction for Greet {
+    const NAME: &'static str = "greet";
+    type Output = Greeting;
+    fn call(self, _cx: &mut dyn HostContext) -> Result<Greeting, HostError> {
+        Ok(Greeting { greeting: self.name })
+    }
+}
+
+fn median_ns(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let map = dir.path().join("trailmaps/bench");
+    std::fs::create_dir_all(map.join("tools")).expect("mkdir");
+    std::fs::create_dir_all(map.join("host")).expect("mkdir");
+    std::fs::write(map.join("trailmap.yaml"), "id: bench\n").expect("write");
+    std::fs::write(map.join("host/greet.host.yaml"), "id: greet\nclass: greet\n").expect("write");
+    std::fs::write(map.join("app.yaml"), "id: a\nstart: s\nscreens:\n  s:\n    nodes: []\n").expect("write");
+    std::fs::write(
+        map.join("tools/loop.ts"),
+        format!(
+            "import {{ trailblaze }} from \"@trailblaze/scripting\";\n\
+             export const loop = trailblaze.tool<{{}}, {{ ns: number }}>(async (_i, ctx) => {{\n\
+               const h = ctx.host;\n\
+               let last = \"\";\n\
+               for (let i = 0; i < {CALLS}; i++) last = h.greet({{ name: \"jane\" }}).greeting;\n\
+               return {{ ns: last.length }};\n\
+             }});\n"
+        ),
+    )
+    .expect("write");
+    let project = Project::open(
+        &dir.path().join("trailmaps"),
+        ProjectOptions {
+            cache_dir: Some(dir.path().join("cache")),
+            secrets_file: None,
+        },
+    )
+    .expect("project");
+    let mut registry = HostRegistry::builtin();
+    registry.register::<Greet>();
+    let catalog = Catalog::for_trailmap(&project.trailmaps, "bench", Arc::new(registry), project.secrets.clone())
+        .expect("catalog");
+    let session = Session::start(SessionConfig {
+        catalog: Arc::new(catalog),
+        device: project.sim_device("bench").expect("device"),
+        out_dir: None,
+        settings: Settings::default(),
+        transpiler: project.transpiler.clone(),
+        id: None,
+    })
+    .expect("session");
+    session.call("loop", json!({})).expect("warm-up");
+    let host: Vec<f64> = (0..REPEATS)
+        .map(|_| {
+            let t = Instant::now();
+            session.call("loop", json!({})).expect("loop");
+            t.elapsed().as_nanos() as f64 / f64::from(CALLS)
+        })
+        .collect();
+
+    let rt = Runtime::new().expect("runtime");
+    let ctx = Context::full(&rt).expect("context");
+    let (raw, naive, floor) = ctx.with(|ctx| {
+        let g = ctx.globals();
+        g.set("raw", Function::new(ctx.clone(), |a: i32| a + 1).expect("fn")).expect("set");
+        g.set(
+            "naive",
+            Function::new(ctx.clone(), |s: String| -> String {
+                let v: serde_json::Value = serde_json::from_str(&s).unwrap_or_default();
+                let greeting = v["name"].as_str().unwrap_or_default().to_string();
+                serde_json::to_string(&json!({ "ok": true, "value": { "greeting": greeting } })).unwrap_or_default()
+            })
+            .expect("fn"),
+        )
+        .expect("set");
+        let time = |src: &str| -> Vec<f64> {
+            (0..REPEATS)
+                .map(|_| {
+                    let t = Instant::now();
+                    let _: rquickjs::Value = ctx.eval(src).expect("eval");
+                    t.elapsed().as_nanos() as f64 / f64::from(CALLS)
+                })
+                .collect()
+        };
+        // The floor of the binding's shape: a native function with the same parameters that returns the
+        // same result object, without decoding, dispatching or encoding anything.
+        g.set(
+            "envelopeOnly",
+            Function::new(ctx.clone(), envelope_only)
+            .expect("fn"),
+        )
+        .expect("set");
+        let floor = time(&format!(
+            "(() => {{ const f = (a) => {{ return envelopeOnly('greet', a ?? {{}}, 1); }}; \
+             let last = ''; for (let i = 0; i < {CALLS}; i++) last = f({{ name: 'jane' }}).greeting; return last; }})()"
+        ));
+        let raw = time(&format!("(() => {{ let x = 0; for (let i = 0; i < {CALLS}; i++) x = raw(x); return x; }})()"));
+        let naive = time(&format!(
+            "(() => {{ let last = ''; for (let i = 0; i < {CALLS}; i++) last = JSON.parse(naive(JSON.stringify({{ name: 'jane' }}))).value.greeting; return last; }})()"
+        ));
+        (raw, naive, floor)
+    });
+    let (h, r, n, fl) = (median_ns(host), median_ns(raw), median_ns(naive), median_ns(floor));
+    println!(
+        "ctx.host.greet({{name}}) from JS:              median {:.3} µs per call",
+        h / 1e3
+    );
+    println!(
+        "raw native rquickjs function (int arg):       median {:.3} µs per call",
+        r / 1e3
+    );
+    println!(
+        "naive JSON.stringify → Rust parse → JSON.parse: median {:.3} µs per call",
+        n / 1e3
+    );
+    println!(
+        "binding floor (same call shape and result object, no decode/dispatch): median {:.3} µs per call",
+        fl / 1e3
+    );
+    println!("ratios: host/raw {:.1}x, naive/host {:.2}x", h / r, n / h);
+}
+
+fn envelope_only<'js>(
+    ctx: rquickjs::Ctx<'js>,
+    _name: String,
+    _args: rquickjs::Value<'js>,
+    _depth: u32,
+) -> rquickjs::Result<rquickjs::Object<'js>> {
+    let value = rquickjs::Object::new(ctx.clone())?;
+    value.set("greeting", "jane")?;
+    let _ = ctx;
+    Ok(value)
+}

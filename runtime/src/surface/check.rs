@@ -1,0 +1,506 @@
+//! The native type gate: a JSON value against a JSON Schema (the draft 2020-12 subset schemars and
+//! the analyzer emit). It must agree with `check --tsc` and with the strict serde decode that
+//! replay runs, so where JSON Schema and serde differ it follows serde (see `integer`).
+//!
+//! Findings never quote the value: they say what was expected and what kind was found, because an
+//! argument may hold a resolved secret or personal data.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::Defs;
+
+/// One problem with a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Where: `nodeSelector.androidAccessibility.textRegx`, `steps[2].tool`; `""` for the args object.
+    /// For a missing or unknown argument this is the argument's own path.
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Nesting followed before giving up: values and schemas (`$ref` hops included). The selector
+/// grammar is recursive, so a hostile recording could otherwise nest without end.
+const MAX_DEPTH: usize = 128;
+
+/// Names longer than this are cut in messages.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Enum values listed in a message before "and N more".
+const MAX_LISTED: usize = 16;
+
+/// Checks `value` against `schema` (whose `$defs` / `definitions` resolve `$ref`s; `defs` may come
+/// from a shared document such as the selector grammar: a whole schema document, e.g.
+/// `schema_for!(TrailblazeNodeSelector)`, or a bare `$defs` map). Never quotes the
+/// value: messages say what was expected and what kind was found.
+pub fn check_value(schema: &Value, defs: Option<&Value>, value: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    check(schema, Defs::new(schema, defs), value, &mut path, 0, &mut out);
+    out
+}
+
+#[derive(Debug, Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn render_path(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if super::is_identifier(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Key(k) => {
+                let _ = write!(s, "[{}]", Value::String(short(k)));
+            }
+            Seg::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+        }
+    }
+    s
+}
+
+fn short(name: &str) -> String {
+    match name.char_indices().nth(MAX_NAME_CHARS) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    }
+}
+
+fn push(out: &mut Vec<Finding>, path: &[Seg], message: String) {
+    out.push(Finding {
+        path: render_path(path),
+        message,
+    });
+}
+
+/// The JSON kind of a value, as messages name it.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Integers are what serde decodes into an integer type: `3` passes, `3.5` and `3.0` do not (serde
+/// refuses a float for `u32` even when it is whole, and replay decodes with serde).
+fn is_integer(v: &Value) -> bool {
+    v.as_number().is_some_and(|n| n.is_i64() || n.is_u64())
+}
+
+/// Whether `v` is of the JSON Schema type `ty`. Unknown type names accept anything.
+fn has_type(v: &Value, ty: &str) -> bool {
+    match ty {
+        "integer" => is_integer(v),
+        "number" => v.is_number(),
+        "string" => v.is_string(),
+        "boolean" => v.is_boolean(),
+        "null" => v.is_null(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        _ => true,
+    }
+}
+
+/// Like [`has_type`], but a fractional number still counts as the integer branch's kind: the branch
+/// then explains "expected integer" instead of the union saying "matches nothing".
+fn kind_fits(v: &Value, ty: &str) -> bool {
+    has_type(v, ty) || (ty == "integer" && v.is_number())
+}
+
+fn type_list(schema: &Map<String, Value>) -> Option<Vec<&str>> {
+    match schema.get("type")? {
+        Value::String(t) => Some(vec![t.as_str()]),
+        Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
+        _ => None,
+    }
+}
+
+fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn literal(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("`{}`", short(s)),
+        other => format!("`{other}`"),
+    }
+}
+
+fn list_literals(values: &[&Value]) -> String {
+    let mut shown: Vec<String> = values.iter().take(MAX_LISTED).map(|v| literal(v)).collect();
+    if values.len() > MAX_LISTED {
+        shown.push(format!("{} more", values.len() - MAX_LISTED));
+    }
+    shown.join(", ")
+}
+
+fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, depth: usize, out: &mut Vec<Finding>) {
+    if depth > MAX_DEPTH {
+        push(
+            out,
+            path,
+            format!("nested more than {MAX_DEPTH} levels deep; not checked"),
+        );
+        return;
+    }
+    let obj = match schema {
+        Value::Bool(true) => return,
+        Value::Bool(false) => return push(out, path, "no value is allowed here".into()),
+        Value::Object(obj) => obj,
+        // Not a schema: nothing to hold the value to.
+        _ => return,
+    };
+
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        match defs.resolve(reference) {
+            Some((target, scope)) => check(target, scope, value, path, depth + 1, out),
+            None => push(
+                out,
+                path,
+                format!("cannot check: the schema's `$ref` {reference} does not resolve"),
+            ),
+        }
+    }
+
+    // Literal sets first: "expected one of `BACK`, `ENTER`" says more than "expected string".
+    if let Some(allowed) = obj.get("enum").and_then(Value::as_array) {
+        if !allowed.contains(value) {
+            let values: Vec<&Value> = allowed.iter().collect();
+            return push(out, path, not_one_of(&values, value));
+        }
+    } else if let Some(c) = obj.get("const")
+        && c != value
+    {
+        return push(out, path, not_one_of(&[c], value));
+    }
+
+    if let Some(types) = type_list(obj)
+        && !types.iter().any(|t| has_type(value, t))
+    {
+        let expected: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+        let found = match value.as_f64() {
+            Some(f) if types.contains(&"integer") && f.fract() != 0.0 => "number with a fractional part",
+            Some(_) if types.contains(&"integer") => "number with a decimal point",
+            _ => kind(value),
+        };
+        // A mismatched kind says it all; descending would only add noise.
+        return push(out, path, format!("expected {}, found {found}", join_or(&expected)));
+    }
+
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
+            any_of(branches, defs, value, path, depth, out);
+        }
+    }
+    if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+        for s in all {
+            check(s, defs, value, path, depth + 1, out);
+        }
+    }
+
+    match value {
+        Value::Number(_) => bounds(obj, value, path, out),
+        Value::Object(map) => object(obj, defs, map, path, depth, out),
+        Value::Array(items) => array(obj, defs, items, path, depth, out),
+        _ => {}
+    }
+}
+
+fn not_one_of(allowed: &[&Value], value: &Value) -> String {
+    let kinds_fit = allowed.iter().any(|a| kind(a) == kind(value));
+    if kinds_fit {
+        format!("not one of the allowed values: {}", list_literals(allowed))
+    } else {
+        format!("expected one of {}, found {}", list_literals(allowed), kind(value))
+    }
+}
+
+fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
+    let Some(x) = value.as_f64() else { return };
+    let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
+    if let Some(m) = bound("minimum")
+        && x < m
+    {
+        push(out, path, format!("must be at least {m}"));
+    }
+    if let Some(m) = bound("exclusiveMinimum")
+        && x <= m
+    {
+        push(out, path, format!("must be greater than {m}"));
+    }
+    if let Some(m) = bound("maximum")
+        && x > m
+    {
+        push(out, path, format!("must be at most {m}"));
+    }
+    if let Some(m) = bound("exclusiveMaximum")
+        && x >= m
+    {
+        push(out, path, format!("must be less than {m}"));
+    }
+}
+
+fn object(
+    obj: &Map<String, Value>,
+    defs: Defs<'_>,
+    map: &Map<String, Value>,
+    path: &mut Vec<Seg>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
+    let empty = Map::new();
+    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    for name in obj.get("required").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(name) = name.as_str()
+            && !map.contains_key(name)
+        {
+            path.push(Seg::Key(name.to_string()));
+            push(out, path, format!("missing required argument `{}`", short(name)));
+            path.pop();
+        }
+    }
+    for (key, v) in map {
+        path.push(Seg::Key(key.clone()));
+        if let Some(s) = props.get(key) {
+            check(s, defs, v, path, depth + 1, out);
+        } else {
+            match obj.get("additionalProperties") {
+                Some(Value::Bool(false)) => push(out, path, unknown_key(key, props)),
+                Some(s @ Value::Object(_)) => check(s, defs, v, path, depth + 1, out),
+                _ => {}
+            }
+        }
+        path.pop();
+    }
+}
+
+fn unknown_key(key: &str, props: &Map<String, Value>) -> String {
+    let mut msg = format!("unknown argument `{}`", short(key));
+    if props.is_empty() {
+        msg.push_str("; none are accepted here");
+    } else if let Some(near) = nearest(key, props.keys().map(String::as_str)) {
+        let _ = write!(msg, "; did you mean `{near}`?");
+    } else if props.len() <= MAX_LISTED {
+        let names: Vec<String> = props.keys().map(|k| format!("`{k}`")).collect();
+        let _ = write!(msg, " (known: {})", names.join(", "));
+    }
+    msg
+}
+
+/// The most similar name, if any is similar enough to be a likely typo.
+fn nearest<'n>(key: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    let lower = key.to_lowercase();
+    names
+        .map(|n| {
+            let score = if n.to_lowercase() == lower {
+                1.0
+            } else {
+                strsim::jaro_winkler(&lower, &n.to_lowercase())
+            };
+            (score, n)
+        })
+        .filter(|(score, _)| *score >= 0.8)
+        // Ties keep the first name, in schema order: deterministic.
+        .fold(None, |best: Option<(f64, &str)>, (s, n)| match best {
+            Some((b, _)) if b >= s => best,
+            _ => Some((s, n)),
+        })
+        .map(|(_, n)| n)
+}
+
+fn array(
+    obj: &Map<String, Value>,
+    defs: Defs<'_>,
+    items: &[Value],
+    path: &mut Vec<Seg>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
+    let count = |k: &str| obj.get(k).and_then(Value::as_u64);
+    if let Some(min) = count("minItems")
+        && (items.len() as u64) < min
+    {
+        push(
+            out,
+            path,
+            format!("expected at least {min} items, found {}", items.len()),
+        );
+    }
+    if let Some(max) = count("maxItems")
+        && (items.len() as u64) > max
+    {
+        push(
+            out,
+            path,
+            format!("expected at most {max} items, found {}", items.len()),
+        );
+    }
+    let prefix = obj
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for (i, v) in items.iter().enumerate() {
+        let schema = match prefix.get(i) {
+            Some(s) => Some(s),
+            None => obj.get("items"),
+        };
+        if let Some(s) = schema {
+            path.push(Seg::Index(i));
+            check(s, defs, v, path, depth + 1, out);
+            path.pop();
+        }
+    }
+}
+
+/// The literals a schema admits when it is nothing but literals (an enum, consts, `null`), as
+/// schemars writes Rust enums (`oneOf` of `enum` and `const` branches) and `Option<Enum>`.
+fn literals<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s Value>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let obj = schema.as_object()?;
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        let (target, scope) = defs.resolve(reference)?;
+        return literals(target, scope, depth + 1);
+    }
+    if let Some(e) = obj.get("enum").and_then(Value::as_array) {
+        return Some(e.iter().collect());
+    }
+    if let Some(c) = obj.get("const") {
+        return Some(vec![c]);
+    }
+    if let Some(branches) = obj.get("anyOf").or_else(|| obj.get("oneOf")).and_then(Value::as_array) {
+        let mut all = Vec::new();
+        for b in branches {
+            all.extend(literals(b, defs, depth + 1)?);
+        }
+        return Some(all);
+    }
+    if type_list(obj)? == ["null"] {
+        return Some(vec![&Value::Null]);
+    }
+    None
+}
+
+/// The JSON Schema types a schema admits at its top, `None` when unconstrained.
+fn kinds<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s str>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let obj = schema.as_object()?;
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        let (target, scope) = defs.resolve(reference)?;
+        return kinds(target, scope, depth + 1);
+    }
+    if let Some(types) = type_list(obj) {
+        return Some(types);
+    }
+    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+        return Some(values.iter().map(kind).collect());
+    }
+    if let Some(c) = obj.get("const") {
+        return Some(vec![kind(c)]);
+    }
+    let branches = obj
+        .get("anyOf")
+        .or_else(|| obj.get("oneOf"))
+        .and_then(Value::as_array)?;
+    let mut all = Vec::new();
+    for b in branches {
+        all.extend(kinds(b, defs, depth + 1)?);
+    }
+    Some(all)
+}
+
+/// `anyOf` and `oneOf` alike: the value must match a branch. `oneOf`'s "exactly one" is not
+/// enforced: schemars emits disjoint branches, and serde takes the first variant that fits.
+fn any_of(
+    branches: &[Value],
+    defs: Defs<'_>,
+    value: &Value,
+    path: &mut Vec<Seg>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
+    let mut results = Vec::with_capacity(branches.len());
+    for b in branches {
+        let mut found = Vec::new();
+        check(b, defs, value, path, depth + 1, &mut found);
+        if found.is_empty() {
+            return;
+        }
+        results.push((b, found));
+    }
+    if results.is_empty() {
+        return;
+    }
+    // Nothing but literals: list them.
+    let mut all_literals = Vec::new();
+    if branches.iter().all(|b| match literals(b, defs, depth + 1) {
+        Some(ls) => {
+            all_literals.extend(ls);
+            true
+        }
+        None => false,
+    }) {
+        return push(out, path, not_one_of(&all_literals, value));
+    }
+    // Otherwise report the branch the value was evidently meant for: the one of its kind, or among
+    // several, the one it comes closest to.
+    let fitting: Vec<&(&Value, Vec<Finding>)> = results
+        .iter()
+        .filter(|(b, _)| kinds(b, defs, depth + 1).is_none_or(|ks| ks.iter().any(|k| kind_fits(value, k))))
+        .collect();
+    let fewest = fitting.iter().map(|(_, f)| f.len()).min();
+    let closest: Vec<_> = fitting.iter().filter(|(_, f)| Some(f.len()) == fewest).collect();
+    match closest.as_slice() {
+        [(_, findings)] => out.extend(findings.iter().cloned()),
+        _ => {
+            let mut expected: Vec<String> = Vec::new();
+            for b in branches {
+                for k in kinds(b, defs, depth + 1).unwrap_or_default() {
+                    if !expected.iter().any(|e| e == k) {
+                        expected.push(k.to_string());
+                    }
+                }
+            }
+            let message = if fitting.is_empty() && !expected.is_empty() {
+                format!("expected {}, found {}", join_or(&expected), kind(value))
+            } else {
+                format!("matches none of the {} allowed forms", branches.len())
+            };
+            push(out, path, message);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "check_tests.rs"]
+mod tests;

@@ -1,0 +1,127 @@
+//! Scripted tools: `tools/*.ts` files read by the swc analyzer, with `<name>.tool.yaml` pinning fields.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{ScriptedTool, ToolDescriptor, ToolFlags, ToolKind};
+use crate::catalog::module_name;
+use crate::script::analyze::{self, AnalyzeOptions};
+use crate::trailmap::Trailmap;
+
+/// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a
+/// broken tool named after its file, so calling it says why).
+pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let options = AnalyzeOptions {
+        inputs_declared: map
+            .tool_yamls
+            .iter()
+            .filter(|(_, (_, y))| y.input_schema.is_some())
+            .map(|(n, _)| n.clone())
+            .collect(),
+    };
+    for file in &map.scripts {
+        let module = module_name(root, file);
+        let analyzed = std::fs::read_to_string(file)
+            .map_err(|e| format!("{module}: cannot read: {e}"))
+            .and_then(|source| {
+                let load = |spec: &str, from: &str| load_sibling(root, spec, from);
+                analyze::analyze_module_with(&module, &source, &load, &options).map_err(|e| e.to_string())
+            });
+        let found = match analyzed {
+            Ok(found) => found,
+            Err(message) => {
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push(ToolDescriptor {
+                    name: stem,
+                    description: String::new(),
+                    flags: ToolFlags {
+                        surface_to_llm: false,
+                        ..ToolFlags::DEFAULT
+                    },
+                    input_schema: json!({"type": "object"}),
+                    output_schema: None,
+                    kind: ToolKind::Broken {
+                        file: file.clone(),
+                        message: message.clone(),
+                    },
+                    trailmap: Some(map.id.clone()),
+                });
+                problems.push(message);
+                continue;
+            }
+        };
+        for t in found {
+            let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
+            let flags = ToolFlags {
+                surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
+                is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
+                read_only: pinned.read_only.or(t.read_only).unwrap_or(false),
+            };
+            let input = pinned
+                .input_schema
+                .clone()
+                .or(t.input_schema.clone())
+                .unwrap_or_else(|| json!({"type": "object", "properties": {}, "additionalProperties": false}));
+            out.push(ToolDescriptor {
+                name: t.name.clone(),
+                description: pinned.description.clone().or(t.description.clone()).unwrap_or_default(),
+                flags,
+                input_schema: with_selector_defs(input),
+                output_schema: t.output_schema.clone().map(with_selector_defs),
+                kind: ToolKind::Scripted(ScriptedTool {
+                    file: file.clone(),
+                    module: module.clone(),
+                }),
+                trailmap: Some(map.id.clone()),
+            });
+        }
+    }
+    (out, problems)
+}
+
+/// The analyzer refers to the selector grammar by `$ref`; a published schema carries its definition.
+fn with_selector_defs(mut schema: Value) -> Value {
+    if !schema.to_string().contains(analyze::SELECTOR_REF) {
+        return schema;
+    }
+    let selector =
+        serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)).unwrap_or_default();
+    if let Some(obj) = schema.as_object_mut() {
+        let defs = obj.entry("$defs").or_insert_with(|| json!({}));
+        if let Some(defs) = defs.as_object_mut() {
+            // The selector's own nested definitions (driver matches) live beside it.
+            for (k, v) in selector.get("$defs").and_then(Value::as_object).into_iter().flatten() {
+                defs.insert(k.clone(), v.clone());
+            }
+            let mut root = selector.clone();
+            if let Some(r) = root.as_object_mut() {
+                r.remove("$defs");
+                r.remove("$schema");
+            }
+            defs.insert(crate::tool::rules::SELECTOR_TYPE.to_string(), root);
+        }
+    }
+    schema
+}
+
+/// Reads an imported sibling for the analyzer: `./x`, `./x.ts` or `./x.js` (NodeNext style) → `x.ts`.
+fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)> {
+    let base = Path::new(from).parent()?;
+    let mut rel = base.join(spec);
+    match rel.extension().and_then(|e| e.to_str()) {
+        Some("ts") => {}
+        Some("js") | None => {
+            rel.set_extension("ts");
+        }
+        Some(_) => return None,
+    }
+    let file = root.join(&rel);
+    let source = std::fs::read_to_string(&file).ok()?;
+    Some((module_name(root, &file), source))
+}

@@ -1,0 +1,186 @@
+//! Finding trail files and splitting them across CI shards.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The suffix that marks a trail file inside a folder.
+pub const TRAIL_SUFFIX: &str = ".trail.yaml";
+
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    #[error("{}: no such file or folder", .0.display())]
+    NotFound(PathBuf),
+    #[error("{}: cannot read: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+/// The trail files named by `paths`: a file is taken as it is (whatever its name: it was asked for);
+/// a folder is searched recursively for `*.trail.yaml`, skipping hidden folders (scratch output such
+/// as `.trailblaze/` lives there). Sorted by path, each file once even when named twice.
+pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
+    let mut found = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => FindError::NotFound(path.clone()),
+            _ => FindError::Io {
+                path: path.clone(),
+                source: e,
+            },
+        })?;
+        if meta.is_dir() {
+            walk(path, &mut found)?;
+        } else {
+            found.push(path.clone());
+        }
+    }
+    found.sort();
+    // The same file reached two ways (`trails/` and `./trails/a.trail.yaml`) runs once.
+    let mut seen = HashSet::new();
+    found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    Ok(found)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FindError> {
+    let io = |source| FindError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // `file_type` does not follow symlinks, so a link cycle cannot recurse forever.
+        let ty = entry.file_type().map_err(io)?;
+        if ty.is_dir() {
+            if !name.starts_with('.') {
+                walk(&path, out)?;
+            }
+        } else if name.ends_with(TRAIL_SUFFIX) && path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Shard `i` of `n` (1-based `i`) of `items`, which the caller has sorted (as [`find_trails`]
+/// returns them): item `k` goes to shard `k % n + 1`. Round-robin keeps the shards within one item
+/// of each other in size; every item lands in exactly one shard. An `i` outside `1..=n` gets nothing.
+pub fn shard<T>(items: Vec<T>, i: usize, n: usize) -> Vec<T> {
+    if n == 0 || i == 0 || i > n {
+        return Vec::new();
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| k % n == i - 1)
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// Reads `--shard i/n`: `1 <= i <= n`.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard: expected `i/n` with 1 <= i <= n, e.g. `2/4`");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let i: usize = i.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::trail::load_trail;
+
+    fn show(errs: &[crate::yaml::YamlError]) -> String {
+        errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+    }
+
+    fn demo_trails() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../trailmaps/demo/trails")
+    }
+
+    #[test]
+    fn the_demo_trails_parse() {
+        let files = find_trails(&[demo_trails()]).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().to_string())
+            .collect();
+        for want in ["sign-in.trail.yaml", "open-message.trail.yaml", "dark-mode.trail.yaml"] {
+            assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
+        }
+        for f in &files {
+            let t = load_trail(f).unwrap_or_else(|e| panic!("{}", show(&e)));
+            assert_eq!(t.config.target.as_deref(), Some("demo"), "{}", f.display());
+            assert!(t.trailhead.is_some() && !t.steps.is_empty());
+            assert!(
+                t.all_steps().all(|s| s.calls_for("android", None).is_some()),
+                "{}",
+                f.display()
+            );
+        }
+        let sign_in = load_trail(&demo_trails().join("sign-in.trail.yaml")).unwrap();
+        let typed: Vec<_> = sign_in
+            .calls()
+            .filter(|(_, _, c)| c.tool == "inputText")
+            .map(|(_, _, c)| &c.args["text"])
+            .collect();
+        assert_eq!(typed, [&json!("jane@example.com"), &json!("{{secret:DEMO_PASSWORD}}")]);
+    }
+
+    #[test]
+    fn find_trails_walks_folders_sorts_and_dedups() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in [
+            "b.trail.yaml",
+            "a.trail.yaml",
+            "notes.yaml",
+            "sub/c.trail.yaml",
+            ".trailblaze/x.trail.yaml",
+        ] {
+            std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            std::fs::write(d.join(f), "trail: []\n").unwrap();
+        }
+        let found = find_trails(&[d.join("sub/c.trail.yaml"), d.to_path_buf(), d.join("notes.yaml")]).unwrap();
+        let rel: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(d).unwrap().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(rel, ["a.trail.yaml", "b.trail.yaml", "notes.yaml", "sub/c.trail.yaml"]);
+        let missing = find_trails(&[d.join("nope")]).unwrap_err();
+        assert!(
+            matches!(missing, FindError::NotFound(_)) && missing.to_string().ends_with("nope: no such file or folder")
+        );
+        assert!(
+            load_trail(&d.join("nope.trail.yaml")).unwrap_err()[0]
+                .message
+                .starts_with("cannot read")
+        );
+    }
+
+    #[test]
+    fn shards_cover_every_item_once() {
+        let items: Vec<usize> = (0..10).collect();
+        let shards: Vec<Vec<usize>> = (1..=3).map(|i| shard(items.clone(), i, 3)).collect();
+        assert_eq!(shards, [vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
+        let mut all: Vec<usize> = shards.concat();
+        all.sort();
+        assert_eq!(all, items);
+        assert_eq!(shard(items.clone(), 1, 1), items);
+        assert!(shard(items.clone(), 0, 3).is_empty() && shard(items.clone(), 4, 3).is_empty());
+        assert!(shard(items, 1, 0).is_empty());
+        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
+        for bad in ["0/4", "5/4", "2", "a/b", "1/0"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+}

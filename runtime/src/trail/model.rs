@@ -1,0 +1,268 @@
+//! What a parsed trail file holds. Every part keeps its position so the type gate and the replay can
+//! point back into the file.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::yaml::{Document, Pos, YamlError};
+
+/// The recording key that fits every device.
+pub const ALL_DEVICES: &str = "tools";
+
+/// Platforms a recording (or a per-device `skip`) may be keyed by.
+pub const PLATFORMS: [&str; 3] = ["android", "ios", "web"];
+
+/// A parsed, structurally valid trail file.
+#[derive(Debug, Clone)]
+pub struct Trail {
+    pub file: PathBuf,
+    pub config: TrailConfig,
+    /// Step 0: the deterministic start, run before the `trail` steps.
+    pub trailhead: Option<Step>,
+    /// The `trail` steps, numbered from 1.
+    pub steps: Vec<Step>,
+    /// The parsed file, to position findings anywhere in it (see [`Trail::error_in_call`]).
+    pub doc: Document,
+}
+
+impl Trail {
+    /// The trailhead (if any), then the `trail` steps: the order a replay runs them in.
+    pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
+        self.trailhead.iter().chain(self.steps.iter())
+    }
+
+    /// Every recorded call of every step under every recording key, in file order, for the type gate
+    /// (which checks all of them, not only the ones a given device would run).
+    pub fn calls(&self) -> impl Iterator<Item = (&Step, &str, &ToolCall)> {
+        self.all_steps().flat_map(|step| {
+            step.recording.iter().flat_map(move |rec| {
+                rec.entries
+                    .iter()
+                    .flat_map(move |(key, calls)| calls.iter().map(move |c| (step, key.as_str(), c)))
+            })
+        })
+    }
+
+    /// An error positioned inside a call's arguments: `arg_path` is relative to the args (`text`,
+    /// `nodeSelector.androidAccessibility.textRegex`); an empty path or one that is not in the file
+    /// falls back to the nearest enclosing part, at worst the tool name.
+    pub fn error_in_call(&self, call: &ToolCall, arg_path: &str, message: impl Into<String>) -> YamlError {
+        self.doc.error_at(&call.arg_path(arg_path), message)
+    }
+}
+
+/// The `config:` block.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrailConfig {
+    pub id: Option<String>,
+    /// The trailmap whose surface the trail uses.
+    pub target: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub priority: Option<String>,
+    /// Device key → driver name, in file order. The keys may key recordings.
+    pub devices: Vec<(String, String)>,
+    pub skip: Option<Skip>,
+    pub tags: Vec<String>,
+    /// Free-form context for the agent.
+    pub context: Option<String>,
+    /// Pre-seeded variables, in file order. Scalars are kept as their text, as Trailblaze does.
+    pub memory: Vec<(String, String)>,
+    /// Informational only, in file order.
+    pub metadata: Vec<(String, String)>,
+    /// Declared trail parameters (`{{args.name}}`), in file order.
+    pub args: Vec<TrailArg>,
+}
+
+impl TrailConfig {
+    /// The driver pinned for a device key.
+    pub fn driver(&self, device_key: &str) -> Option<&str> {
+        lookup(&self.devices, device_key)
+    }
+
+    /// Why the trail is skipped on this device, if it is: a plain `skip` applies everywhere; a
+    /// per-device map is looked up by device key first, then by platform.
+    pub fn skip_reason(&self, platform: &str, device_key: Option<&str>) -> Option<&str> {
+        match self.skip.as_ref()? {
+            Skip::Always(reason) => Some(reason),
+            Skip::PerDevice(map) => device_key
+                .and_then(|k| lookup(map, k))
+                .or_else(|| lookup(map, platform)),
+        }
+    }
+}
+
+fn lookup<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// `config.skip`: a reason (the trail is skipped everywhere), or reasons per platform or device key
+/// (the newer Trailblaze form). A reason is never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip {
+    Always(String),
+    PerDevice(Vec<(String, String)>),
+}
+
+/// One declared trail parameter. Optional exactly when it has a default (Terraform's rule, as in
+/// Trailblaze).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrailArg {
+    pub name: String,
+    pub ty: ArgType,
+    pub description: Option<String>,
+    pub default: Option<Value>,
+    pub pos: Pos,
+}
+
+impl TrailArg {
+    pub fn required(&self) -> bool {
+        self.default.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgType {
+    String,
+    Integer,
+    Boolean,
+    Array,
+    Object,
+}
+
+impl ArgType {
+    pub const NAMES: [&'static str; 5] = ["string", "integer", "boolean", "array", "object"];
+
+    pub fn from_name(name: &str) -> Option<ArgType> {
+        Some(match name {
+            "string" => ArgType::String,
+            "integer" => ArgType::Integer,
+            "boolean" => ArgType::Boolean,
+            "array" => ArgType::Array,
+            "object" => ArgType::Object,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgType::String => "string",
+            ArgType::Integer => "integer",
+            ArgType::Boolean => "boolean",
+            ArgType::Array => "array",
+            ArgType::Object => "object",
+        }
+    }
+
+    /// Whether `v` is a value of this type (a quoted `'3'` is a string, not an integer).
+    pub fn admits(self, v: &Value) -> bool {
+        match self {
+            ArgType::String => v.is_string(),
+            ArgType::Integer => v.is_i64() || v.is_u64(),
+            ArgType::Boolean => v.is_boolean(),
+            ArgType::Array => v.is_array(),
+            ArgType::Object => v.is_object(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// `step:` — something to do.
+    Step,
+    /// `verify:` — something to check.
+    Verify,
+}
+
+impl StepKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            StepKind::Step => "step",
+            StepKind::Verify => "verify",
+        }
+    }
+}
+
+/// The trailhead (number 0) or one `trail` step (numbers 1..).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub number: usize,
+    pub kind: StepKind,
+    /// What the step does or checks, in words.
+    pub text: String,
+    /// `recordable: false`: always run by the agent. `None` when not written.
+    pub recordable: Option<bool>,
+    /// Per-step retry budget override. `None` when not written.
+    pub max_retries: Option<u32>,
+    pub recording: Option<Recording>,
+    /// Where the step starts (the `trailhead` key for the trailhead).
+    pub pos: Pos,
+    /// Its YAML path: `trailhead` or `trail[i]` (0-based).
+    pub path: String,
+}
+
+impl Step {
+    /// `trailhead` or `step N`, as findings and reports name it.
+    pub fn label(&self) -> String {
+        if self.number == 0 {
+            "trailhead".to_string()
+        } else {
+            format!("step {}", self.number)
+        }
+    }
+
+    pub fn is_trailhead(&self) -> bool {
+        self.number == 0
+    }
+
+    /// The calls this device replays; `None` when the step has nothing recorded for it (the agent
+    /// runs it, or it is reported as not recorded). `Some(&[])` is a deliberate no-op.
+    pub fn calls_for(&self, platform: &str, device_key: Option<&str>) -> Option<&[ToolCall]> {
+        self.recording.as_ref()?.for_device(platform, device_key)
+    }
+}
+
+/// A step's `recording:` map: key (`tools`, a platform, or a device key) → calls, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recording {
+    pub entries: Vec<(String, Vec<ToolCall>)>,
+}
+
+impl Recording {
+    /// The calls for a device: its device key wins over its platform, which wins over `tools`.
+    pub fn for_device(&self, platform: &str, device_key: Option<&str>) -> Option<&[ToolCall]> {
+        let get = |key: &str| self.entries.iter().find(|(k, _)| k == key).map(|(_, c)| c.as_slice());
+        device_key
+            .and_then(get)
+            .or_else(|| get(platform))
+            .or_else(|| get(ALL_DEVICES))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_str())
+    }
+}
+
+/// One recorded call: `toolName: {args}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub tool: String,
+    /// Always a JSON object; scalars keep their YAML quote style (`'123'` is a string).
+    pub args: Value,
+    /// Where the tool name stands.
+    pub pos: Pos,
+    /// The YAML path of the args (`trail[0].recording.tools[1].inputText`).
+    pub path: String,
+}
+
+impl ToolCall {
+    /// The YAML path of a part of the args (`text` → `trail[0].recording.tools[1].inputText.text`).
+    pub fn arg_path(&self, sub: &str) -> String {
+        match sub {
+            "" => self.path.clone(),
+            _ if sub.starts_with('[') => format!("{}{sub}", self.path),
+            _ => format!("{}.{sub}", self.path),
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! The parse gate: a trail file becomes a [`Trail`] only if every key is known and every value has
+//! the right shape. The walk goes over the whole positioned tree and collects every error, so an
+//! author fixes a file in one pass. Tool arguments are not checked here: the type gate checks them
+//! against the target's tool schemas.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use trailblaze_host_functions::decode::nearest;
+
+use super::model::*;
+use crate::yaml::{self, Document, YamlError};
+
+mod config;
+
+const TOP_KEYS: [&str; 3] = ["config", "trailhead", "trail"];
+const CONFIG_KEYS: [&str; 12] = [
+    "id",
+    "target",
+    "title",
+    "description",
+    "priority",
+    "devices",
+    "skip",
+    "tags",
+    "context",
+    "memory",
+    "metadata",
+    "args",
+];
+const STEP_KEYS: [&str; 5] = ["step", "verify", "recordable", "maxRetries", "recording"];
+const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
+
+/// Parses a trail file's text. On failure, every error of the file, in file order.
+pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
+    let doc = yaml::parse(text, file).map_err(|e| vec![e])?;
+    let mut p = Parser {
+        doc: &doc,
+        errors: Vec::new(),
+        device_keys: Vec::new(),
+    };
+    let parts = p.root();
+    let mut errors = p.errors;
+    if !errors.is_empty() {
+        // Positions first; the walk's own order breaks ties (a key before what is inside it).
+        errors.sort_by_key(|e| e.pos);
+        errors.dedup();
+        return Err(errors);
+    }
+    let (config, trailhead, steps) = parts;
+    Ok(Trail {
+        file: file.to_path_buf(),
+        config,
+        trailhead,
+        steps,
+        doc,
+    })
+}
+
+/// Reads and parses a trail file.
+pub fn load_trail(file: &Path) -> Result<Trail, Vec<YamlError>> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => parse_trail(&text, file),
+        Err(e) => Err(vec![YamlError {
+            file: file.to_path_buf(),
+            pos: crate::yaml::Pos { line: 1, col: 1 },
+            message: format!("cannot read: {e}"),
+            source_line: String::new(),
+        }]),
+    }
+}
+
+struct Parser<'d> {
+    doc: &'d Document,
+    errors: Vec<YamlError>,
+    /// `config.devices` keys, which may key recordings.
+    device_keys: Vec<String>,
+}
+
+fn child(base: &str, key: &str) -> String {
+    if base.is_empty() {
+        key.to_string()
+    } else {
+        format!("{base}.{key}")
+    }
+}
+
+/// The kind of a value, for messages: never the value itself, which may be a secret.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "true/false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+fn list(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+impl Parser<'_> {
+    /// An error at the key of `path` (or at the value, for a list item).
+    fn at_key(&mut self, path: &str, msg: String) {
+        self.errors.push(self.doc.error_at(path, msg));
+    }
+
+    /// An error at the value of `path`.
+    fn at_value(&mut self, path: &str, msg: String) {
+        let pos = self.doc.value_position(path);
+        self.errors
+            .push(YamlError::new(&self.doc.file, &self.doc.text, pos, msg));
+    }
+
+    fn wrong_type(&mut self, path: &str, expected: &str, v: &Value) {
+        self.at_value(path, format!("`{path}`: expected {expected}, found {}", kind(v)));
+    }
+
+    /// Reports every key of `map` not in `allowed`, with the nearest valid key or a hint saying where
+    /// the key belongs.
+    fn known_keys(&mut self, base: &str, map: &Map<String, Value>, allowed: &[&str], hint: fn(&str) -> Option<String>) {
+        for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
+            let mut msg = format!("unknown key `{}`", child(base, key));
+            match (nearest(key, allowed), hint(key)) {
+                (Some(near), _) => msg.push_str(&format!("; did you mean `{near}`?")),
+                (None, Some(h)) => msg.push_str(&format!("; {h}")),
+                (None, None) => {}
+            }
+            msg.push_str(&format!(" (expected one of: {})", allowed.join(", ")));
+            self.at_key(&child(base, key), msg);
+        }
+    }
+
+    fn root(&mut self) -> (TrailConfig, Option<Step>, Vec<Step>) {
+        let empty = (TrailConfig::default(), None, Vec::new());
+        let root = match &self.doc.value {
+            Value::Object(m) => m,
+            Value::Null => {
+                self.at_value("", format!("an empty trail file: expected {}", list(&TOP_KEYS)));
+                return empty;
+            }
+            other => {
+                let msg = format!("a trail file is a map with {}, found {}", list(&TOP_KEYS), kind(other));
+                self.at_value("", msg);
+                return empty;
+            }
+        };
+        self.known_keys("", root, &TOP_KEYS, top_hint);
+        // The config first, whatever the file order: recordings may be keyed by its device keys.
+        let config = match root.get("config") {
+            Some(v) => self.config(v),
+            None => TrailConfig::default(),
+        };
+        let trailhead = root.get("trailhead").and_then(|v| self.step(v, "trailhead", 0));
+        let mut steps = Vec::new();
+        match root.get("trail") {
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    steps.extend(self.step(item, &format!("trail[{i}]"), i + 1));
+                }
+            }
+            Some(other) => self.wrong_type("trail", "a list of steps (`- step: ...`)", other),
+            None => self.at_value("", "missing key `trail`: the list of steps".to_string()),
+        }
+        (config, trailhead, steps)
+    }
+
+    /// Text, or a number or true/false kept as its text (Trailblaze reads these fields as strings).
+    fn text(&mut self, path: &str, v: &Value) -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            other => {
+                self.wrong_type(path, "text", other);
+                None
+            }
+        }
+    }
+
+    /// Valid recording keys: `tools` (when `with_all`), the platforms, then the declared device keys.
+    fn recording_keys(&self, with_all: bool) -> Vec<String> {
+        let all = with_all.then_some(ALL_DEVICES);
+        all.into_iter()
+            .chain(PLATFORMS)
+            .map(str::to_string)
+            .chain(
+                self.device_keys
+                    .iter()
+                    .filter(|k| !PLATFORMS.contains(&k.as_str()))
+                    .cloned(),
+            )
+            .collect()
+    }
+
+    /// The trailhead (`number` 0) or a `trail` step.
+    fn step(&mut self, v: &Value, path: &str, number: usize) -> Option<Step> {
+        let head = number == 0;
+        let map = match v {
+            Value::Object(m) => m,
+            Value::String(_) if !head => {
+                let msg =
+                    format!("`{path}`: a step is a map; write `- step: <what to do>` or `- verify: <what to check>`");
+                self.at_value(path, msg);
+                return None;
+            }
+            other => {
+                self.wrong_type(path, "a map with `step` and `recording`", other);
+                return None;
+            }
+        };
+        if head {
+            self.known_keys(path, map, &TRAILHEAD_KEYS, trailhead_hint);
+        } else {
+            self.known_keys(path, map, &STEP_KEYS, step_hint);
+        }
+        let text_of = |key: &'static str| map.get(key).map(|t| (key, t));
+        let (kind, key, text) = match (text_of("step"), text_of("verify")) {
+            (Some((k, t)), None) => (StepKind::Step, k, t),
+            (None, Some((k, t))) if !head => (StepKind::Verify, k, t),
+            (Some(_), Some(_)) if !head => {
+                let msg = format!("`{path}` has both `step` and `verify`; a step is one or the other");
+                self.at_key(&child(path, "verify"), msg);
+                return None;
+            }
+            _ if head => {
+                // `verify` in a trailhead was already reported as an unknown key.
+                if !map.contains_key("verify") {
+                    let msg = "the trailhead needs `step: <what it does>`".to_string();
+                    self.at_key(path, msg);
+                }
+                return None;
+            }
+            _ => {
+                // A misspelt `step`/`verify` was already reported as an unknown key, with the fix.
+                if !map.keys().any(|k| nearest(k, &["step", "verify"]).is_some()) {
+                    let msg = format!("`{path}` needs `step: <what to do>` or `verify: <what to check>`");
+                    self.at_value(path, msg);
+                }
+                return None;
+            }
+        };
+        let tpath = child(path, key);
+        let text = match text {
+            Value::Null => {
+                self.at_value(&tpath, format!("`{tpath}` is empty: say in words what the step does"));
+                None
+            }
+            t => self.text(&tpath, t),
+        };
+        let recordable = match map.get("recordable") {
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                self.wrong_type(&child(path, "recordable"), "true or false", other);
+                None
+            }
+            None => None,
+        };
+        let max_retries = match map.get("maxRetries") {
+            None => None,
+            Some(n) => match n.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) => Some(n),
+                None => {
+                    self.wrong_type(&child(path, "maxRetries"), "a whole number of retries (0 or more)", n);
+                    None
+                }
+            },
+        };
+        let recording = map
+            .get("recording")
+            .and_then(|r| self.recording(r, &child(path, "recording")));
+        if recordable == Some(false)
+            && let Some(rec) = &recording
+            && rec.entries.iter().any(|(_, calls)| !calls.is_empty())
+        {
+            let msg =
+                format!("`{path}` says `recordable: false` (always run by the agent) yet has a recording; drop one");
+            self.at_key(&child(path, "recordable"), msg);
+        }
+        let pos = self.doc.position(path);
+        Some(Step {
+            number,
+            kind,
+            text: text?,
+            recordable,
+            max_retries,
+            recording,
+            pos,
+            path: path.to_string(),
+        })
+    }
+
+    fn recording(&mut self, v: &Value, path: &str) -> Option<Recording> {
+        let map = match v {
+            Value::Object(m) => m,
+            other => {
+                let msg = format!("a map of `{ALL_DEVICES}`, a platform or a device key to tool calls");
+                self.wrong_type(path, &msg, other);
+                return None;
+            }
+        };
+        let keys = self.recording_keys(true);
+        let allowed: Vec<&str> = keys.iter().map(String::as_str).collect();
+        self.known_keys(path, map, &allowed, recording_hint);
+        let mut rec = Recording::default();
+        for (key, calls) in map.iter().filter(|(k, _)| allowed.contains(&k.as_str())) {
+            let kpath = child(path, key);
+            let calls = match calls {
+                Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| self.tool_call(item, &format!("{kpath}[{i}]")))
+                    .collect(),
+                // The single-call form: `tools: { launchApp: {...} }`.
+                Value::Object(_) => self.tool_call(calls, &kpath).into_iter().collect(),
+                other => {
+                    let msg = "a list of tool calls (`- toolName: {args}`; `[]` for a deliberate no-op)";
+                    self.wrong_type(&kpath, msg, other);
+                    continue;
+                }
+            };
+            rec.entries.push((key.clone(), calls));
+        }
+        Some(rec)
+    }
+
+    fn tool_call(&mut self, v: &Value, path: &str) -> Option<ToolCall> {
+        let map = match v {
+            Value::Object(m) => m,
+            Value::String(s) if !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)) => {
+                let msg =
+                    format!("`{path}`: a tool call is a map from the tool name to its arguments; write `{s}: {{}}`");
+                self.at_value(path, msg);
+                return None;
+            }
+            other => {
+                self.wrong_type(path, "a tool call (`toolName: {args}`)", other);
+                return None;
+            }
+        };
+        let mut names = map.keys();
+        let Some(tool) = names.next() else {
+            self.at_value(
+                path,
+                format!("`{path}`: an empty tool call; expected `toolName: {{args}}`"),
+            );
+            return None;
+        };
+        let extra: Vec<&String> = names.collect();
+        if let Some(first) = extra.first() {
+            let others = extra.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let msg = format!(
+                "`{path}`: a tool call has one key, the tool name, but {others} stands beside `{tool}`; \
+                 if it is an argument, indent it under `{tool}:`, or start a new call with `- `"
+            );
+            self.at_key(&child(path, first), msg);
+            return None;
+        }
+        let apath = child(path, tool);
+        let args = match &map[tool] {
+            Value::Object(a) => Value::Object(a.clone()),
+            Value::Null => Value::Object(Map::new()),
+            other => {
+                let msg = format!("the arguments of `{tool}`, a map (`{tool}: {{...}}`; `{{}}` for none)");
+                self.wrong_type(&apath, &msg, other);
+                return None;
+            }
+        };
+        let pos = self.doc.position(&apath);
+        Some(ToolCall {
+            tool: tool.clone(),
+            args,
+            pos,
+            path: apath,
+        })
+    }
+}
+
+const RECORDING_HINT: &str = "it belongs under the step's `recording`";
+
+fn top_hint(key: &str) -> Option<String> {
+    if STEP_KEYS.contains(&key) || key == ALL_DEVICES || PLATFORMS.contains(&key) {
+        Some("it belongs inside a step of `trail` (or the `trailhead`)".into())
+    } else if CONFIG_KEYS.contains(&key) {
+        Some("it belongs under `config`".into())
+    } else if key == "steps" {
+        Some("steps are listed under `trail`".into())
+    } else {
+        None
+    }
+}
+
+fn step_hint(key: &str) -> Option<String> {
+    if key == ALL_DEVICES || PLATFORMS.contains(&key) {
+        Some(RECORDING_HINT.into())
+    } else if TOP_KEYS.contains(&key) {
+        Some("it belongs at the top level of the file".into())
+    } else if CONFIG_KEYS.contains(&key) {
+        Some("it belongs under `config`".into())
+    } else {
+        Some("if it is a tool call, it goes under `recording: { tools: [...] }`".into())
+    }
+}
+
+fn trailhead_hint(key: &str) -> Option<String> {
+    match key {
+        "verify" => Some("the trailhead is a `step` (the deterministic start), not a `verify`".into()),
+        "recordable" | "maxRetries" => Some("only the steps of `trail` take it".into()),
+        _ => step_hint(key),
+    }
+}
+
+fn recording_hint(_key: &str) -> Option<String> {
+    Some(format!(
+        "a recording is keyed by `{ALL_DEVICES}` (every device), a platform, or a device key declared in \
+         `config.devices`; tool calls go in a list under one of them"
+    ))
+}

@@ -1,0 +1,376 @@
+//! The run report: what the replay fills in, and its three renderings under the run's folder:
+//! `report.json` (machines), `report.html` (people: self-contained, no network) and `junit.xml` (CI).
+//!
+//! The report holds what the session log holds: placeholders (`{{secret:NAME}}`), never secret values;
+//! [`RunReport::redact`] scrubs known secret values once more before anything is written.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a trail or a step ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    /// Not run: the trail's `config.skip`, or a step after a failure.
+    Skipped {
+        reason: String,
+    },
+    /// Nothing recorded for this device and no agent to run it: never a pass.
+    NotRecorded,
+}
+
+impl Outcome {
+    /// The word reports show.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Skipped { .. } => "skipped",
+            Outcome::NotRecorded => "not recorded",
+        }
+    }
+
+    /// A CSS class name.
+    fn class(&self) -> &'static str {
+        match self {
+            Outcome::NotRecorded => "not-recorded",
+            other => other.word(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub started_unix_ms: u64,
+    pub duration_ms: f64,
+    /// The device the run used (`sim`, an adb serial, ...).
+    pub device: String,
+    pub trails: Vec<TrailReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrailReport {
+    /// The trail file, as the run names it.
+    pub file: String,
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub outcome: Outcome,
+    pub duration_ms: f64,
+    /// The trailhead (number 0) first, then the `trail` steps.
+    pub steps: Vec<StepReport>,
+    /// Why the trail failed when no single step did (it did not parse, the device was lost, ...).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    /// 0 for the trailhead, 1.. for the `trail` steps.
+    pub number: usize,
+    /// `step` or `verify`.
+    pub kind: String,
+    pub text: String,
+    pub outcome: Outcome,
+    pub calls: Vec<CallReport>,
+    pub error: Option<String>,
+    /// The screen after the step, as SVG from the device.
+    pub screen_svg: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallReport {
+    pub tool: String,
+    /// As called: placeholders, never secret values.
+    pub args: Value,
+    pub ok: bool,
+    pub error: Option<String>,
+    pub duration_ms: f64,
+}
+
+/// Counts of trails by outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    pub not_recorded: usize,
+}
+
+impl Summary {
+    /// True when nothing failed and nothing went unrecorded (skips are fine).
+    pub fn ok(&self) -> bool {
+        self.failed == 0 && self.not_recorded == 0
+    }
+}
+
+impl RunReport {
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            total: self.trails.len(),
+            ..Summary::default()
+        };
+        for t in &self.trails {
+            match t.outcome {
+                Outcome::Passed => s.passed += 1,
+                Outcome::Failed => s.failed += 1,
+                Outcome::Skipped { .. } => s.skipped += 1,
+                Outcome::NotRecorded => s.not_recorded += 1,
+            }
+        }
+        s
+    }
+
+    /// Replaces every occurrence of each value (resolved secrets) in every text of the report with
+    /// `***`, as the session log does. A defence in depth: the replay should never have put one there.
+    pub fn redact(&mut self, values: &[String]) {
+        // An empty value would match everywhere.
+        let values: Vec<&str> = values.iter().map(String::as_str).filter(|v| !v.is_empty()).collect();
+        if values.is_empty() {
+            return;
+        }
+        let scrub = |s: &mut String| {
+            for v in &values {
+                // The SVG holds text XML-escaped, so look for that form too.
+                for form in [v.to_string(), xml_escape(v)] {
+                    if s.contains(&form) {
+                        *s = s.replace(&form, "***");
+                    }
+                }
+            }
+        };
+        for t in &mut self.trails {
+            t.error.iter_mut().for_each(scrub);
+            if let Outcome::Skipped { reason } = &mut t.outcome {
+                scrub(reason);
+            }
+            for s in &mut t.steps {
+                scrub(&mut s.text);
+                s.error.iter_mut().for_each(scrub);
+                s.screen_svg.iter_mut().for_each(scrub);
+                if let Outcome::Skipped { reason } = &mut s.outcome {
+                    scrub(reason);
+                }
+                for c in &mut s.calls {
+                    c.error.iter_mut().for_each(scrub);
+                    scrub_value(&mut c.args, &scrub);
+                }
+            }
+        }
+    }
+}
+
+fn scrub_value(v: &mut Value, scrub: &impl Fn(&mut String)) {
+    match v {
+        Value::String(s) => scrub(s),
+        Value::Array(items) => items.iter_mut().for_each(|i| scrub_value(i, scrub)),
+        Value::Object(map) => map.values_mut().for_each(|i| scrub_value(i, scrub)),
+        _ => {}
+    }
+}
+
+/// The files [`write_all`] wrote.
+#[derive(Debug, Clone)]
+pub struct ReportFiles {
+    pub json: PathBuf,
+    pub html: PathBuf,
+    pub junit: PathBuf,
+}
+
+/// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if missing).
+pub fn write_all(report: &RunReport, dir: &Path) -> std::io::Result<ReportFiles> {
+    Ok(ReportFiles {
+        json: write_report_json(report, dir)?,
+        html: write_report_html(report, dir)?,
+        junit: write_junit_xml(report, dir)?,
+    })
+}
+
+pub fn write_report_json(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
+    write(dir, "report.json", &render_json(report))
+}
+
+pub fn write_report_html(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
+    write(dir, "report.html", &render_html(report))
+}
+
+pub fn write_junit_xml(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
+    write(dir, "junit.xml", &render_junit(report))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(name);
+    // Written beside and renamed, so a reader never sees half a report.
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(path)
+}
+
+/// `report.json`: the summary, then the report itself.
+pub fn render_json(report: &RunReport) -> String {
+    #[derive(Serialize)]
+    struct WithSummary<'a> {
+        summary: Summary,
+        #[serde(flatten)]
+        report: &'a RunReport,
+    }
+    let doc = WithSummary {
+        summary: report.summary(),
+        report,
+    };
+    // Serializing plain structs and JSON values cannot fail; keep the error path anyway.
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+}
+
+/// Escapes text for XML and (XHTML-compatible) HTML, text and attributes alike, and drops the
+/// control characters XML cannot hold (an error message may carry terminal colour codes).
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{7f}' || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `junit.xml`: one `<testsuite>` for the run, one `<testcase>` per trail. A failed or not-recorded
+/// trail is a `<failure>` (CI must not read "not recorded" as a pass); a skipped one `<skipped>`.
+pub fn render_junit(report: &RunReport) -> String {
+    let s = report.summary();
+    let e = xml_escape;
+    let secs = |ms: f64| format!("{:.3}", ms.max(0.0) / 1000.0);
+    let failures = s.failed + s.not_recorded;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let counts = format!(
+        "tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{}\" time=\"{}\"",
+        s.total,
+        s.skipped,
+        secs(report.duration_ms)
+    );
+    let _ = writeln!(out, "<testsuites name=\"trailblaze\" {counts}>");
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"trailblaze ({})\" {counts} timestamp=\"{}\">",
+        e(&report.device),
+        utc(report.started_unix_ms, 'T')
+    );
+    for t in &report.trails {
+        let name = t.title.as_deref().or(t.id.as_deref()).unwrap_or(&t.file);
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{}\"",
+            e(t.id.as_deref().unwrap_or(&t.file)),
+            e(name),
+            e(&t.file),
+            secs(t.duration_ms)
+        );
+        match &t.outcome {
+            Outcome::Passed => out.push_str("/>\n"),
+            Outcome::Skipped { reason } => {
+                let _ = writeln!(out, ">\n      <skipped message=\"{}\"/>\n    </testcase>", e(reason));
+            }
+            Outcome::Failed | Outcome::NotRecorded => {
+                let (kind, message) = failure_line(t);
+                let _ = writeln!(
+                    out,
+                    ">\n      <failure type=\"{kind}\" message=\"{}\">{}</failure>\n    </testcase>",
+                    e(&message),
+                    e(&step_lines(t))
+                );
+            }
+        }
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// The failure's type and one-line message: the first step that did not pass.
+fn failure_line(t: &TrailReport) -> (&'static str, String) {
+    let kind = if t.outcome == Outcome::NotRecorded {
+        "NotRecorded"
+    } else {
+        "StepFailed"
+    };
+    let bad = t
+        .steps
+        .iter()
+        .find(|s| matches!(s.outcome, Outcome::Failed | Outcome::NotRecorded));
+    let message = match (bad, &t.error) {
+        (Some(s), _) => {
+            let what = format!("{} {}: {}", step_name(s), s.outcome.word(), s.text);
+            // One line: a newline in an attribute reads back as a space; the body has the rest.
+            match s.error.as_deref().and_then(|e| e.lines().next()) {
+                Some(err) => format!("{what}: {err}"),
+                None => what,
+            }
+        }
+        (None, Some(err)) => err.lines().next().unwrap_or_default().to_string(),
+        (None, None) => t.outcome.word().to_string(),
+    };
+    (kind, message)
+}
+
+/// Every step with its outcome, for the failure's body.
+fn step_lines(t: &TrailReport) -> String {
+    let mut out = String::new();
+    if let Some(err) = &t.error {
+        let _ = writeln!(out, "{err}");
+    }
+    for s in &t.steps {
+        let _ = writeln!(out, "[{}] {} ({}): {}", s.outcome.word(), step_name(s), s.kind, s.text);
+        if let Some(err) = &s.error {
+            let _ = writeln!(out, "    {err}");
+        }
+    }
+    out
+}
+
+fn step_name(s: &StepReport) -> String {
+    if s.number == 0 {
+        "trailhead".into()
+    } else {
+        format!("step {}", s.number)
+    }
+}
+
+/// `started_unix_ms` as `YYYY-MM-DD<sep>HH:MM:SS` in UTC.
+fn utc(unix_ms: u64, sep: char) -> String {
+    let secs = unix_ms / 1000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}{sep}{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+mod html;
+pub use html::render_html;
+
+#[cfg(test)]
+mod tests;
