@@ -14,6 +14,8 @@ pub mod secret;
 pub mod selector;
 pub mod session;
 pub mod snapshot;
+pub mod surface;
 pub mod tool;
+pub mod trail;
 pub mod trailmap;
 pub mod yaml;
