@@ -98,6 +98,7 @@ impl Catalog {
                 let file = match &t.kind {
                     ToolKind::Scripted(s) => s.file.clone(),
                     ToolKind::Broken { file, .. } => file.clone(),
+                    ToolKind::Composed(_) => m.dir.join("tools"),
                     ToolKind::Builtin(_) => PathBuf::new(),
                 };
                 if let Some(existing) = cat.tools.get(&t.name) {

@@ -115,6 +115,21 @@ fn call_inner<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, dept
                 }
             })
         }
+        ToolKind::Composed(composed) => {
+            let findings = crate::surface::check_value(&tool.input_schema, None, &args);
+            if let Some(f) = findings.first() {
+                let at = if f.path.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`: ", f.path)
+                };
+                return Err(CallError::Failed {
+                    tool: name.to_string(),
+                    message: format!("{at}{}", f.message),
+                });
+            }
+            run_expansion(s, js, crate::tool::composed::expand(composed, &args), depth)
+        }
         ToolKind::Broken { message, .. } => Err(CallError::Script {
             tool: name.to_string(),
             message: message.clone(),

@@ -5,10 +5,12 @@
 //! [`script`] engine.
 
 pub mod catalog;
+pub mod check;
 pub mod device;
 pub mod dispatch;
 pub mod host;
 pub mod project;
+pub mod run;
 pub mod script;
 pub mod secret;
 pub mod selector;

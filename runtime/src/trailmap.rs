@@ -72,6 +72,50 @@ pub struct ToolYaml {
     pub read_only: Option<bool>,
     #[serde(default)]
     pub runtime: Option<ToolRuntime>,
+    /// A composed tool's parameters.
+    #[serde(default)]
+    pub parameters: Option<Vec<ParamSpec>>,
+    /// A composed tool's calls, `- toolName: {args}`, whose strings may say `"{{params.<name>}}"`.
+    #[serde(default)]
+    pub tools: Option<Vec<serde_json::Value>>,
+}
+
+/// One parameter of a composed tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamSpec {
+    pub name: String,
+    /// `string`, `number`, `integer`, `boolean`, `object` or `array`.
+    #[serde(rename = "type")]
+    pub ty: ParamType,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamType {
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Object,
+    Array,
+}
+
+impl ParamType {
+    pub fn json_type(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Number => "number",
+            ParamType::Integer => "integer",
+            ParamType::Boolean => "boolean",
+            ParamType::Object => "object",
+            ParamType::Array => "array",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

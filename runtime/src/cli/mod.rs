@@ -1,6 +1,7 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
 mod tool;
+mod trails;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +57,12 @@ pub enum Command {
     Tools(tool::ToolsArgs),
     /// Print the device's current screen.
     Snapshot(tool::SnapshotArgs),
+    /// Replay trails on a device and write report.html, report.json and junit.xml.
+    Run(trails::RunArgs),
+    /// Check trails: the strict parse gate and the type gate (native, or `--tsc`).
+    Check(trails::CheckArgs),
+    /// Write a trailmap's `tools/trailblaze-client.d.ts` and `tools/tsconfig.json`.
+    Dts(trails::DtsArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -74,6 +81,9 @@ pub fn main() -> ExitCode {
         Command::Tool(a) => tool::run_tool(&cli, a),
         Command::Tools(a) => tool::list_tools(&cli, a),
         Command::Snapshot(a) => tool::snapshot(&cli, a),
+        Command::Run(a) => trails::run(&cli, a),
+        Command::Check(a) => trails::check(&cli, a),
+        Command::Dts(a) => trails::dts(&cli, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

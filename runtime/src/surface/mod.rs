@@ -7,6 +7,7 @@
 //! - [`tsgen`]: recorded trail calls as a `.trail.gen.ts` file with a line table (`check --tsc`);
 //! - [`tsc`]: running the pinned TypeScript compiler and reading its diagnostics.
 
+pub mod catalog;
 pub mod check;
 pub mod dts;
 pub mod tsc;

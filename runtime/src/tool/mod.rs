@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod by_selector;
+pub mod composed;
 pub mod exec;
 pub mod llm;
 pub mod rules;
@@ -67,6 +68,8 @@ pub enum ToolKind {
         file: PathBuf,
         message: String,
     },
+    /// A `.tool.yaml` with `parameters:` and `tools:`: expands into its calls.
+    Composed(Arc<composed::ComposedTool>),
 }
 
 /// Everything the catalog knows about one tool.

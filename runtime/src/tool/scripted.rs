@@ -58,6 +58,29 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
         };
         for t in found {
             let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
+            if pinned.runtime == Some(crate::trailmap::ToolRuntime::Subprocess) {
+                let message = format!(
+                    "{module}: `runtime: subprocess` (Node.js) is not supported yet; remove it to run `{}` in QuickJS",
+                    t.name
+                );
+                problems.push(message.clone());
+                out.push(ToolDescriptor {
+                    name: t.name.clone(),
+                    description: String::new(),
+                    flags: ToolFlags {
+                        surface_to_llm: false,
+                        ..ToolFlags::DEFAULT
+                    },
+                    input_schema: json!({"type": "object"}),
+                    output_schema: None,
+                    kind: ToolKind::Broken {
+                        file: file.clone(),
+                        message,
+                    },
+                    trailmap: Some(map.id.clone()),
+                });
+                continue;
+            }
             let flags = ToolFlags {
                 surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
                 is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
@@ -80,6 +103,20 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                 }),
                 trailmap: Some(map.id.clone()),
             });
+        }
+    }
+    for (stem, (file, y)) in &map.tool_yamls {
+        if y.tools.is_none() && y.parameters.is_none() {
+            continue;
+        }
+        match super::composed::descriptor(stem, file, y, &map.id) {
+            Ok(d) if out.iter().any(|t| t.name == d.name) => problems.push(format!(
+                "{}: `{}` is both a scripted and a composed tool",
+                file.display(),
+                d.name
+            )),
+            Ok(d) => out.push(d),
+            Err(e) => problems.push(e),
         }
     }
     (out, problems)

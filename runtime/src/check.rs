@@ -1,0 +1,382 @@
+//! `trailblaze check`: the two gates over trails. The parse gate is the strict trail reader; the type
+//! gate checks every recorded call against the target trailmap's recordable surface, natively (the
+//! default) or with the real TypeScript compiler over generated `.trail.gen.ts` files (`--tsc`). Both
+//! report the same findings at the same trail · step · tool.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+use crate::project::Project;
+use crate::surface::catalog::{Surface, selector_document, write_if_changed};
+use crate::surface::{self, GenCall, check_value, client_dts, trail_gen_ts, trails_tsconfig};
+use crate::trail::{Trail, load_trail};
+use crate::yaml::YamlError;
+
+/// One finding: `trails/x.trail.yaml:12:9 · step 3 · inputText: message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub file: PathBuf,
+    pub line: usize,
+    pub col: usize,
+    /// `trailhead`, `step 3`; `None` for a finding about the file itself.
+    pub step: Option<String>,
+    pub tool: Option<String>,
+    pub message: String,
+    /// An exempt trailmap's findings are warnings: reported, not failing.
+    pub warning: bool,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.col)?;
+        if let Some(step) = &self.step {
+            write!(f, " · {step}")?;
+        }
+        match &self.tool {
+            Some(tool) => write!(f, " · {tool}: {}", self.message),
+            None => write!(f, ": {}", self.message),
+        }
+    }
+}
+
+impl Finding {
+    fn at(e: &YamlError) -> Finding {
+        Finding {
+            file: e.file.clone(),
+            line: e.pos.line,
+            col: e.pos.col,
+            step: None,
+            tool: None,
+            message: e.message.clone(),
+            warning: false,
+        }
+    }
+
+    /// What two gates must agree on: the trail, step and tool of a finding.
+    pub fn identity(&self) -> (PathBuf, Option<String>, Option<String>) {
+        (self.file.clone(), self.step.clone(), self.tool.clone())
+    }
+}
+
+/// What a check found.
+#[derive(Debug, Default, Serialize)]
+pub struct CheckReport {
+    pub trails: usize,
+    pub calls: usize,
+    pub findings: Vec<Finding>,
+}
+
+impl CheckReport {
+    pub fn errors(&self) -> usize {
+        self.findings.iter().filter(|f| !f.warning).count()
+    }
+}
+
+/// A parsed trail and the catalog of its target, or why there is none.
+struct Target {
+    trail: Trail,
+    map: Option<String>,
+}
+
+/// Which trailmap a trail targets: `config.target`, else the trailmap whose folder holds it.
+pub fn target_of(project: &Project, trail: &Trail) -> Option<String> {
+    if let Some(t) = &trail.config.target {
+        return Some(t.clone());
+    }
+    let file = std::path::absolute(&trail.file).ok()?;
+    let root = std::path::absolute(&project.trailmaps.root).ok()?;
+    let rel = file.strip_prefix(&root).ok()?;
+    rel.components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .filter(|id| project.trailmaps.get(id).is_some())
+}
+
+/// Parses `files`; parse errors become findings, the rest come back with their targets.
+fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<Target> {
+    let mut out = Vec::new();
+    for file in files {
+        report.trails += 1;
+        match load_trail(file) {
+            Ok(trail) => {
+                let map = target_of(project, &trail);
+                out.push(Target { trail, map });
+            }
+            Err(errors) => report.findings.extend(errors.iter().map(Finding::at)),
+        }
+    }
+    out
+}
+
+/// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
+struct Catalogs<'p> {
+    project: &'p Project,
+    built: BTreeMap<String, Result<(Catalog, Surface), String>>,
+}
+
+impl<'p> Catalogs<'p> {
+    fn get(&mut self, id: &str) -> &Result<(Catalog, Surface), String> {
+        let project = self.project;
+        self.built.entry(id.to_string()).or_insert_with(|| {
+            Catalog::for_trailmap(
+                &project.trailmaps,
+                id,
+                project.registry.clone(),
+                project.secrets.clone(),
+            )
+            .map(|c| {
+                let s = Surface::of(&c);
+                (c, s)
+            })
+            .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// The finding for a trail whose target does not resolve, or `None` when it does.
+fn target_finding(t: &Target, catalogs: &mut Catalogs<'_>) -> Option<Finding> {
+    let pos = t.trail.doc.position("config.target");
+    let project = catalogs.project;
+    let message = match &t.map {
+        None => "no target: set `config.target` to a trailmap id, or keep the trail under trailmaps/<id>/".to_string(),
+        Some(id) if project.trailmaps.get(id).is_none() => {
+            let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
+            format!(
+                "target `{id}`: no loaded trailmap provides it (loaded: {})",
+                known.join(", ")
+            )
+        }
+        Some(id) => match catalogs.get(id) {
+            Ok(_) => return None,
+            Err(e) => format!("target `{id}` does not load: {e}"),
+        },
+    };
+    Some(Finding {
+        file: t.trail.file.clone(),
+        line: pos.line,
+        col: pos.col,
+        step: None,
+        tool: None,
+        message,
+        warning: false,
+    })
+}
+
+fn exempt(project: &Project, id: &str) -> bool {
+    project
+        .trailmaps
+        .get(id)
+        .and_then(|m| m.spec.trail_validation.as_ref())
+        .is_some()
+}
+
+/// The native type gate over `files`.
+pub fn check_native(project: &Project, files: &[PathBuf]) -> CheckReport {
+    let mut report = CheckReport::default();
+    let targets = load(project, files, &mut report);
+    let selectors = selector_document();
+    let mut catalogs = Catalogs {
+        project,
+        built: BTreeMap::new(),
+    };
+    for t in &targets {
+        if let Some(f) = target_finding(t, &mut catalogs) {
+            report.findings.push(f);
+            continue;
+        }
+        let Some(id) = t.map.as_deref() else { continue };
+        let warning = exempt(project, id);
+        let Ok((_, surface)) = catalogs.get(id) else { continue };
+        for (step, _key, call) in t.trail.calls() {
+            report.calls += 1;
+            let mut push = |arg_path: &str, message: String| {
+                let e = t.trail.error_in_call(call, arg_path, "");
+                report.findings.push(Finding {
+                    file: t.trail.file.clone(),
+                    line: e.pos.line,
+                    col: e.pos.col,
+                    step: Some(step.label()),
+                    tool: Some(call.tool.clone()),
+                    message,
+                    warning,
+                });
+            };
+            match surface.tool(&call.tool) {
+                Some(_) if !surface.recordable.contains(&call.tool) => push(
+                    "",
+                    format!(
+                        "`{}` is not recordable: recordings hold the tools it runs (e.g. `tapOnElementBySelector`, `inputText`)",
+                        call.tool
+                    ),
+                ),
+                Some(entry) => {
+                    for f in check_value(&entry.args, Some(&selectors), &call.args) {
+                        let message = if f.path.is_empty() {
+                            f.message.clone()
+                        } else {
+                            format!("`{}`: {}", f.path, f.message)
+                        };
+                        push(&f.path, message);
+                    }
+                }
+                None => {
+                    let near = trailblaze_host_functions::decode::nearest_names(&call.tool, &surface.recordable, 3);
+                    push(
+                        "",
+                        format!("unknown tool `{}`{}", call.tool, crate::dispatch::suggest(&near)),
+                    );
+                }
+            }
+        }
+    }
+    sort(&mut report.findings);
+    report
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| (&a.file, a.line, a.col, &a.message).cmp(&(&b.file, b.line, b.col, &b.message)));
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TscCheckError {
+    #[error("{0}")]
+    Tsc(#[from] surface::TscError),
+    #[error("cannot write the generated files: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(
+        "the TypeScript compiler was not found: run `npm ci --prefix sdk-ts` in the repository (or set TRAILBLAZE_TSC)"
+    )]
+    NoTsc,
+}
+
+/// The type gate through the real TypeScript compiler: writes `<trail>.trail.gen.ts` beside each trail
+/// (one statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
+/// trailmap under its `trails/`, runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
+pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, TscCheckError> {
+    let tsc = surface::find_tsc(&project.trailmaps.root)
+        .or_else(|| std::env::current_dir().ok().and_then(|d| surface::find_tsc(&d)))
+        .ok_or(TscCheckError::NoTsc)?;
+    let mut report = CheckReport::default();
+    let targets = load(project, files, &mut report);
+    let mut catalogs = Catalogs {
+        project,
+        built: BTreeMap::new(),
+    };
+    // Per target trailmap: the gen files and their line tables.
+    let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
+    for (i, t) in targets.iter().enumerate() {
+        if let Some(f) = target_finding(t, &mut catalogs) {
+            report.findings.push(f);
+            continue;
+        }
+        let Some(id) = t.map.clone() else { continue };
+        let calls: Vec<GenCall> = t
+            .trail
+            .calls()
+            .map(|(step, _, call)| {
+                let pos = t.trail.doc.position(&call.path);
+                GenCall {
+                    step: step.label(),
+                    tool: &call.tool,
+                    args: &call.args,
+                    yaml_line: pos.line,
+                    yaml_col: pos.col,
+                }
+            })
+            .collect();
+        report.calls += calls.len();
+        let (text, table) = trail_gen_ts(&format!("// {}", t.trail.file.display()), &calls);
+        let gen_file = gen_path(&t.trail.file);
+        write_if_changed(&gen_file, &text)?;
+        groups.entry(id).or_default().push((i, gen_file, table));
+    }
+    for (id, gens) in &groups {
+        let Ok((_, surface)) = catalogs.get(id) else { continue };
+        let warning = exempt(project, id);
+        let Some(map) = project.trailmaps.get(id) else { continue };
+        let dir = map.dir.join("trails");
+        std::fs::create_dir_all(&dir)?;
+        let dts = dir.join(".trailblaze-trails.d.ts");
+        write_if_changed(&dts, &client_dts(&surface.recordable_tools(), &surface.host_functions))?;
+        let abs = |p: &Path| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        };
+        let gen_names: Vec<String> = gens.iter().map(|(_, g, _)| abs(g)).collect();
+        let gen_refs: Vec<&str> = gen_names.iter().map(String::as_str).collect();
+        let sdk = std::path::absolute(dir.join(crate::surface::catalog::sdk_src_from(&dir)))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let config = dir.join("tsconfig.trail-gen.json");
+        write_if_changed(&config, &trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
+        for d in surface::run_tsc(&tsc, &config)? {
+            let file = std::path::absolute(dir.join(&d.file)).unwrap_or_default();
+            let Some((i, _, table)) = gens
+                .iter()
+                .find(|(_, g, _)| std::path::absolute(g).ok().as_ref() == Some(&file))
+            else {
+                report.findings.push(Finding {
+                    file,
+                    line: d.line,
+                    col: d.col,
+                    step: None,
+                    tool: None,
+                    message: format!("{}: {}", d.code, d.message),
+                    warning: false,
+                });
+                continue;
+            };
+            let trail = &targets[*i].trail;
+            match surface::entry_for_line(table, d.line) {
+                Some(e) => report.findings.push(Finding {
+                    file: trail.file.clone(),
+                    line: e.yaml_line,
+                    col: e.yaml_col,
+                    step: Some(e.step.clone()),
+                    tool: Some(e.tool.clone()),
+                    message: format!("{}: {}", d.code, d.message),
+                    warning,
+                }),
+                None => report.findings.push(Finding {
+                    file: trail.file.clone(),
+                    line: 1,
+                    col: 1,
+                    step: None,
+                    tool: None,
+                    message: format!("the generated check file failed to compile: {}: {}", d.code, d.message),
+                    warning: false,
+                }),
+            }
+        }
+    }
+    sort(&mut report.findings);
+    Ok(report)
+}
+
+/// `trails/x.trail.yaml` → `trails/x.trail.gen.ts`.
+pub fn gen_path(trail: &Path) -> PathBuf {
+    let name = trail
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".trail.yaml")
+        .or_else(|| name.strip_suffix(".yaml"))
+        .unwrap_or(&name);
+    trail.with_file_name(format!("{stem}.trail.gen.ts"))
+}
+
+/// Arguments as the type gate sees them (for tests and tools that mutate recordings).
+pub fn args_of(trail: &Trail) -> Vec<(String, String, Value)> {
+    trail
+        .calls()
+        .map(|(s, _, c)| (s.label(), c.tool.clone(), c.args.clone()))
+        .collect()
+}
