@@ -5,3 +5,4 @@ mod host;
 mod hostile;
 mod llm_tools;
 mod spine;
+mod trails;

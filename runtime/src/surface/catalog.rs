@@ -72,13 +72,25 @@ pub fn selector_document() -> Value {
     serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)).unwrap_or_default()
 }
 
-/// The path from `dir` to the SDK's `sdk-ts/src/index.ts`, found in `dir` or a folder above it. Outside
-/// this repository the SDK comes from `node_modules`.
+const SDK_INDEX: &str = "sdk-ts/src/index.ts";
+
+/// Where a tsconfig in `dir` finds the SDK's `index.ts`: `$TRAILBLAZE_SDK` (the `sdk-ts` folder), else a
+/// relative path when `dir` is inside a checkout holding `sdk-ts/`, else an absolute one found from the
+/// current folder or the `trailblaze` binary, else the npm package under `node_modules`.
 pub fn sdk_src_from(dir: &Path) -> String {
+    if let Some(sdk) = std::env::var_os("TRAILBLAZE_SDK").filter(|s| !s.is_empty()) {
+        return PathBuf::from(sdk).join("src/index.ts").display().to_string();
+    }
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     for (up, ancestor) in abs.ancestors().enumerate() {
-        if ancestor.join("sdk-ts/src/index.ts").is_file() {
-            return format!("{}sdk-ts/src/index.ts", "../".repeat(up));
+        if ancestor.join(SDK_INDEX).is_file() {
+            return format!("{}{SDK_INDEX}", "../".repeat(up));
+        }
+    }
+    let elsewhere = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+    for start in elsewhere.into_iter().flatten() {
+        if let Some(found) = start.ancestors().map(|a| a.join(SDK_INDEX)).find(|p| p.is_file()) {
+            return found.display().to_string();
         }
     }
     "./node_modules/@trailblaze/scripting/src/index.ts".to_string()
