@@ -5,4 +5,5 @@ mod host;
 mod hostile;
 mod llm_tools;
 mod spine;
+mod surface;
 mod trails;

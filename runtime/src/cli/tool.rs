@@ -130,7 +130,7 @@ pub fn list_tools(cli: &Cli, _a: &ToolsArgs) -> Result<(), Failure> {
     if cli.json {
         let tools: Vec<Value> = catalog
             .llm_tools()
-            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": t.input_schema }))
+            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": t.advertised_schema() }))
             .collect();
         println!("{}", serde_json::to_string_pretty(&tools).unwrap_or_default());
     } else {

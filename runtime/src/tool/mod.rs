@@ -88,6 +88,19 @@ pub struct ToolDescriptor {
 }
 
 impl ToolDescriptor {
+    /// The schema as advertised to an LLM or MCP client: an object schema with `properties` (empty when
+    /// there are no arguments), without the `$schema` and `title` noise schemars adds.
+    pub fn advertised_schema(&self) -> Value {
+        let mut s = self.input_schema.clone();
+        if let Some(obj) = s.as_object_mut() {
+            obj.remove("$schema");
+            obj.remove("title");
+            obj.entry("type").or_insert_with(|| Value::String("object".into()));
+            obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+        }
+        s
+    }
+
     pub fn builtin(entry: BuiltinEntry) -> ToolDescriptor {
         ToolDescriptor {
             name: entry.name.to_string(),
