@@ -100,3 +100,43 @@ fn exit_codes_separate_failures_from_usage_errors() {
     let ok = run(&f, &["tool", "launchApp", "appId=com.example.demo"]);
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
 }
+
+#[test]
+fn tool_accepts_only_llm_visible_tools() {
+    let f = Fixture::demo();
+    let hidden = run(&f, &["tool", "inputText", "text=hello"]);
+    assert_eq!(hidden.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&hidden.stderr);
+    assert!(err.contains("not an LLM-visible tool") && err.contains("trailblaze tool type text="), "{err}");
+    let typo = run(&f, &["tool", "inputTex", "text=hello"]);
+    let err = String::from_utf8_lossy(&typo.stderr);
+    assert!(err.contains("unknown tool `inputTex`") && !err.contains("inputText"), "hidden names are never suggested: {err}");
+    let near = run(&f, &["tool", "tapp", "ref=x"]);
+    let err = String::from_utf8_lossy(&near.stderr);
+    assert!(err.contains("did you mean") && err.contains("tap"), "{err}");
+    // Positive control: the LLM-visible form works.
+    let ok = run(&f, &["tool", "type", "keyCode=TAB"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[test]
+fn tools_tokens_prints_each_cost_and_the_total() {
+    let f = Fixture::demo();
+    let o = run(&f, &["--json", "tools", "--tokens"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json_out(&o);
+    let tools = v["tools"].as_array().expect("tools");
+    let sum: u64 = tools.iter().filter_map(|t| t["tokens"].as_u64()).sum();
+    assert!(sum > 100 && v["total"] == sum, "{v}");
+    assert!(tools.iter().any(|t| t["name"] == "type"), "{v}");
+    assert!(!tools.iter().any(|t| t["name"] == "inputText"), "{v}");
+}
+
+#[test]
+fn snapshot_prints_refs() {
+    let f = Fixture::demo();
+    let o = run(&f, &["snapshot"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("EditText hint=\"Email\"") && text.contains("] Button \"Sign in\""), "{text}");
+}

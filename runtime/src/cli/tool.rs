@@ -19,7 +19,12 @@ pub struct ToolArgs {
 }
 
 #[derive(Args)]
-pub struct ToolsArgs {}
+pub struct ToolsArgs {
+    /// Also print what each tool's definition (name, description, schema) costs in tokens, with the
+    /// o200k tokenizer, and the total sent with every LLM request.
+    #[arg(long)]
+    pub tokens: bool,
+}
 
 #[derive(Args)]
 pub struct SnapshotArgs {}
@@ -123,10 +128,13 @@ fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Failure> {
     Ok(Value::Object(map))
 }
 
-pub fn list_tools(cli: &Cli, _a: &ToolsArgs) -> Result<(), Failure> {
+pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     let project = open_project(cli)?;
     let id = project.trailmap_id(cli.trailmap.as_deref())?;
     let catalog = project.catalog(&id)?;
+    if a.tokens {
+        return print_tokens(cli, &catalog);
+    }
     if cli.json {
         let tools: Vec<Value> = catalog
             .llm_tools()
@@ -147,9 +155,35 @@ pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
     let id = project.trailmap_id(cli.trailmap.as_deref())?;
     let device = project.sim_device(&id)?;
     let session = project.session(&id, device, None, Settings::default())?;
-    let v = session
-        .call("snapshot", json!({}))
-        .map_err(|e| Failure::Failed(anyhow!(e)))?;
-    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    let v = session.call("snapshot", json!({})).map_err(|e| Failure::Failed(anyhow!(e)))?;
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", v["text"].as_str().unwrap_or_default());
+    }
+    Ok(())
+}
+
+/// Each LLM-visible tool's definition as sent to the model, counted with the o200k tokenizer.
+fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
+    let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
+    let mut rows: Vec<(String, usize)> = catalog
+        .llm_tools()
+        .map(|t| {
+            let def = json!({ "name": t.name, "description": t.description, "input_schema": t.advertised_schema() });
+            (t.name.clone(), bpe.encode_with_special_tokens(&def.to_string()).len())
+        })
+        .collect();
+    rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    let total: usize = rows.iter().map(|r| r.1).sum();
+    if cli.json {
+        let tools: Vec<Value> = rows.iter().map(|(n, c)| json!({ "name": n, "tokens": c })).collect();
+        println!("{}", serde_json::to_string_pretty(&json!({ "tokenizer": "o200k_base", "tools": tools, "total": total })).unwrap_or_default());
+    } else {
+        for (name, count) in &rows {
+            println!("{count:>6}  {name}");
+        }
+        println!("{total:>6}  total (o200k_base), sent with every LLM request");
+    }
     Ok(())
 }
