@@ -100,9 +100,9 @@ pub fn target_of(project: &Project, trail: &Trail) -> Option<String> {
 /// Parses `files`; parse errors become findings, the rest come back with their targets.
 fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<Target> {
     let mut out = Vec::new();
-    for file in files {
+    for parsed in parse_all(files) {
         report.trails += 1;
-        match load_trail(file) {
+        match parsed {
             Ok(trail) => {
                 let map = target_of(project, &trail);
                 out.push(Target { trail, map });
@@ -111,6 +111,40 @@ fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<T
         }
     }
     out
+}
+
+/// Parses every file, on every core: reading YAML is most of a native check's time.
+fn parse_all(files: &[PathBuf]) -> Vec<Result<Trail, Vec<YamlError>>> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    if threads < 2 || files.len() < 16 {
+        return files.iter().map(|f| load_trail(f)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(|f| load_trail(f)).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(files.len());
+        for (h, part) in handles.into_iter().zip(files.chunks(chunk)) {
+            // A parser panic is not expected; if one happens, that part's files are reported, not lost.
+            match h.join() {
+                Ok(parsed) => out.extend(parsed),
+                Err(_) => out.extend(part.iter().map(|f| {
+                    Err(vec![YamlError::new(
+                        f,
+                        "",
+                        crate::yaml::Pos::default(),
+                        "the parser failed on this file",
+                    )])
+                })),
+            }
+        }
+        out
+    })
 }
 
 /// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
@@ -184,58 +218,92 @@ pub fn check_native(project: &Project, files: &[PathBuf]) -> CheckReport {
         project,
         built: BTreeMap::new(),
     };
+    // Resolve targets and build each catalog once, then check the trails on every core.
+    let mut work: Vec<(&Target, &Surface, bool)> = Vec::new();
     for t in &targets {
         if let Some(f) = target_finding(t, &mut catalogs) {
             report.findings.push(f);
-            continue;
         }
+    }
+    for t in &targets {
         let Some(id) = t.map.as_deref() else { continue };
-        let warning = exempt(project, id);
-        let Ok((_, surface)) = catalogs.get(id) else { continue };
-        for (step, _key, call) in t.trail.calls() {
-            report.calls += 1;
-            let mut push = |arg_path: &str, message: String| {
-                let e = t.trail.error_in_call(call, arg_path, "");
-                report.findings.push(Finding {
-                    file: t.trail.file.clone(),
-                    line: e.pos.line,
-                    col: e.pos.col,
-                    step: Some(step.label()),
-                    tool: Some(call.tool.clone()),
-                    message,
-                    warning,
-                });
-            };
-            match surface.tool(&call.tool) {
-                Some(_) if !surface.recordable.contains(&call.tool) => push(
-                    "",
-                    format!(
-                        "`{}` is not recordable: recordings hold the tools it runs (e.g. `tapOnElementBySelector`, `inputText`)",
-                        call.tool
-                    ),
-                ),
-                Some(entry) => {
-                    for f in check_value(&entry.args, Some(&selectors), &call.args) {
-                        let message = if f.path.is_empty() {
-                            f.message.clone()
-                        } else {
-                            format!("`{}`: {}", f.path, f.message)
-                        };
-                        push(&f.path, message);
-                    }
-                }
-                None => {
-                    let near = trailblaze_host_functions::decode::nearest_names(&call.tool, &surface.recordable, 3);
-                    push(
-                        "",
-                        format!("unknown tool `{}`{}", call.tool, crate::dispatch::suggest(&near)),
-                    );
-                }
-            }
+        if let Some(Ok((_, surface))) = catalogs.built.get(id) {
+            work.push((t, surface, exempt(project, id)));
         }
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    let chunk = work.len().div_ceil(threads).max(1);
+    let results: Vec<(usize, Vec<Finding>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = work
+            .chunks(chunk)
+            .map(|part| {
+                let selectors = &selectors;
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(t, s, w)| check_trail(&t.trail, s, selectors, *w))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    for (calls, findings) in results {
+        report.calls += calls;
+        report.findings.extend(findings);
     }
     sort(&mut report.findings);
     report
+}
+
+/// The native type gate over one parsed trail: how many calls it holds, and its findings.
+fn check_trail(trail: &Trail, surface: &Surface, selectors: &Value, warning: bool) -> (usize, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut calls = 0;
+    for (step, _key, call) in trail.calls() {
+        calls += 1;
+        let mut push = |arg_path: &str, message: String| {
+            let e = trail.error_in_call(call, arg_path, "");
+            findings.push(Finding {
+                file: trail.file.clone(),
+                line: e.pos.line,
+                col: e.pos.col,
+                step: Some(step.label()),
+                tool: Some(call.tool.clone()),
+                message,
+                warning,
+            });
+        };
+        match surface.tool(&call.tool) {
+            Some(_) if !surface.recordable.contains(&call.tool) => push(
+                "",
+                format!(
+                    "`{}` is not recordable: recordings hold the tools it runs (e.g. `tapOnElementBySelector`, `inputText`)",
+                    call.tool
+                ),
+            ),
+            Some(entry) => {
+                for f in check_value(&entry.args, Some(selectors), &call.args) {
+                    let message = if f.path.is_empty() {
+                        f.message.clone()
+                    } else {
+                        format!("`{}`: {}", f.path, f.message)
+                    };
+                    push(&f.path, message);
+                }
+            }
+            None => {
+                let near = trailblaze_host_functions::decode::nearest_names(&call.tool, &surface.recordable, 3);
+                push(
+                    "",
+                    format!("unknown tool `{}`{}", call.tool, crate::dispatch::suggest(&near)),
+                );
+            }
+        }
+    }
+    (calls, findings)
 }
 
 fn sort(findings: &mut [Finding]) {
@@ -258,8 +326,15 @@ pub enum TscCheckError {
 /// (one statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
 /// trailmap under its `trails/`, runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
 pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, TscCheckError> {
-    let tsc = surface::find_tsc(&project.trailmaps.root)
-        .or_else(|| std::env::current_dir().ok().and_then(|d| surface::find_tsc(&d)))
+    let starts = [
+        Some(project.trailmaps.root.clone()),
+        std::env::current_dir().ok(),
+        std::env::current_exe().ok(),
+    ];
+    let tsc = starts
+        .into_iter()
+        .flatten()
+        .find_map(|s| surface::find_tsc(&s))
         .ok_or(TscCheckError::NoTsc)?;
     let mut report = CheckReport::default();
     let targets = load(project, files, &mut report);

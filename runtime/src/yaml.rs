@@ -5,7 +5,6 @@
 //! `12345678` is a number. The tree becomes a `serde_json::Value` plus a table from path (`a.b[0].c`,
 //! the same form `decode` reports) to position, and is then decoded strictly.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -73,32 +72,85 @@ pub struct Document {
     pub file: PathBuf,
     pub text: String,
     pub value: Value,
-    /// Path → position of the value.
-    values: HashMap<String, Pos>,
-    /// Path → position of the mapping key that holds it.
-    keys: HashMap<String, Pos>,
+    /// Where each node is, shaped like the value: walked on demand, so parsing builds no path strings.
+    tree: PosNode,
+}
+
+/// A node's position, the position of the key that holds it (in a mapping), and its children.
+#[derive(Debug, Clone, Default)]
+struct PosNode {
+    pos: Pos,
+    key: Option<Pos>,
+    items: Vec<PosNode>,
+    entries: Vec<(String, PosNode)>,
+}
+
+impl Default for Pos {
+    fn default() -> Self {
+        Pos { line: 1, col: 1 }
+    }
+}
+
+/// One step of a path: `a.b[2]` is `Key(a)`, `Key(b)`, `Index(2)`.
+enum Seg<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+fn segments(path: &str) -> Vec<Seg<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            out.push(Seg::Key(key));
+        }
+        while let Some(end) = rest.find(']') {
+            match rest[1..end].parse() {
+                Ok(i) => out.push(Seg::Index(i)),
+                Err(_) => out.push(Seg::Key(&rest[1..end])),
+            }
+            rest = &rest[end + 1..];
+        }
+    }
+    out
+}
+
+impl PosNode {
+    /// The nodes along `path` as far as it goes (the root first).
+    fn walk(&self, path: &str) -> (Vec<&PosNode>, bool) {
+        let mut trail = vec![self];
+        for seg in segments(path) {
+            let at = trail[trail.len() - 1];
+            let next = match seg {
+                Seg::Key(k) => at.entries.iter().find(|(name, _)| name == k).map(|(_, n)| n),
+                Seg::Index(i) => at.items.get(i),
+            };
+            match next {
+                Some(n) => trail.push(n),
+                None => return (trail, false),
+            }
+        }
+        (trail, true)
+    }
 }
 
 impl Document {
     /// Where the value at `path` starts, or the nearest enclosing value that has a position.
     pub fn position(&self, path: &str) -> Pos {
-        let mut p = path.to_string();
-        loop {
-            if let Some(pos) = self.keys.get(&p).or_else(|| self.values.get(&p)) {
-                return *pos;
-            }
-            match parent_path(&p) {
-                Some(parent) => p = parent,
-                None => {
-                    return self.values.get("").copied().unwrap_or(Pos { line: 1, col: 1 });
-                }
-            }
-        }
+        let (trail, _) = self.tree.walk(path);
+        let last = trail[trail.len() - 1];
+        last.key.unwrap_or(last.pos)
     }
 
     /// Where the value (not its key) at `path` starts.
     pub fn value_position(&self, path: &str) -> Pos {
-        self.values.get(path).copied().unwrap_or_else(|| self.position(path))
+        match self.tree.walk(path) {
+            (trail, true) => trail[trail.len() - 1].pos,
+            _ => self.position(path),
+        }
     }
 
     pub fn error_at(&self, path: &str, message: impl Into<String>) -> YamlError {
@@ -170,11 +222,12 @@ pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
         file: file.to_path_buf(),
         text: text.to_string(),
         value: Value::Null,
-        values: HashMap::new(),
-        keys: HashMap::new(),
+        tree: PosNode::default(),
     };
     if let Some(root) = docs.first() {
-        doc.value = convert(root, String::new(), &mut doc)?;
+        let (value, tree) = convert(root, &doc)?;
+        doc.value = value;
+        doc.tree = tree;
     }
     Ok(doc)
 }
@@ -207,16 +260,21 @@ fn pos_of(node: &MarkedYaml<'_>) -> Pos {
     }
 }
 
-fn convert(node: &MarkedYaml<'_>, path: String, doc: &mut Document) -> Result<Value, YamlError> {
+fn convert(node: &MarkedYaml<'_>, doc: &Document) -> Result<(Value, PosNode), YamlError> {
     let pos = pos_of(node);
-    doc.values.insert(path.clone(), pos);
+    let mut tree = PosNode {
+        pos,
+        ..PosNode::default()
+    };
     let err = |doc: &Document, msg: &str| YamlError::new(&doc.file, &doc.text, pos, msg);
-    Ok(match &node.data {
+    let value = match &node.data {
         YamlData::Value(s) => scalar(s).ok_or_else(|| err(doc, "a number that JSON cannot hold (NaN or infinity)"))?,
         YamlData::Sequence(items) => {
             let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                out.push(convert(item, format!("{path}[{i}]"), doc)?);
+            for item in items {
+                let (v, t) = convert(item, doc)?;
+                out.push(v);
+                tree.items.push(t);
             }
             Value::Array(out)
         }
@@ -236,23 +294,20 @@ fn convert(node: &MarkedYaml<'_>, path: String, doc: &mut Document) -> Result<Va
                         ));
                     }
                 };
-                let child = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                doc.keys.insert(child.clone(), pos_of(k));
-                let value = convert(v, child, doc)?;
+                let (value, mut child) = convert(v, doc)?;
+                child.key = Some(pos_of(k));
+                tree.entries.push((key.clone(), child));
                 out.insert(key, value);
             }
             Value::Object(out)
         }
-        YamlData::Tagged(_, inner) => convert(inner, path, doc)?,
+        YamlData::Tagged(_, inner) => return convert(inner, doc),
         YamlData::Alias(_) => return Err(err(doc, "YAML aliases are not supported")),
         YamlData::Representation(..) | YamlData::BadValue => {
             return Err(err(doc, "a value that does not match its tag"));
         }
-    })
+    };
+    Ok((value, tree))
 }
 
 fn scalar(s: &Scalar<'_>) -> Option<Value> {

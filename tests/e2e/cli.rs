@@ -107,10 +107,16 @@ fn tool_accepts_only_llm_visible_tools() {
     let hidden = run(&f, &["tool", "inputText", "text=hello"]);
     assert_eq!(hidden.status.code(), Some(2));
     let err = String::from_utf8_lossy(&hidden.stderr);
-    assert!(err.contains("not an LLM-visible tool") && err.contains("trailblaze tool type text="), "{err}");
+    assert!(
+        err.contains("not an LLM-visible tool") && err.contains("trailblaze tool type text="),
+        "{err}"
+    );
     let typo = run(&f, &["tool", "inputTex", "text=hello"]);
     let err = String::from_utf8_lossy(&typo.stderr);
-    assert!(err.contains("unknown tool `inputTex`") && !err.contains("inputText"), "hidden names are never suggested: {err}");
+    assert!(
+        err.contains("unknown tool `inputTex`") && !err.contains("inputText"),
+        "hidden names are never suggested: {err}"
+    );
     let near = run(&f, &["tool", "tapp", "ref=x"]);
     let err = String::from_utf8_lossy(&near.stderr);
     assert!(err.contains("did you mean") && err.contains("tap"), "{err}");
@@ -138,5 +144,8 @@ fn snapshot_prints_refs() {
     let o = run(&f, &["snapshot"]);
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("EditText hint=\"Email\"") && text.contains("] Button \"Sign in\""), "{text}");
+    assert!(
+        text.contains("EditText hint=\"Email\"") && text.contains("] Button \"Sign in\""),
+        "{text}"
+    );
 }

@@ -155,7 +155,9 @@ pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
     let id = project.trailmap_id(cli.trailmap.as_deref())?;
     let device = project.sim_device(&id)?;
     let session = project.session(&id, device, None, Settings::default())?;
-    let v = session.call("snapshot", json!({})).map_err(|e| Failure::Failed(anyhow!(e)))?;
+    let v = session
+        .call("snapshot", json!({}))
+        .map_err(|e| Failure::Failed(anyhow!(e)))?;
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
@@ -178,7 +180,11 @@ fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
     let total: usize = rows.iter().map(|r| r.1).sum();
     if cli.json {
         let tools: Vec<Value> = rows.iter().map(|(n, c)| json!({ "name": n, "tokens": c })).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({ "tokenizer": "o200k_base", "tools": tools, "total": total })).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "tokenizer": "o200k_base", "tools": tools, "total": total }))
+                .unwrap_or_default()
+        );
     } else {
         for (name, count) in &rows {
             println!("{count:>6}  {name}");

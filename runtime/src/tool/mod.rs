@@ -96,7 +96,8 @@ impl ToolDescriptor {
             obj.remove("$schema");
             obj.remove("title");
             obj.entry("type").or_insert_with(|| Value::String("object".into()));
-            obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+            obj.entry("properties")
+                .or_insert_with(|| Value::Object(Default::default()));
         }
         s
     }

@@ -1,0 +1,114 @@
+//! `check` over a generated corpus of 1,000 trails × 20 recorded calls: the native type gate beside
+//! `--tsc` (the real TypeScript compiler), in one run.
+//!
+//! `cargo bench -p trailblaze --bench check` (needs `npm ci --prefix sdk-ts` for tsc)
+
+use std::path::Path;
+use std::time::Instant;
+
+use trailblaze::check::{check_native, check_tsc};
+use trailblaze::project::{Project, ProjectOptions};
+
+const TRAILS: usize = 1000;
+const CALLS: usize = 20;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir").flatten() {
+        let dest = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).expect("copy");
+        }
+    }
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("trailmaps");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../trailmaps/demo"),
+        &root.join("demo"),
+    );
+    let calls = [
+        "launchApp: { appId: com.example.demo }",
+        "inputText: { text: 'jane@example.com', nodeSelector: { androidAccessibility: { resourceIdRegex: '.*:id/email' } } }",
+        "inputText: { text: '{{secret:DEMO_PASSWORD}}', nodeSelector: { androidAccessibility: { hintTextRegex: Password } } }",
+        "tapOnElementBySelector: { nodeSelector: { androidAccessibility: { textRegex: Sign in }, below: { androidAccessibility: { hintTextRegex: Password } } } }",
+        "assertVisibleBySelector: { nodeSelector: { androidAccessibility: { textRegex: Inbox } } }",
+        "pressKey: { keyCode: BACK }",
+        "tapOnPoint: { x: 540, y: 700 }",
+        "openMessage: { index: 2 }",
+        "setDarkMode: { enabled: true }",
+        "eraseText: { charactersToErase: 4 }",
+    ];
+    let bench_dir = root.join("demo/trails/bench");
+    std::fs::create_dir_all(&bench_dir).expect("mkdir");
+    let mut files = Vec::new();
+    for t in 0..TRAILS {
+        let mut text = format!(
+            "config:\n  id: bench/{t}\n  target: demo\ntrail:\n  - step: Step {t}\n    recording:\n      tools:\n"
+        );
+        for c in 0..CALLS {
+            text.push_str(&format!("        - {}\n", calls[(t + c) % calls.len()]));
+        }
+        let file = bench_dir.join(format!("t{t:04}.trail.yaml"));
+        std::fs::write(&file, text).expect("write");
+        files.push(file);
+    }
+    let project = Project::open(
+        &root,
+        ProjectOptions {
+            cache_dir: Some(dir.path().join("cache")),
+            secrets_file: None,
+        },
+    )
+    .expect("project");
+    let t = Instant::now();
+    for f in &files {
+        trailblaze::trail::load_trail(f).expect("parses");
+    }
+    println!("  (parsing alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
+    let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    let t = Instant::now();
+    for (f, s) in files.iter().zip(&texts) {
+        let _ = <saphyr::MarkedYaml as saphyr::LoadableYamlNode>::load_from_str(s);
+        let _ = f;
+    }
+    println!("  (saphyr alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
+    let t = Instant::now();
+    for (f, s) in files.iter().zip(&texts) {
+        let _ = trailblaze::yaml::parse(s, f);
+    }
+    println!("  (yaml::parse: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
+    let t = Instant::now();
+    let _ = project.catalog("demo");
+    println!("  (catalog: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
+    let mut native = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let r = check_native(&project, &files);
+        native.push(t.elapsed());
+        assert_eq!(
+            (r.trails, r.calls, r.findings.len()),
+            (TRAILS, TRAILS * CALLS, 0),
+            "{:?}",
+            r.findings.first()
+        );
+    }
+    native.sort();
+    let t = Instant::now();
+    let r = check_tsc(&project, &files).expect("tsc runs (npm ci --prefix sdk-ts)");
+    let tsc = t.elapsed();
+    assert_eq!(r.findings.len(), 0, "{:?}", r.findings.first());
+    let n = native[native.len() / 2];
+    println!("check over {TRAILS} trails x {CALLS} calls:");
+    println!(
+        "  native: median {:.1} ms over {} runs",
+        n.as_secs_f64() * 1e3,
+        native.len()
+    );
+    println!("  --tsc:  {:.1} ms (one run)", tsc.as_secs_f64() * 1e3);
+    println!("  ratio: native is {:.0}x faster", tsc.as_secs_f64() / n.as_secs_f64());
+}
