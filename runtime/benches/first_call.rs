@@ -96,8 +96,8 @@ fn write_node_bundle(project: &Project, dir: &Path) {
     std::fs::write(dir.join("scripting.mjs"), sdk).expect("write");
     let snapshot = json!({ "appId": "com.example.demo", "text": "", "root": { "ref": "a000", "className": "android.widget.FrameLayout", "children": [] } });
     let runner = format!(
-        "globalThis.__trailblazeTool = () => ({{ ok: true, value: {snapshot} }});\n\
-         globalThis.__trailblazeHost = () => ({{ ok: false, error: 'none' }});\n\
+        "globalThis.__trailblazeTool = () => ({snapshot});\n\
+         globalThis.__trailblazeHost = () => {{ throw new Error('none'); }};\n\
          const m = await import('./inboxSubjects.mjs');\n\
          const r = await globalThis.__trailblazeRun(m.inboxSubjects, {{}}, 0);\n\
          if (!Array.isArray(r.subjects)) throw new Error('unexpected result');\n"

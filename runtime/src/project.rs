@@ -31,6 +31,10 @@ pub struct Project {
     pub registry: Arc<HostRegistry>,
     pub secrets: Arc<SecretStore>,
     pub transpiler: Arc<Transpiler>,
+    /// Catalogs by trailmap id, built on first use: sessions only read them.
+    catalogs: std::sync::Mutex<std::collections::HashMap<String, Arc<Catalog>>>,
+    /// Each trailmap's app, parsed once; every session gets a fresh copy.
+    apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
 }
 
 /// How to open a project.
@@ -54,6 +58,8 @@ impl Project {
             registry: Arc::new(HostRegistry::builtin()),
             secrets: Arc::new(secrets),
             transpiler: Arc::new(Transpiler::new(cache)),
+            catalogs: Default::default(),
+            apps: Default::default(),
         })
     }
 
@@ -76,13 +82,31 @@ impl Project {
         }
     }
 
+    /// The catalog of trailmap `id`, built once per project.
     pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
-        Ok(Arc::new(Catalog::for_trailmap(
+        if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {
+            return Ok(c);
+        }
+        let built = Arc::new(Catalog::for_trailmap(
             &self.trailmaps,
             id,
             self.registry.clone(),
             self.secrets.clone(),
-        )?))
+        )?);
+        if let Ok(mut m) = self.catalogs.lock() {
+            m.insert(id.to_string(), built.clone());
+        }
+        Ok(built)
+    }
+
+    /// The same project over other secrets (tests, embedders); catalogs are built again for them.
+    pub fn with_secrets(self, secrets: SecretStore) -> Project {
+        Project {
+            secrets: Arc::new(secrets),
+            catalogs: Default::default(),
+            apps: Default::default(),
+            ..self
+        }
     }
 
     /// The simulated device for trailmap `id`, from its `app.yaml`.
@@ -96,7 +120,14 @@ impl Project {
                 "trailmap `{id}` has no app.yaml, so the simulated device has no app to run"
             ))
         })?;
-        Ok(Box::new(sim::SimDevice::from_app_file(app)?))
+        if let Some(device) = self.apps.lock().ok().and_then(|m| m.get(id).cloned()) {
+            return Ok(Box::new(device));
+        }
+        let device = sim::SimDevice::from_app_file(app)?;
+        if let Ok(mut m) = self.apps.lock() {
+            m.insert(id.to_string(), device.clone());
+        }
+        Ok(Box::new(device))
     }
 
     /// A session on trailmap `id` with `device`, writing under `out` when given.

@@ -262,10 +262,7 @@ fn run_passes_the_demo_trails_and_reports_every_step() {
         ("DEMO_USERNAME".to_string(), "jane@example.com".to_string()),
         ("DEMO_PASSWORD".to_string(), "hunter2".to_string()),
     ]);
-    let project = trailblaze::project::Project {
-        secrets: std::sync::Arc::new(secrets),
-        ..project
-    };
+    let project = project.with_secrets(secrets);
     let out = run_trails(
         &project,
         &files,

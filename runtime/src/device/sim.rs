@@ -56,7 +56,7 @@ pub use spec::{SCREEN_HEIGHT, SCREEN_WIDTH};
 const MAX_STACK: usize = 64;
 
 /// A device that runs an `app.yaml` app in memory.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SimDevice {
     app: App,
     state: State,
@@ -64,7 +64,7 @@ pub struct SimDevice {
 }
 
 /// What the running app holds. Node state is keyed by (screen index, node index).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct State {
     foreground: bool,
     current: usize,

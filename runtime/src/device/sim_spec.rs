@@ -111,14 +111,14 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
 }
 
 /// A validated app: screens by index, every target resolved, every node laid out.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct App {
     pub id: String,
     pub start: usize,
     pub screens: Vec<Screen>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Screen {
     pub name: String,
     pub back: Back,
@@ -138,7 +138,7 @@ pub(super) enum Back {
     To(usize),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Node {
     pub id: Option<String>,
     pub class: String,
@@ -162,7 +162,7 @@ impl Node {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Tap {
     pub action: Action,
     /// (node index, the text it must hold).
