@@ -9,7 +9,6 @@ use std::time::Instant;
 use trailblaze::check::{check_native, check_tsc};
 use trailblaze::project::{Project, ProjectOptions};
 
-const TRAILS: usize = 1000;
 const CALLS: usize = 20;
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -25,6 +24,12 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; under `cargo test` this is a smoke-sized pass.
+    let trails_n: usize = if std::env::args().any(|a| a == "--bench") {
+        1000
+    } else {
+        20
+    };
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("trailmaps");
     copy_dir(
@@ -46,7 +51,7 @@ fn main() {
     let bench_dir = root.join("demo/trails/bench");
     std::fs::create_dir_all(&bench_dir).expect("mkdir");
     let mut files = Vec::new();
-    for t in 0..TRAILS {
+    for t in 0..trails_n {
         let mut text = format!(
             "config:\n  id: bench/{t}\n  target: demo\ntrail:\n  - step: Step {t}\n    recording:\n      tools:\n"
         );
@@ -92,7 +97,7 @@ fn main() {
         native.push(t.elapsed());
         assert_eq!(
             (r.trails, r.calls, r.findings.len()),
-            (TRAILS, TRAILS * CALLS, 0),
+            (trails_n, trails_n * CALLS, 0),
             "{:?}",
             r.findings.first()
         );
@@ -103,7 +108,7 @@ fn main() {
     let tsc = t.elapsed();
     assert_eq!(r.findings.len(), 0, "{:?}", r.findings.first());
     let n = native[native.len() / 2];
-    println!("check over {TRAILS} trails x {CALLS} calls:");
+    println!("check over {trails_n} trails x {CALLS} calls:");
     println!(
         "  native: median {:.1} ms over {} runs",
         n.as_secs_f64() * 1e3,

@@ -15,8 +15,10 @@ use trailblaze::project::{Project, ProjectOptions};
 use trailblaze::session::{Session, SessionConfig, Settings};
 use trailblaze_host_functions::{HostContext, HostError, HostFunction, HostRegistry};
 
-const CALLS: u32 = 200_000;
-const REPEATS: usize = 9;
+/// `cargo bench` passes `--bench`; under `cargo test` the bench only runs a smoke-sized pass.
+fn full() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
 
 /// The small host call measured: one string in, one string out.
 #[derive(Deserialize, JsonSchema)]
@@ -42,6 +44,7 @@ fn median_ns(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    let (calls, repeats): (u32, usize) = if full() { (200_000, 9) } else { (1_000, 1) };
     let dir = tempfile::tempdir().expect("temp dir");
     let map = dir.path().join("trailmaps/bench");
     std::fs::create_dir_all(map.join("tools")).expect("mkdir");
@@ -56,7 +59,7 @@ fn main() {
              export const loop = trailblaze.tool<{{}}, {{ ns: number }}>(async (_i, ctx) => {{\n\
                const h = ctx.host;\n\
                let last = \"\";\n\
-               for (let i = 0; i < {CALLS}; i++) last = h.greet({{ name: \"jane\" }}).greeting;\n\
+               for (let i = 0; i < {calls}; i++) last = h.greet({{ name: \"jane\" }}).greeting;\n\
                return {{ ns: last.length }};\n\
              }});\n"
         ),
@@ -84,11 +87,11 @@ fn main() {
     })
     .expect("session");
     session.call("loop", json!({})).expect("warm-up");
-    let host: Vec<f64> = (0..REPEATS)
+    let host: Vec<f64> = (0..repeats)
         .map(|_| {
             let t = Instant::now();
             session.call("loop", json!({})).expect("loop");
-            t.elapsed().as_nanos() as f64 / f64::from(CALLS)
+            t.elapsed().as_nanos() as f64 / f64::from(calls)
         })
         .collect();
 
@@ -108,11 +111,11 @@ fn main() {
         )
         .expect("set");
         let time = |src: &str| -> Vec<f64> {
-            (0..REPEATS)
+            (0..repeats)
                 .map(|_| {
                     let t = Instant::now();
                     let _: rquickjs::Value = ctx.eval(src).expect("eval");
-                    t.elapsed().as_nanos() as f64 / f64::from(CALLS)
+                    t.elapsed().as_nanos() as f64 / f64::from(calls)
                 })
                 .collect()
         };
@@ -126,11 +129,11 @@ fn main() {
         .expect("set");
         let floor = time(&format!(
             "(() => {{ const f = (a) => {{ return envelopeOnly('greet', a ?? {{}}, 1); }}; \
-             let last = ''; for (let i = 0; i < {CALLS}; i++) last = f({{ name: 'jane' }}).greeting; return last; }})()"
+             let last = ''; for (let i = 0; i < {calls}; i++) last = f({{ name: 'jane' }}).greeting; return last; }})()"
         ));
-        let raw = time(&format!("(() => {{ let x = 0; for (let i = 0; i < {CALLS}; i++) x = raw(x); return x; }})()"));
+        let raw = time(&format!("(() => {{ let x = 0; for (let i = 0; i < {calls}; i++) x = raw(x); return x; }})()"));
         let naive = time(&format!(
-            "(() => {{ let last = ''; for (let i = 0; i < {CALLS}; i++) last = JSON.parse(naive(JSON.stringify({{ name: 'jane' }}))).value.greeting; return last; }})()"
+            "(() => {{ let last = ''; for (let i = 0; i < {calls}; i++) last = JSON.parse(naive(JSON.stringify({{ name: 'jane' }}))).value.greeting; return last; }})()"
         ));
         (raw, naive, floor)
     });

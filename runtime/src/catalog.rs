@@ -209,7 +209,7 @@ fn offer_to_llm(cat: &mut Catalog, map: &crate::trailmap::Trailmap) {
         return;
     };
     for name in offered {
-        if !cat.tools.get(name).is_some_and(|t| t.trailmap.is_some()) {
+        if cat.tools.get(name).is_none_or(|t| t.trailmap.is_none()) {
             cat.warnings.push(format!(
                 "{}/trailmap.yaml: target.tools names `{name}`, which is no scripted tool",
                 map.id
