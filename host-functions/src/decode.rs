@@ -211,7 +211,12 @@ fn render_path(path: &serde_path_to_error::Path) -> String {
 /// Decodes `value` into `T` strictly. `T` should deny unknown fields (`#[serde(deny_unknown_fields)]`)
 /// on every struct; the catalog tests hold every tool and host function to that.
 pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
-    // A deserializer generic over its error type lets `RawError` drop values.
+    // A deserializer generic over its error type lets `RawError` drop values. The first pass runs
+    // without path tracking (this is a host call's hot path); only a failure pays for the second pass
+    // that finds where it failed.
+    if let Ok(v) = T::deserialize(crate::value_de::ValueDe::<RawError>::new(value)) {
+        return Ok(v);
+    }
     let de = crate::value_de::ValueDe::<RawError>::new(value);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = render_path(e.path());
