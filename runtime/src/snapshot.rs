@@ -6,26 +6,23 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::device::{Bounds, ViewNode, ViewTree};
+use crate::device::{ViewNode, ViewTree};
 
-/// One node of the flattened tree.
+/// One node of the flattened tree: the device's node (its `children` moved out into the flat list),
+/// its ref and where it sits.
 #[derive(Debug, Clone)]
 pub struct SnapNode {
     pub r#ref: String,
     pub parent: Option<usize>,
     pub depth: usize,
-    pub class_name: String,
-    pub text: Option<String>,
-    pub hint_text: Option<String>,
-    pub resource_id: Option<String>,
-    pub content_description: Option<String>,
-    pub bounds: Bounds,
-    pub enabled: bool,
-    pub clickable: bool,
-    pub editable: bool,
-    pub focused: bool,
-    pub checked: Option<bool>,
-    pub password: bool,
+    pub view: ViewNode,
+}
+
+impl std::ops::Deref for SnapNode {
+    type Target = ViewNode;
+    fn deref(&self) -> &ViewNode {
+        &self.view
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -50,7 +47,7 @@ fn fnv(parts: &[&str]) -> u64 {
 }
 
 impl Snapshot {
-    pub fn from_tree(tree: &ViewTree) -> Snapshot {
+    pub fn from_tree(tree: ViewTree) -> Snapshot {
         let mut snap = Snapshot {
             app_id: tree.app_id.clone(),
             width: tree.width,
@@ -58,11 +55,18 @@ impl Snapshot {
             nodes: Vec::new(),
         };
         let mut taken = HashSet::new();
-        snap.push(&tree.root, None, 0, "", &mut taken);
+        snap.push(tree.root, None, 0, "", &mut taken);
         snap
     }
 
-    fn push(&mut self, n: &ViewNode, parent: Option<usize>, depth: usize, lineage: &str, taken: &mut HashSet<String>) {
+    fn push(
+        &mut self,
+        mut n: ViewNode,
+        parent: Option<usize>,
+        depth: usize,
+        lineage: &str,
+        taken: &mut HashSet<String>,
+    ) {
         // Identity: what the node is and where it sits, not its bounds (so scrolling keeps refs), and
         // for an editable field not its text (typing into it keeps its ref).
         let text = if n.editable {
@@ -90,25 +94,15 @@ impl Snapshot {
             salt += 1;
         };
         let index = self.nodes.len();
+        let children = std::mem::take(&mut n.children);
+        let lineage = format!("{lineage}/{}#{id}", n.class_name);
         self.nodes.push(SnapNode {
             r#ref: r,
             parent,
             depth,
-            class_name: n.class_name.clone(),
-            text: n.text.clone(),
-            hint_text: n.hint_text.clone(),
-            resource_id: n.resource_id.clone(),
-            content_description: n.content_description.clone(),
-            bounds: n.bounds,
-            enabled: n.enabled,
-            clickable: n.clickable,
-            editable: n.editable,
-            focused: n.focused,
-            checked: n.checked,
-            password: n.password,
+            view: n,
         });
-        let lineage = format!("{lineage}/{}#{id}", n.class_name);
-        for child in &n.children {
+        for child in children {
             self.push(child, Some(index), depth + 1, &lineage, taken);
         }
     }

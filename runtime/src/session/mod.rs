@@ -66,7 +66,7 @@ impl SessionCore {
             return Ok(s.clone());
         }
         let tree = self.with_device(|d| d.snapshot())?;
-        let snap = Arc::new(Snapshot::from_tree(&tree));
+        let snap = Arc::new(Snapshot::from_tree(tree));
         *self.snapshot.borrow_mut() = Some(snap.clone());
         Ok(snap)
     }

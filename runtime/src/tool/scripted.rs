@@ -37,21 +37,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                out.push(ToolDescriptor {
-                    name: stem,
-                    description: String::new(),
-                    flags: ToolFlags {
-                        surface_to_llm: false,
-                        ..ToolFlags::DEFAULT
-                    },
-                    input_schema: json!({"type": "object"}),
-                    output_schema: None,
-                    kind: ToolKind::Broken {
-                        file: file.clone(),
-                        message: message.clone(),
-                    },
-                    trailmap: Some(map.id.clone()),
-                });
+                out.push(broken(stem, file, message.clone(), map));
                 problems.push(message);
                 continue;
             }
@@ -64,21 +50,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                     t.name
                 );
                 problems.push(message.clone());
-                out.push(ToolDescriptor {
-                    name: t.name.clone(),
-                    description: String::new(),
-                    flags: ToolFlags {
-                        surface_to_llm: false,
-                        ..ToolFlags::DEFAULT
-                    },
-                    input_schema: json!({"type": "object"}),
-                    output_schema: None,
-                    kind: ToolKind::Broken {
-                        file: file.clone(),
-                        message,
-                    },
-                    trailmap: Some(map.id.clone()),
-                });
+                out.push(broken(t.name.clone(), file, message, map));
                 continue;
             }
             let flags = ToolFlags {
@@ -161,4 +133,24 @@ fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)>
     let file = root.join(&rel);
     let source = std::fs::read_to_string(&file).ok()?;
     Some((module_name(root, &file), source))
+}
+
+/// A tool that fails with `message` when called: what a file the analyzer refused, or a runtime that is
+/// not supported, registers, so calling it says why.
+fn broken(name: String, file: &Path, message: String, map: &Trailmap) -> ToolDescriptor {
+    ToolDescriptor {
+        name,
+        description: String::new(),
+        flags: ToolFlags {
+            surface_to_llm: false,
+            ..ToolFlags::DEFAULT
+        },
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        kind: ToolKind::Broken {
+            file: file.to_path_buf(),
+            message,
+        },
+        trailmap: Some(map.id.clone()),
+    }
 }
