@@ -447,11 +447,3 @@ pub fn gen_path(trail: &Path) -> PathBuf {
         .unwrap_or(&name);
     trail.with_file_name(format!("{stem}.trail.gen.ts"))
 }
-
-/// Arguments as the type gate sees them (for tests and tools that mutate recordings).
-pub fn args_of(trail: &Trail) -> Vec<(String, String, Value)> {
-    trail
-        .calls()
-        .map(|(s, _, c)| (s.label(), c.tool.clone(), c.args.clone()))
-        .collect()
-}

@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde_json::json;
-
 use crate::check::target_of;
 use crate::project::{Project, ProjectError};
 use crate::session::{Session, SessionConfig, Settings};
@@ -154,21 +152,17 @@ fn run_one(
         };
         let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum();
         let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-        progress(&format!(
-            "  {mark} {} {} ({ms:.1} ms){tail}",
-            step_label(step),
-            step.text
-        ));
+        progress(&format!("  {mark} {} {} ({ms:.1} ms){tail}", step.label(), step.text));
         match sr.outcome {
             Outcome::Failed => {
                 report.outcome = Outcome::Failed;
-                stopped = Some(format!("{} failed", step_label(step)));
+                stopped = Some(format!("{} failed", step.label()));
             }
             Outcome::NotRecorded => {
                 if report.outcome == Outcome::Passed {
                     report.outcome = Outcome::NotRecorded;
                 }
-                stopped = Some(format!("{} is not recorded", step_label(step)));
+                stopped = Some(format!("{} is not recorded", step.label()));
             }
             _ => {}
         }
@@ -176,10 +170,6 @@ fn run_one(
     }
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     report
-}
-
-fn step_label(step: &Step) -> String {
-    step.label()
 }
 
 fn start_session(
@@ -280,20 +270,12 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
 /// The summary line a CLI prints after a run.
 pub fn summary_line(report: &RunReport) -> String {
     let s = report.summary();
-    let v = json!({ "passed": s.passed, "failed": s.failed, "skipped": s.skipped, "not_recorded": s.not_recorded });
-    format!(
-        "{} passed, {} failed{}{}",
-        v["passed"],
-        v["failed"],
-        if s.skipped > 0 {
-            format!(", {} skipped", s.skipped)
-        } else {
-            String::new()
-        },
-        if s.not_recorded > 0 {
-            format!(", {} not recorded", s.not_recorded)
-        } else {
-            String::new()
-        }
-    )
+    let mut line = format!("{} passed, {} failed", s.passed, s.failed);
+    if s.skipped > 0 {
+        line.push_str(&format!(", {} skipped", s.skipped));
+    }
+    if s.not_recorded > 0 {
+        line.push_str(&format!(", {} not recorded", s.not_recorded));
+    }
+    line
 }

@@ -440,3 +440,149 @@ fn merge(a: &TrailblazeNodeSelector, b: &TrailblazeNodeSelector) -> TrailblazeNo
         ..Default::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{Bounds, ViewNode, ViewTree};
+
+    fn node(class: &str, text: Option<&str>, id: Option<&str>, top: i32, children: Vec<ViewNode>) -> ViewNode {
+        ViewNode {
+            class_name: class.into(),
+            text: text.map(Into::into),
+            resource_id: id.map(Into::into),
+            bounds: Bounds {
+                left: 0,
+                top,
+                right: 1000,
+                bottom: top + 100,
+            },
+            enabled: true,
+            children,
+            ..ViewNode::default()
+        }
+    }
+
+    /// Two rows with the same label, told apart by their containers.
+    fn snap() -> Snapshot {
+        let row = |id: &str, top: i32| {
+            node(
+                "android.widget.LinearLayout",
+                None,
+                Some(id),
+                top,
+                vec![node("android.widget.TextView", Some("Open"), None, top, vec![])],
+            )
+        };
+        let root = node(
+            "android.widget.FrameLayout",
+            None,
+            None,
+            0,
+            vec![
+                node("android.widget.TextView", Some("Header"), None, 0, vec![]),
+                row("app:id/first", 200),
+                row("app:id/second", 400),
+            ],
+        );
+        Snapshot::from_tree(ViewTree {
+            app_id: Some("app".into()),
+            width: 1000,
+            height: 2000,
+            root,
+        })
+    }
+
+    fn text(t: &str) -> TrailblazeNodeSelector {
+        TrailblazeNodeSelector {
+            android_accessibility: Some(AndroidAccessibilityMatch {
+                text_regex: Some(t.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn driver_matches_are_whole_value_regexes() {
+        let s = snap();
+        assert_eq!(text("Header").resolve(&s).len(), 1);
+        assert_eq!(text("Head").resolve(&s).len(), 0, "a partial match is no match");
+        assert_eq!(text("Op.n").resolve(&s).len(), 2);
+        assert_eq!(
+            text("(").resolve(&s).len(),
+            0,
+            "an invalid regex falls back to equality"
+        );
+    }
+
+    #[test]
+    fn relational_keys_and_index_narrow_the_matches() {
+        let s = snap();
+        let id = |r: &str| TrailblazeNodeSelector {
+            android_accessibility: Some(AndroidAccessibilityMatch {
+                resource_id_regex: Some(r.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let in_second = TrailblazeNodeSelector {
+            child_of: Some(Box::new(id(".*second"))),
+            ..text("Open")
+        };
+        let found = in_second.resolve(&s);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            s.nodes[s.nodes[found[0]].parent.unwrap()].resource_id.as_deref(),
+            Some("app:id/second")
+        );
+        let below_first = TrailblazeNodeSelector {
+            below: Some(Box::new(id(".*first"))),
+            ..text("Open")
+        };
+        assert_eq!(
+            below_first.resolve(&s),
+            found,
+            "the second row's label is below the first row"
+        );
+        let second_by_index = TrailblazeNodeSelector {
+            index: Some(1),
+            ..text("Open")
+        };
+        assert_eq!(second_by_index.resolve(&s), found);
+        let containing = TrailblazeNodeSelector {
+            contains_child: Some(Box::new(text("Open"))),
+            ..Default::default()
+        };
+        assert_eq!(containing.resolve(&s).len(), 2);
+    }
+
+    #[test]
+    fn every_generated_selector_resolves_to_exactly_its_node() {
+        let s = snap();
+        for i in 0..s.nodes.len() {
+            match TrailblazeNodeSelector::for_node(&s, i) {
+                Some(sel) => assert_eq!(sel.resolve(&s), [i], "node {i}: {sel:?}"),
+                // Only the bare root container has nothing to tell it apart.
+                None => assert_eq!(i, 0),
+            }
+        }
+        // The duplicate label is disambiguated relationally, not by index.
+        let second_label = s.nodes.iter().rposition(|n| n.text.as_deref() == Some("Open")).unwrap();
+        let sel = TrailblazeNodeSelector::for_node(&s, second_label).unwrap();
+        assert!(sel.child_of.is_some() && sel.index.is_none(), "{sel:?}");
+    }
+
+    #[test]
+    fn the_demo_app_gets_unique_selectors_on_every_screen() {
+        use crate::device::Device;
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../trailmaps/demo/app.yaml");
+        let mut sim = crate::device::sim::SimDevice::from_app_file(&path).expect("demo app");
+        let s = Snapshot::from_tree(sim.snapshot().expect("snapshot"));
+        let with_id = (0..s.nodes.len()).filter(|&i| s.nodes[i].resource_id.is_some());
+        for i in with_id {
+            let sel = TrailblazeNodeSelector::for_node(&s, i).expect("a node with an id has a selector");
+            assert_eq!(sel.resolve(&s), [i]);
+        }
+    }
+}

@@ -149,3 +149,30 @@ fn snapshot_prints_refs() {
         "{text}"
     );
 }
+
+#[test]
+fn check_exits_1_on_findings_and_0_when_clean() {
+    let f = Fixture::demo();
+    let clean = run(&f, &["check", "demo"]);
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
+    let bad = f.map_dir().join("trails/bad.trail.yaml");
+    std::fs::write(
+        &bad,
+        "config:\n  target: demo\ntrail:\n  - step: s\n    recording:\n      tools:\n        - inputText: { txt: a }\n",
+    )
+    .unwrap();
+    let o = run(&f, &["check", bad.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("bad.trail.yaml:7:") && out.contains(" · step 1 · inputText: "),
+        "{out}"
+    );
+    let usage = run(&f, &["check", "/no/such/place"]);
+    assert_eq!(usage.status.code(), Some(2));
+}

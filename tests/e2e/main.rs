@@ -4,6 +4,7 @@ mod cli;
 mod host;
 mod hostile;
 mod llm_tools;
+mod registration;
 mod spine;
 mod surface;
 mod trails;

@@ -277,7 +277,7 @@ fn run_passes_the_demo_trails_and_reports_every_step() {
         assert_eq!(t.outcome, Outcome::Passed, "{t:?}");
     }
     let html = std::fs::read_to_string(out.dir.join("report.html")).expect("report.html");
-    let doc = roxmltree_free_check(&html);
+    let doc = html_text(&html);
     for t in &out.report.trails {
         for s in &t.steps {
             assert!(doc.contains(&s.text), "the report names step `{}`", s.text);
@@ -289,8 +289,9 @@ fn run_passes_the_demo_trails_and_reports_every_step() {
     }
 }
 
-/// The report is parsed by the report module's own tests; here it only has to hold the texts.
-fn roxmltree_free_check(html: &str) -> String {
+/// The report's HTML is parsed with a real parser by the report module's own tests; here it has to be
+/// an HTML document holding the texts.
+fn html_text(html: &str) -> String {
     assert!(
         html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"),
         "an HTML document"
