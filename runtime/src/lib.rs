@@ -9,6 +9,7 @@ pub mod check;
 pub mod device;
 pub mod dispatch;
 pub mod host;
+pub mod markup;
 pub mod project;
 pub mod run;
 pub mod script;

@@ -3,4 +3,6 @@
 pub mod analyze;
 pub mod convert;
 pub mod engine;
+mod isolate;
+mod nesting;
 pub mod transpile;

@@ -6,49 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::*;
-
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct AccessibilityMatch {
-    #[serde(default)]
-    text_regex: Option<String>,
-    #[serde(default)]
-    is_enabled: Option<bool>,
-}
-
-/// A recursive selector-like grammar, as `TrailblazeNodeSelector`.
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct TrailblazeNodeSelector {
-    #[serde(default)]
-    android_accessibility: Option<AccessibilityMatch>,
-    #[serde(default)]
-    below: Option<Box<TrailblazeNodeSelector>>,
-    #[serde(default)]
-    contains_descendants: Option<Vec<TrailblazeNodeSelector>>,
-    #[serde(default)]
-    index: Option<u32>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-enum KeyCode {
-    Back,
-    Enter,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-enum LaunchMode {
-    /// A documented variant makes schemars emit `oneOf` of `enum` and `const`.
-    Reinstall,
-    ForceRestart,
-    Resume,
-}
+use crate::surface::test_support::{KeyCode, LaunchMode, TrailblazeNodeSelector};
 
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]
@@ -468,7 +426,7 @@ fn findings_never_quote_values() {
         with(json!({"text": 12345678, "keyCode": canary})),
         with(json!({"launchMode": canary, "count": canary, "longPress": canary})),
         with(
-            json!({"nodeSelector": {"androidAccessibility": {"textRegex": 5, "isEnabled": canary}}, "tags": [canary, 1]}),
+            json!({"nodeSelector": {"androidAccessibility": {"textRegex": 5, "isPassword": canary}}, "tags": [canary, 1]}),
         ),
         with(json!({"at": canary, "labels": {"k": canary}, "pair": [canary, canary]})),
         json!({"text": [canary], "keyCode": {"x": canary}}),

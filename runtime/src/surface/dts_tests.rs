@@ -9,36 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::surface::test_support::{KeyCode, LaunchMode, TrailblazeNodeSelector};
 use crate::surface::tsc::{run_tsc, testing};
 
-// Rust types shaped like the real built-ins (runtime/src/tool, runtime/src/selector.rs).
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)]
-pub(crate) struct AndroidAccessibilityMatch {
-    #[serde(default)]
-    text_regex: Option<String>,
-    #[serde(default)]
-    hint_text_regex: Option<String>,
-    #[serde(default)]
-    is_password: Option<bool>,
-}
-
-/// Trailblaze's recursive node selector.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)]
-pub(crate) struct TrailblazeNodeSelector {
-    #[serde(default)]
-    android_accessibility: Option<AndroidAccessibilityMatch>,
-    #[serde(default)]
-    below: Option<Box<TrailblazeNodeSelector>>,
-    #[serde(default)]
-    contains_descendants: Option<Vec<TrailblazeNodeSelector>>,
-    #[serde(default)]
-    index: Option<u32>,
-}
+// More Rust types shaped like the real built-ins; the selector and enums are in `test_support`.
 
 /// Types text into a field.
 #[derive(Deserialize, JsonSchema)]
@@ -73,15 +47,6 @@ pub(crate) struct TapOnPoint {
     long_press: bool,
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(crate) enum LaunchMode {
-    /// Clear the app's data first.
-    Reinstall,
-    ForceRestart,
-    Resume,
-}
-
 /// Launches an app.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -90,13 +55,6 @@ pub(crate) struct LaunchApp {
     app_id: String,
     #[serde(default)]
     launch_mode: Option<LaunchMode>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(crate) enum KeyCode {
-    Back,
-    Enter,
 }
 
 /// Presses a key.

@@ -10,6 +10,8 @@
 pub mod catalog;
 pub mod check;
 pub mod dts;
+#[cfg(test)]
+mod test_support;
 pub mod tsc;
 pub mod tsgen;
 

@@ -228,23 +228,10 @@ pub fn render_json(report: &RunReport) -> String {
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }
 
-/// Escapes text for XML and (XHTML-compatible) HTML, text and attributes alike, and drops the
-/// control characters XML cannot hold (an error message may carry terminal colour codes).
+/// Escapes text for XML and (XHTML-compatible) HTML, text and attributes alike; the control
+/// characters XML cannot hold become U+FFFD (an error message may carry terminal colour codes).
 pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{7f}' || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::markup::escape(s, crate::markup::Dialect::XmlAndHtml)
 }
 
 /// `junit.xml`: one `<testsuite>` for the run, one `<testcase>` per trail. A failed or not-recorded

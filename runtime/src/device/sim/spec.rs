@@ -1,5 +1,5 @@
 //! The `app.yaml` format of the simulated device: the serde types that read it, the checks run on
-//! load and the layout that gives every node its bounds. `sim.rs` runs the result.
+//! load and the layout that gives every node its bounds. The parent module runs the result.
 
 use std::collections::{BTreeMap, HashMap};
 
