@@ -39,6 +39,7 @@ fn the_demo_tools_compile_against_their_generated_surface() {
         "lookupCredential",
         "signIn",
         "nodeSelector?: TrailblazeNodeSelector",
+        "result: { tapped: { x: number; y: number } }",
     ] {
         assert!(dts.contains(needle), "{needle} in\n{dts}");
     }

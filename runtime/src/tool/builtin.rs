@@ -42,6 +42,10 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     const FLAGS: ToolFlags;
     /// A delegating tool expands into other tools instead of executing; it is never a step itself.
     const DELEGATES: bool = false;
+    /// The JSON Schema of what the tool resolves to (`results::schema::<T>()`); `None` types it `unknown`.
+    fn result_schema() -> Option<Value> {
+        None
+    }
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String>;
 }
 
@@ -53,6 +57,7 @@ pub struct BuiltinEntry {
     pub name: &'static str,
     pub flags: ToolFlags,
     pub delegates: bool,
+    pub result_schema: Option<Value>,
     pub description: String,
     pub input_schema: Value,
     check: CheckFn,
@@ -79,6 +84,7 @@ impl BuiltinEntry {
             name: T::NAME,
             flags: T::FLAGS,
             delegates: T::DELEGATES,
+            result_schema: T::result_schema(),
             description,
             input_schema: schema,
             check: |v| decode::decode::<T>(v).map(|_| ()),

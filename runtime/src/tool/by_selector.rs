@@ -3,8 +3,8 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
+use super::results::{self, Erased, Point, Tapped, Visibility};
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
 use crate::device::KeyCode;
 use crate::selector::TrailblazeNodeSelector;
@@ -30,6 +30,9 @@ pub struct TapOnElementBySelector {
 }
 
 impl BuiltinTool for TapOnElementBySelector {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Tapped>()
+    }
     const NAME: &'static str = "tapOnElementBySelector";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
@@ -41,7 +44,7 @@ impl BuiltinTool for TapOnElementBySelector {
                 d.tap(x, y)
             }
         })?;
-        Ok(Outcome::Done(json!({ "tapped": { "x": x, "y": y } })))
+        results::done(Tapped { tapped: Point { x, y } })
     }
 }
 
@@ -57,12 +60,15 @@ pub struct AssertVisibleBySelector {
 }
 
 impl BuiltinTool for AssertVisibleBySelector {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Visibility>()
+    }
     const NAME: &'static str = "assertVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         cx.find(&self.node_selector)
             .map_err(|_| "not visible: no node on the screen matches `nodeSelector`".to_string())?;
-        Ok(Outcome::Done(json!({ "visible": true })))
+        results::done(Visibility { visible: true })
     }
 }
 
@@ -78,13 +84,16 @@ pub struct AssertNotVisibleBySelector {
 }
 
 impl BuiltinTool for AssertNotVisibleBySelector {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Visibility>()
+    }
     const NAME: &'static str = "assertNotVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         if cx.find(&self.node_selector).is_ok() {
             return Err("visible: a node on the screen matches `nodeSelector`".into());
         }
-        Ok(Outcome::Done(json!({ "visible": false })))
+        results::done(Visibility { visible: false })
     }
 }
 
@@ -98,13 +107,16 @@ pub struct EraseText {
 }
 
 impl BuiltinTool for EraseText {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Erased>()
+    }
     const NAME: &'static str = "eraseText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let n = self.characters_to_erase.unwrap_or(50).min(1000);
         cx.session
             .with_device(|d| (0..n).try_for_each(|_| d.press_key(KeyCode::Backspace)))?;
-        Ok(Outcome::Done(json!({ "erased": n })))
+        results::done(Erased { erased: n })
     }
 }
 

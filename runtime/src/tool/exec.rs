@@ -2,8 +2,8 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
+use super::results::{self, Launched, Point, Pressed, SnapshotResult, Tapped, Typed};
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
 use crate::device::{KeyCode, LaunchMode};
 use crate::selector::TrailblazeNodeSelector;
@@ -22,6 +22,9 @@ pub struct TapOnPoint {
 }
 
 impl BuiltinTool for TapOnPoint {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Tapped>()
+    }
     const NAME: &'static str = "tapOnPoint";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
@@ -32,7 +35,9 @@ impl BuiltinTool for TapOnPoint {
                 d.tap(self.x, self.y)
             }
         })?;
-        Ok(Outcome::Done(json!({ "tapped": { "x": self.x, "y": self.y } })))
+        results::done(Tapped {
+            tapped: Point { x: self.x, y: self.y },
+        })
     }
 }
 
@@ -49,6 +54,9 @@ pub struct InputText {
 }
 
 impl BuiltinTool for InputText {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Typed>()
+    }
     const NAME: &'static str = "inputText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
@@ -58,7 +66,9 @@ impl BuiltinTool for InputText {
         }
         cx.session.with_device(|d| d.input_text(&self.text))?;
         // The result reports the length only: the text may be a resolved secret.
-        Ok(Outcome::Done(json!({ "typed": self.text.chars().count() })))
+        results::done(Typed {
+            typed: self.text.chars().count(),
+        })
     }
 }
 
@@ -71,11 +81,14 @@ pub struct PressKey {
 }
 
 impl BuiltinTool for PressKey {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Pressed>()
+    }
     const NAME: &'static str = "pressKey";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         cx.session.with_device(|d| d.press_key(self.key_code))?;
-        Ok(Outcome::Done(json!({ "pressed": self.key_code })))
+        results::done(Pressed { pressed: self.key_code })
     }
 }
 
@@ -91,12 +104,15 @@ pub struct LaunchApp {
 }
 
 impl BuiltinTool for LaunchApp {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Launched>()
+    }
     const NAME: &'static str = "launchApp";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let mode = self.launch_mode.unwrap_or_default();
         cx.session.with_device(|d| d.launch_app(&self.app_id, mode))?;
-        Ok(Outcome::Done(json!({ "launched": self.app_id })))
+        results::done(Launched { launched: self.app_id })
     }
 }
 
@@ -106,6 +122,9 @@ impl BuiltinTool for LaunchApp {
 pub struct Snapshot {}
 
 impl BuiltinTool for Snapshot {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<SnapshotResult>()
+    }
     const NAME: &'static str = "snapshot";
     const FLAGS: ToolFlags = ToolFlags {
         surface_to_llm: true,

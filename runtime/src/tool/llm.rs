@@ -30,6 +30,9 @@ pub struct Tap {
 }
 
 impl BuiltinTool for Tap {
+    fn result_schema() -> Option<Value> {
+        super::results::schema::<super::results::Tapped>()
+    }
     const NAME: &'static str = "tap";
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
@@ -186,6 +189,9 @@ pub struct AssertVisible {
 }
 
 impl BuiltinTool for AssertVisible {
+    fn result_schema() -> Option<Value> {
+        super::results::schema::<super::results::Visibility>()
+    }
     const NAME: &'static str = "assertVisible";
     const FLAGS: ToolFlags = ToolFlags {
         surface_to_llm: true,

@@ -6,6 +6,7 @@ pub mod by_selector;
 pub mod composed;
 pub mod exec;
 pub mod llm;
+pub mod results;
 pub mod rules;
 pub mod scripted;
 
@@ -108,7 +109,7 @@ impl ToolDescriptor {
             description: entry.description.clone(),
             flags: entry.flags,
             input_schema: entry.input_schema.clone(),
-            output_schema: None,
+            output_schema: entry.result_schema.clone(),
             kind: ToolKind::Builtin(Arc::new(entry)),
             trailmap: None,
         }

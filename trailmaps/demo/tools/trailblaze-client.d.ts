@@ -10,7 +10,7 @@ declare module "@trailblaze/scripting" {
         /** Why this check exists, for people reading the trail. */
         reason?: string | null;
       };
-      result: unknown;
+      result: { visible: boolean };
     };
     /**
      * Checks that the element picked by its ref (from the latest snapshot) is visible. Recorded as a
@@ -21,7 +21,7 @@ declare module "@trailblaze/scripting" {
         /** The element's ref from the latest snapshot. */
         ref: string;
       };
-      result: unknown;
+      result: { visible: boolean };
     };
     /** Passes when a node matching the selector is on the screen. */
     assertVisibleBySelector: {
@@ -31,7 +31,7 @@ declare module "@trailblaze/scripting" {
         /** Why this check exists, for people reading the trail. */
         reason?: string | null;
       };
-      result: unknown;
+      result: { visible: boolean };
     };
     /** Deletes characters from the focused field by pressing BACKSPACE. */
     eraseText: {
@@ -39,7 +39,7 @@ declare module "@trailblaze/scripting" {
         /** How many characters to delete (default 50, at most 1000). */
         charactersToErase?: number | null;
       };
-      result: unknown;
+      result: { erased: number };
     };
     /** Reads the subjects of the messages in the inbox. Changes nothing on the device. */
     inboxSubjects: {
@@ -60,7 +60,7 @@ declare module "@trailblaze/scripting" {
         /** The field to type into; the focused field when absent. */
         nodeSelector?: TrailblazeNodeSelector | null;
       };
-      result: unknown;
+      result: { typed: number };
     };
     /** Launches an app by its id. */
     launchApp: {
@@ -70,7 +70,7 @@ declare module "@trailblaze/scripting" {
         /** REINSTALL (default: fresh data), FORCE_RESTART (keep data) or RESUME. */
         launchMode?: "REINSTALL" | "FORCE_RESTART" | "RESUME" | null;
       };
-      result: unknown;
+      result: { launched: string };
     };
     /** Opens a message in the inbox (sign in first) and returns its subject. */
     openMessage: {
@@ -86,7 +86,7 @@ declare module "@trailblaze/scripting" {
         /** The key to press. */
         keyCode: "BACK" | "ENTER" | "HOME" | "BACKSPACE" | "TAB" | "ESCAPE";
       };
-      result: unknown;
+      result: { pressed: "BACK" | "ENTER" | "HOME" | "BACKSPACE" | "TAB" | "ESCAPE" };
     };
     /** Clears the sign-in form's email field and types a new address into it. */
     replaceEmail: {
@@ -137,7 +137,7 @@ declare module "@trailblaze/scripting" {
       };
     };
     /** Returns the current screen: the view tree, from the cache when no tool changed the screen since. */
-    snapshot: { args: Record<string, never>; result: unknown };
+    snapshot: { args: Record<string, never>; result: { appId?: string | null; text: string; root: unknown } };
     /**
      * Taps an element picked by its ref from the latest `snapshot` (e.g. `y778`). Recorded as a tap on
      * the element's selector, or on its centre when nothing identifies it uniquely.
@@ -149,7 +149,7 @@ declare module "@trailblaze/scripting" {
         /** Hold the press instead of tapping. */
         longPress?: boolean;
       };
-      result: unknown;
+      result: { tapped: { x: number; y: number } };
     };
     /** Taps the first node the selector matches. */
     tapOnElementBySelector: {
@@ -161,7 +161,7 @@ declare module "@trailblaze/scripting" {
         /** Why this step exists, for people reading the trail. */
         reason?: string | null;
       };
-      result: unknown;
+      result: { tapped: { x: number; y: number } };
     };
     /** Taps the screen at a point, in device pixels. */
     tapOnPoint: {
@@ -173,7 +173,7 @@ declare module "@trailblaze/scripting" {
         /** Hold the press instead of tapping. */
         longPress?: boolean;
       };
-      result: unknown;
+      result: { tapped: { x: number; y: number } };
     };
     /**
      * Types `text` into the element picked by `ref` (from the latest snapshot), or into the focused field
