@@ -207,16 +207,12 @@ pub fn session_with(
 ) -> (std::sync::Arc<trailblaze_host_functions::SecretStore>, Session) {
     let project = f.project();
     let secrets = std::sync::Arc::new(secrets);
-    let catalog = trailblaze::catalog::Catalog::for_trailmap(
-        &project.trailmaps,
-        &f.id,
-        std::sync::Arc::new(registry),
-        secrets.clone(),
-    )
-    .expect("catalog");
+    let catalog = trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry))
+        .expect("catalog");
     let session = Session::start(trailblaze::session::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device(&f.id).expect("device"),
+        secrets: secrets.clone(),
         out_dir: Some(f.out()),
         settings: Settings::default(),
         transpiler: project.transpiler.clone(),
@@ -228,9 +224,7 @@ pub fn session_with(
 
 /// The current view tree straight from the device, unscrubbed: what the app really holds.
 pub fn device_tree(s: &Session) -> trailblaze::device::ViewTree {
-    s.run(|core, _| core.with_device(|d| d.snapshot()))
-        .expect("session")
-        .expect("device")
+    s.view_tree().expect("device")
 }
 
 /// The text of the node whose resource id ends in `:id/<id>` (`Some("")` for an empty field).

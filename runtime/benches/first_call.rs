@@ -77,8 +77,8 @@ fn main() {
     println!("ratio: trailblaze is {:.0}x faster", n.as_secs_f64() / o.as_secs_f64());
 }
 
-/// The transpiled tool and its imports as `.mjs` files, the engine's SDK module, and a runner that
-/// hands the tool a `ctx` whose tool calls answer with a canned snapshot.
+/// The transpiled tool and its imports as `.mjs` files, the SDK build, and a runner that hands the
+/// tool a `ctx` whose tool calls answer with a canned snapshot.
 fn write_node_bundle(project: &Project, dir: &Path) {
     let tools: PathBuf = project.trailmaps.root.join("demo/tools");
     for name in ["inboxSubjects", "screen"] {
@@ -94,14 +94,14 @@ fn write_node_bundle(project: &Project, dir: &Path) {
             .replace("\"./screen\"", "\"./screen.mjs\"");
         std::fs::write(dir.join(format!("{name}.mjs")), js).expect("write");
     }
-    let sdk = include_str!("../src/script/scripting.js");
+    let sdk = trailblaze::script::sdk::javascript().expect("the SDK builds");
     std::fs::write(dir.join("scripting.mjs"), sdk).expect("write");
     let snapshot = json!({ "appId": "com.example.demo", "text": "", "root": { "ref": "a000", "className": "android.widget.FrameLayout", "children": [] } });
     let runner = format!(
-        "globalThis.__trailblazeTool = () => ({snapshot});\n\
-         globalThis.__trailblazeHost = () => {{ throw new Error('none'); }};\n\
+        "import {{ makeContext }} from './scripting.mjs';\n\
+         const ctx = makeContext({{ callTool: () => ({snapshot}), callHost: () => {{ throw new Error('none'); }} }});\n\
          const m = await import('./inboxSubjects.mjs');\n\
-         const r = await globalThis.__trailblazeRun(m.inboxSubjects, {{}}, 0);\n\
+         const r = await m.inboxSubjects.handler({{}}, ctx);\n\
          if (!Array.isArray(r.subjects)) throw new Error('unexpected result');\n"
     );
     std::fs::write(dir.join("run.mjs"), runner).expect("write");

@@ -75,11 +75,11 @@ fn main() {
     .expect("project");
     let mut registry = HostRegistry::builtin();
     registry.register::<Greet>();
-    let catalog = Catalog::for_trailmap(&project.trailmaps, "bench", Arc::new(registry), project.secrets.clone())
-        .expect("catalog");
+    let catalog = Catalog::for_trailmap(&project.trailmaps, "bench", Arc::new(registry)).expect("catalog");
     let session = Session::start(SessionConfig {
         catalog: Arc::new(catalog),
         device: project.sim_device("bench").expect("device"),
+        secrets: project.secrets.clone(),
         out_dir: None,
         settings: Settings::default(),
         transpiler: project.transpiler.clone(),

@@ -46,7 +46,7 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
 
 impl Catalog {
     /// Built-in tools only, no host functions: for a session without a trailmap.
-    pub fn builtins_only(script_root: &Path, secrets: Arc<SecretStore>) -> Catalog {
+    pub fn builtins_only(script_root: &Path) -> Catalog {
         Catalog {
             trailmap: None,
             script_root: script_root.to_path_buf(),
@@ -60,7 +60,8 @@ impl Catalog {
                 trailmap_id: String::new(),
                 trailmap_dir: script_root.to_path_buf(),
                 env_allow: Vec::new(),
-                secrets,
+                // Secrets are the session's: each session puts its own store here.
+                secrets: Arc::new(SecretStore::default()),
             },
             warnings: Vec::new(),
             problems: Vec::new(),
@@ -68,26 +69,21 @@ impl Catalog {
     }
 
     /// The catalog of trailmap `id`: its tools and host functions and its dependencies'.
-    pub fn for_trailmap(
-        maps: &Trailmaps,
-        id: &str,
-        registry: Arc<HostRegistry>,
-        secrets: Arc<SecretStore>,
-    ) -> Result<Catalog, CatalogError> {
+    pub fn for_trailmap(maps: &Trailmaps, id: &str, registry: Arc<HostRegistry>) -> Result<Catalog, CatalogError> {
         let Some(map) = maps.get(id) else {
             let names: Vec<&String> = maps.maps.keys().collect();
             return Err(CatalogError {
                 messages: vec![format!("unknown trailmap `{id}` (found: {names:?})")],
             });
         };
-        let mut cat = Catalog::builtins_only(&maps.root, secrets.clone());
+        let mut cat = Catalog::builtins_only(&maps.root);
         cat.trailmap = Some(id.to_string());
         cat.registry = registry;
         cat.host_env = HostEnv {
             trailmap_id: id.to_string(),
             trailmap_dir: map.dir.clone(),
             env_allow: map.spec.host_env.clone(),
-            secrets,
+            secrets: Arc::new(SecretStore::default()),
         };
         let mut errors = Vec::new();
         let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -192,15 +188,6 @@ impl Catalog {
     pub fn host_names(&self) -> Vec<String> {
         self.host_visible.keys().cloned().collect()
     }
-}
-
-/// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name the engine loads and errors show.
-pub fn module_name(root: &Path, file: &Path) -> String {
-    let rel = file.strip_prefix(root).unwrap_or(file);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// `target.tools` names the scripted tools the LLM is offered; the others stay callable.

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -150,24 +151,20 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Trail, Vec<YamlError>>> {
 /// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
 struct Catalogs<'p> {
     project: &'p Project,
-    built: BTreeMap<String, Result<(Catalog, Surface), String>>,
+    built: BTreeMap<String, Result<(Arc<Catalog>, Surface), String>>,
 }
 
 impl<'p> Catalogs<'p> {
-    fn get(&mut self, id: &str) -> &Result<(Catalog, Surface), String> {
+    fn get(&mut self, id: &str) -> &Result<(Arc<Catalog>, Surface), String> {
         let project = self.project;
         self.built.entry(id.to_string()).or_insert_with(|| {
-            Catalog::for_trailmap(
-                &project.trailmaps,
-                id,
-                project.registry.clone(),
-                project.secrets.clone(),
-            )
-            .map(|c| {
-                let s = Surface::of(&c);
-                (c, s)
-            })
-            .map_err(|e| e.to_string())
+            project
+                .catalog(id)
+                .map(|c| {
+                    let s = Surface::of(&c);
+                    (c, s)
+                })
+                .map_err(|e| e.to_string())
         })
     }
 }
@@ -298,7 +295,7 @@ fn check_trail(trail: &Trail, surface: &Surface, selectors: &Value, warning: boo
                 let near = trailblaze_host_functions::decode::nearest_names(&call.tool, &surface.recordable, 3);
                 push(
                     "",
-                    format!("unknown tool `{}`{}", call.tool, crate::dispatch::suggest(&near)),
+                    format!("unknown tool `{}`{}", call.tool, crate::dispatch::did_you_mean(&near)),
                 );
             }
         }

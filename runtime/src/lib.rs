@@ -4,11 +4,11 @@
 //! [`session`] runs them through the one [`dispatch`]er against a [`device`]; scripted tools run in the
 //! [`script`] engine.
 
+pub mod budget;
 pub mod catalog;
 pub mod check;
 pub mod device;
 pub mod dispatch;
-pub mod host;
 pub mod markup;
 pub mod project;
 pub mod run;
@@ -17,6 +17,7 @@ pub mod secret;
 pub mod selector;
 pub mod session;
 pub mod snapshot;
+pub mod state;
 pub mod surface;
 pub mod tool;
 pub mod trail;

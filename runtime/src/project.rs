@@ -87,24 +87,17 @@ impl Project {
         if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {
             return Ok(c);
         }
-        let built = Arc::new(Catalog::for_trailmap(
-            &self.trailmaps,
-            id,
-            self.registry.clone(),
-            self.secrets.clone(),
-        )?);
+        let built = Arc::new(Catalog::for_trailmap(&self.trailmaps, id, self.registry.clone())?);
         if let Ok(mut m) = self.catalogs.lock() {
             m.insert(id.to_string(), built.clone());
         }
         Ok(built)
     }
 
-    /// The same project over other secrets (tests, embedders); catalogs are built again for them.
+    /// The same project with other default secrets for its sessions (tests, embedders).
     pub fn with_secrets(self, secrets: SecretStore) -> Project {
         Project {
             secrets: Arc::new(secrets),
-            catalogs: Default::default(),
-            apps: Default::default(),
             ..self
         }
     }
@@ -138,13 +131,46 @@ impl Project {
         out: Option<&Path>,
         settings: Settings,
     ) -> Result<Session, ProjectError> {
+        self.open_session(
+            id,
+            SessionOptions {
+                device: Some(device),
+                out_dir: out.map(Path::to_path_buf),
+                settings,
+                ..SessionOptions::default()
+            },
+        )
+    }
+
+    /// Every session of a project starts here: the trailmap's shared catalog, the device (the
+    /// trailmap's simulated app unless one is given), the project's secrets unless others are given.
+    pub fn open_session(&self, id: &str, opts: SessionOptions) -> Result<Session, ProjectError> {
+        let device = match opts.device {
+            Some(d) => d,
+            None => self.sim_device(id)?,
+        };
         Ok(Session::start(SessionConfig {
             catalog: self.catalog(id)?,
             device,
-            out_dir: out.map(Path::to_path_buf),
-            settings,
+            secrets: opts.secrets.unwrap_or_else(|| self.secrets.clone()),
+            out_dir: opts.out_dir,
+            settings: opts.settings,
             transpiler: self.transpiler.clone(),
-            id: None,
+            id: opts.id,
         })?)
     }
+}
+
+/// How to open one session ([`Project::open_session`]); every field has a default.
+#[derive(Default)]
+pub struct SessionOptions {
+    /// `None`: the trailmap's simulated device.
+    pub device: Option<Box<dyn Device>>,
+    /// The session writes `<out_dir>/<id>/log.jsonl`; `None` writes no files.
+    pub out_dir: Option<PathBuf>,
+    pub settings: Settings,
+    /// A fixed session id (reports name it); generated when `None`.
+    pub id: Option<String>,
+    /// `None`: the project's secrets.
+    pub secrets: Option<Arc<SecretStore>>,
 }

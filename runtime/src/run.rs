@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::check::target_of;
-use crate::project::{Project, ProjectError};
-use crate::session::{Session, SessionConfig, Settings};
+use crate::project::{Project, ProjectError, SessionOptions};
+use crate::session::{Session, Settings};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
 /// The platform the simulated device answers to when a recording is keyed by platform.
@@ -180,7 +180,6 @@ fn start_session(
     opts: &RunOptions,
     used_ids: &mut Vec<String>,
 ) -> Result<Session, ProjectError> {
-    let device = project.sim_device(target)?;
     let stem = trail
         .file
         .file_name()
@@ -193,14 +192,15 @@ fn start_session(
         id = format!("{stem}-{n}");
     }
     used_ids.push(id.clone());
-    Ok(Session::start(SessionConfig {
-        catalog: project.catalog(target)?,
-        device,
-        out_dir: Some(dir.to_path_buf()),
-        settings: opts.settings.clone(),
-        transpiler: project.transpiler.clone(),
-        id: Some(id),
-    })?)
+    project.open_session(
+        target,
+        SessionOptions {
+            out_dir: Some(dir.to_path_buf()),
+            settings: opts.settings.clone(),
+            id: Some(id),
+            ..SessionOptions::default()
+        },
+    )
 }
 
 fn step_report(
@@ -254,9 +254,8 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
         }
     }
     let screen = session
-        .run(|core, _| core.with_device(|d| d.screenshot()))
+        .screenshot()
         .ok()
-        .and_then(Result::ok)
         .filter(|s| s.mime == "image/svg+xml")
         .and_then(|s| String::from_utf8(s.bytes).ok());
     let outcome = if error.is_some() {

@@ -6,7 +6,10 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::device::{ViewNode, ViewTree};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::device::{Device, DeviceError, ViewNode, ViewTree};
 
 /// One node of the flattened tree: the device's node (its `children` moved out into the flat list),
 /// its ref and where it sits.
@@ -214,4 +217,46 @@ fn scrub(text: &str, redact: &[String]) -> String {
         }
     }
     out
+}
+
+/// The session's device and its cached snapshot: what built-in tools touch. The snapshot is captured
+/// on first use and kept until a call that is not read-only runs.
+pub struct Screen {
+    device: RefCell<Box<dyn Device>>,
+    cached: RefCell<Option<Arc<Snapshot>>>,
+}
+
+impl Screen {
+    pub fn new(device: Box<dyn Device>) -> Screen {
+        Screen {
+            device: RefCell::new(device),
+            cached: RefCell::new(None),
+        }
+    }
+
+    /// Runs `f` on the device; a device error becomes the tool's error message.
+    pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, String> {
+        let mut device = self.device.borrow_mut();
+        f(device.as_mut()).map_err(|e| e.to_string())
+    }
+
+    /// The current snapshot: the cached one, or a fresh capture.
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
+        if let Some(s) = self.cached.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let tree = self.with_device(|d| d.snapshot())?;
+        let snap = Arc::new(Snapshot::from_tree(tree));
+        *self.cached.borrow_mut() = Some(snap.clone());
+        Ok(snap)
+    }
+
+    pub fn invalidate(&self) {
+        self.cached.borrow_mut().take();
+    }
+
+    /// How many times the device captured its screen.
+    pub fn captures(&self) -> u64 {
+        self.device.borrow().captures()
+    }
 }

@@ -5,12 +5,8 @@
 // (`erasableSyntaxOnly`, `verbatimModuleSyntax`) so any type stripper (swc, Node) turns it into
 // plain ES2022 with no imports: the selector re-export below is type-only and disappears.
 
-export type {
-  AndroidAccessibilityMatch,
-  AndroidMaestroMatch,
-  TrailblazeNodeSelector,
-  WebMatch,
-} from "./selectors.js";
+import type { AndroidAccessibilityMatch, AndroidMaestroMatch, TrailblazeNodeSelector, WebMatch } from "./selectors.js";
+export type { AndroidAccessibilityMatch, AndroidMaestroMatch, TrailblazeNodeSelector, WebMatch };
 
 // ---------------------------------------------------------------------------------------------
 // The surface maps. Both are empty here; the generated `trailblaze-client.d.ts` of a trailmap
@@ -141,33 +137,44 @@ export class TrailblazeToolError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Building `ctx` from the host's raw bindings, shared by the embedded engine and the Node
-// subprocess runtime so both behave identically.
+// Building `ctx` from the host's raw bindings. The embedded engine (QuickJS, in process) and the
+// Node subprocess runtime both build `ctx` here, so both behave identically; this file is the only
+// source of the script-side SDK (the host serves a build of it).
 
-/** A binding's reply. */
+/** A reply of the host over the subprocess runtime's HTTP callback. */
 export type Envelope = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
- * The host's raw bindings. A reply may be the envelope itself or its JSON text, so a binding
- * that hands JSON across the native boundary (`__trailblazeHost(name, argsJson)`) can be passed
- * through without a wrapper parsing it first.
+ * The host's raw bindings. Each returns the call's value or throws (rejects) an Error carrying the
+ * host's message; the subprocess runtime turns its JSON envelopes into that shape with
+ * {@link unwrapEnvelope}. In process there is no envelope object: allocating one per call cost a
+ * fifth of a host call.
  */
 export interface ContextBindings {
   /** Dispatch a tool; may reply synchronously or with a promise (the subprocess runtime's HTTP callback). */
-  callTool(name: string, args: unknown): Envelope | string | PromiseLike<Envelope | string>;
+  callTool(name: string, args: unknown): unknown;
   /** Call a host function; must reply synchronously, since `ctx.host` is synchronous. */
-  callHost(name: string, args: unknown): Envelope | string;
+  callHost(name: string, args: unknown): unknown;
+  /**
+   * Names the host knows. They become own properties of the namespaces (a plain property read in
+   * a hot loop); any other name still reaches the host, which answers with the nearest names.
+   */
+  toolNames?: readonly string[];
+  hostNames?: readonly string[];
 }
 
-type ErrorClass = new (message: string, name: string) => Error;
-
-function unwrap(reply: Envelope | string, name: string, Err: ErrorClass): unknown {
+/** The value of an envelope (or its JSON text), or an Error with the host's message. */
+export function unwrapEnvelope(reply: unknown, name: string): unknown {
   const envelope: unknown = typeof reply === "string" ? JSON.parse(reply) : reply;
   if (typeof envelope === "object" && envelope !== null && (envelope as { ok?: unknown }).ok === true) {
     return (envelope as { value?: unknown }).value;
   }
   const error = typeof envelope === "object" && envelope !== null ? (envelope as { error?: unknown }).error : undefined;
-  throw new Err(typeof error === "string" ? error : `malformed reply from the host for ${name}`, name);
+  throw new Error(typeof error === "string" ? error : `malformed reply from the host for ${name}`);
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 // A Proxy answers any property name, so things the language itself probes must not become
@@ -177,24 +184,56 @@ function isProbe(key: string | symbol): key is symbol {
   return typeof key !== "string" || key === "then" || key === "toJSON" || key in Object.prototype;
 }
 
-function namespace(call: (name: string, args: unknown) => unknown): object {
-  return new Proxy(
-    {},
-    {
-      get(target, key) {
-        if (isProbe(key)) return Reflect.get(target, key);
-        // A missing argument is sent as {} so a tool with only optional fields can be called bare.
-        return (args?: unknown) => call(key, args === undefined ? {} : args);
-      },
+// Known names are own properties; any other name falls through to a Proxy prototype, so calling
+// it still reaches the host and gets its "unknown tool / host function" answer.
+function namespace(make: (name: string) => unknown, names: readonly string[] = []): object {
+  const fallback = new Proxy({}, {
+    get(target, key) {
+      return isProbe(key) ? Reflect.get(target, key) : make(key);
     },
-  );
+  });
+  const ns = Object.create(fallback) as Record<string, unknown>;
+  for (const name of names) {
+    if (!isProbe(name)) ns[name] = make(name);
+  }
+  return Object.freeze(ns);
 }
 
 /** Builds the `ctx` handed to a handler from the host's two raw bindings. */
 export function makeContext(bindings: ContextBindings): ToolContext {
-  const tools = namespace(async (name, args) =>
-    unwrap(await bindings.callTool(name, args), name, TrailblazeToolError),
+  const { callTool, callHost } = bindings;
+  const tools = namespace(
+    // A missing argument is sent as {} so a tool with only optional fields can be called bare.
+    (name) => async (args?: unknown) => {
+      try {
+        return await callTool(name, args === undefined ? {} : args);
+      } catch (e) {
+        throw new TrailblazeToolError(messageOf(e), name);
+      }
+    },
+    bindings.toolNames,
   );
-  const host = namespace((name, args) => unwrap(bindings.callHost(name, args), name, TrailblazeHostError));
-  return { tools: tools as TrailblazeTools, host: host as TrailblazeHost };
+  const host = namespace(
+    (name) => (args?: unknown) => {
+      try {
+        return callHost(name, args === undefined ? {} : args);
+      } catch (e) {
+        throw new TrailblazeHostError(messageOf(e), name);
+      }
+    },
+    bindings.hostNames,
+  );
+  return Object.freeze({ tools: tools as TrailblazeTools, host: host as TrailblazeHost });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Selectors: `selectors.androidAccessibility({ textRegex: "Submit" })` is sugar for the literal
+// `{ androidAccessibility: { textRegex: "Submit" } }` that recordings hold; it scopes an IDE's
+// completion to one driver. Both forms are interchangeable.
+
+/** Builds a `TrailblazeNodeSelector` for one driver. */
+export const selectors = Object.freeze({
+  androidAccessibility: (match: AndroidAccessibilityMatch): TrailblazeNodeSelector => ({ androidAccessibility: match }),
+  androidMaestro: (match: AndroidMaestroMatch): TrailblazeNodeSelector => ({ androidMaestro: match }),
+  web: (match: WebMatch): TrailblazeNodeSelector => ({ web: match }),
+});

@@ -149,18 +149,20 @@ async function runtimeCases() {
     /^\s*(import\s|export\s[^;]*\sfrom\s)/m.test(js) ? js : undefined,
   );
   const sdk = await import(pathToFileURL(path.join(out, "index.js")).href);
-  const { trailblaze, makeContext, TrailblazeHostError, TrailblazeToolError } = sdk;
+  const { trailblaze, makeContext, unwrapEnvelope, selectors, TrailblazeHostError, TrailblazeToolError } = sdk;
 
-  // Records binding calls and replies from a table, like a host would.
-  function bindings(replies) {
+  // Records binding calls and replies from a table, like a host would: a value, a function of the
+  // arguments, or { throws: message } for a failed call.
+  function bindings(replies, names = {}) {
     const calls = [];
     const reply = (kind) => (name, args) => {
       calls.push([kind, name, args]);
       const r = replies[`${kind}:${name}`];
       if (r === undefined) throw new Error(`test binding has no reply for ${kind}:${name}`);
+      if (r !== null && typeof r === "object" && "throws" in r) throw new Error(r.throws);
       return typeof r === "function" ? r(args) : r;
     };
-    return { calls, callTool: reply("tool"), callHost: reply("host") };
+    return { calls, callTool: reply("tool"), callHost: reply("host"), ...names };
   }
 
   const cases = {
@@ -168,10 +170,7 @@ async function runtimeCases() {
       const spec = { description: "d", readOnly: true };
       const handler = async () => 1;
       const t = trailblaze.tool(spec, handler);
-      assert.deepEqual(Object.keys(t), ["__trailblazeTool", "spec", "handler"]);
-      assert.equal(t.__trailblazeTool, true);
-      assert.equal(t.spec, spec);
-      assert.equal(t.handler, handler);
+      assert.deepEqual(t, { __trailblazeTool: true, spec, handler });
     },
     "tool(handler) gets spec {}"() {
       const handler = () => 1;
@@ -181,24 +180,21 @@ async function runtimeCases() {
     "default export is the trailblaze object"() {
       assert.equal(sdk.default, trailblaze);
     },
-    async "ctx.tools.x(args) returns a Promise of the unwrapped value"() {
-      const b = bindings({ "tool:tap": { ok: true, value: { tapped: "y1" } } });
+    async "ctx.tools.x(args) returns a Promise of the binding's value"() {
+      const b = bindings({ "tool:tap": { tapped: "y1" } });
       const p = makeContext(b).tools.tap({ ref: "y1" });
       assert.ok(p instanceof Promise);
       assert.deepEqual(b.calls, [["tool", "tap", { ref: "y1" }]], "dispatched synchronously, before any await");
       assert.deepEqual(await p, { tapped: "y1" });
     },
-    async "ctx.tools.x() accepts a binding that replies with a promise or JSON text"() {
-      const b = bindings({
-        "tool:a": async () => ({ ok: true, value: 1 }),
-        "tool:b": JSON.stringify({ ok: true, value: 2 }),
-      });
+    async "ctx.tools.x() accepts a binding that replies with a promise"() {
+      const b = bindings({ "tool:a": async () => 1, "tool:b": async () => { throw new Error("nope"); } });
       const ctx = makeContext(b);
       assert.equal(await ctx.tools.a({}), 1);
-      assert.equal(await ctx.tools.b({}), 2);
+      await assert.rejects(ctx.tools.b({}), (e) => e instanceof TrailblazeToolError && e.message === "nope");
     },
-    async "ctx.tools.x() rejects with TrailblazeToolError on ok:false"() {
-      const b = bindings({ "tool:tap": { ok: false, error: "no node with ref y9" } });
+    async "ctx.tools.x() rejects with TrailblazeToolError when the binding throws"() {
+      const b = bindings({ "tool:tap": { throws: "no node with ref y9" } });
       await assert.rejects(makeContext(b).tools.tap({ ref: "y9" }), (e) => {
         assert.ok(e instanceof TrailblazeToolError && e instanceof Error);
         assert.equal(e.name, "TrailblazeToolError");
@@ -208,25 +204,38 @@ async function runtimeCases() {
       });
     },
     "ctx.host.x(args) returns the value synchronously"() {
-      const b = bindings({ "host:lookupCredential": JSON.stringify({ ok: true, value: { password: "p" } }) });
+      const b = bindings({ "host:lookupCredential": { password: "p" } });
       const v = makeContext(b).host.lookupCredential({ account: "x" });
       assert.deepEqual(v, { password: "p" });
       assert.deepEqual(b.calls, [["host", "lookupCredential", { account: "x" }]]);
     },
-    "ctx.host.x() throws TrailblazeHostError synchronously on ok:false"() {
-      const b = bindings({ "host:lookupCredential": { ok: false, error: "unknown account" } });
+    "ctx.host.x() throws TrailblazeHostError synchronously when the binding throws"() {
+      const b = bindings({ "host:lookupCredential": { throws: "unknown account" } });
       assert.throws(
         () => makeContext(b).host.lookupCredential({ account: "x" }),
         (e) => e instanceof TrailblazeHostError && e.name === "TrailblazeHostError" &&
           e.message === "unknown account" && e.hostFunction === "lookupCredential",
       );
     },
-    "a malformed reply is an error of the right class, not a value"() {
-      const b = bindings({ "host:now": { value: 1 } });
-      assert.throws(() => makeContext(b).host.now({}), TrailblazeHostError);
+    "unwrapEnvelope gives the value, or throws the host's message; malformed replies throw"() {
+      assert.deepEqual(unwrapEnvelope({ ok: true, value: { a: 1 } }, "x"), { a: 1 });
+      assert.equal(unwrapEnvelope(JSON.stringify({ ok: true, value: 2 }), "x"), 2);
+      assert.throws(() => unwrapEnvelope({ ok: false, error: "boom" }, "x"), /^Error: boom$/);
+      assert.throws(() => unwrapEnvelope({ value: 1 }, "now"), /malformed reply from the host for now/);
+    },
+    "known names are own properties; unknown names still reach the host"() {
+      const b = bindings({ "host:now": 1, "host:other": 2 }, { hostNames: ["now"] });
+      const ctx = makeContext(b);
+      assert.ok(Object.prototype.hasOwnProperty.call(ctx.host, "now"));
+      assert.equal(ctx.host.now(), 1);
+      assert.equal(ctx.host.other(), 2);
+    },
+    "selectors.<driver>(match) is the literal selector"() {
+      assert.deepEqual(selectors.androidAccessibility({ textRegex: "Submit" }), { androidAccessibility: { textRegex: "Submit" } });
+      assert.deepEqual(selectors.web({ cssSelector: "#a" }), { web: { cssSelector: "#a" } });
     },
     "a call without arguments sends {}"() {
-      const b = bindings({ "host:now": { ok: true, value: 0 } });
+      const b = bindings({ "host:now": 0 });
       makeContext(b).host.now();
       assert.deepEqual(b.calls, [["host", "now", {}]]);
     },

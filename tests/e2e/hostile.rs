@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use trailblaze::script::engine::EngineLimits;
+use trailblaze::budget::Limits as EngineLimits;
 use trailblaze::session::{Session, Settings};
 use trailblaze_e2e::Fixture;
 
@@ -130,17 +130,13 @@ fn a_panicking_builtin_becomes_that_calls_error() {
 export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.boom({}); return {}; });"#,
     );
     let project = f.project();
-    let mut catalog = trailblaze::catalog::Catalog::for_trailmap(
-        &project.trailmaps,
-        "t",
-        project.registry.clone(),
-        project.secrets.clone(),
-    )
-    .expect("catalog");
+    let mut catalog =
+        trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone()).expect("catalog");
     catalog.register_builtin(BuiltinEntry::of::<Boom>());
     let s = Session::start(trailblaze::session::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device("t").expect("device"),
+        secrets: project.secrets.clone(),
         out_dir: None,
         settings: settings(),
         transpiler: project.transpiler.clone(),

@@ -7,15 +7,7 @@ use trailblaze_host_functions::{HostRegistry, SecretStore};
 
 /// The recorded steps (name, args) below depth 0, in order.
 fn recorded(s: &Session) -> Vec<(String, Value)> {
-    s.run(|c, _| {
-        c.log
-            .borrow()
-            .records()
-            .iter()
-            .map(|r| (r.tool.clone(), r.args.clone()))
-            .collect()
-    })
-    .unwrap()
+    s.steps().into_iter().map(|r| (r.tool, r.args)).collect()
 }
 
 /// The ref of the node whose resource id ends in `:id/<id>`, from a fresh snapshot.

@@ -15,16 +15,7 @@ fn a_composed_tool_expands_into_steps_and_keeps_number_parameters_numbers() {
     );
     let (_p, s) = f.session(Settings::default());
     s.call("retype", json!({ "email": "a@b.c", "n": 3 })).expect("runs");
-    let steps: Vec<(String, serde_json::Value)> = s
-        .run(|c, _| {
-            c.log
-                .borrow()
-                .records()
-                .iter()
-                .map(|r| (r.tool.clone(), r.args.clone()))
-                .collect()
-        })
-        .unwrap();
+    let steps: Vec<(String, serde_json::Value)> = s.steps().into_iter().map(|r| (r.tool, r.args)).collect();
     let tools: Vec<&str> = steps.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(
         tools,
@@ -57,15 +48,10 @@ fn a_host_declaration_whose_id_differs_from_the_function_is_an_error_naming_the_
     let f = Fixture::new("t");
     f.file("host/now.host.yaml", "id: now\nclass: lookupCredential\n");
     let project = f.project();
-    let err = Catalog::for_trailmap(
-        &project.trailmaps,
-        "t",
-        project.registry.clone(),
-        project.secrets.clone(),
-    )
-    .err()
-    .expect("refused")
-    .to_string();
+    let err = Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone())
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(
         err.contains("now.host.yaml") && err.contains("must equal the function's name `lookupCredential`"),
         "{err}"
@@ -83,13 +69,8 @@ fn a_host_function_declared_twice_keeps_the_first_with_a_warning() {
     std::fs::write(shared.join("host/now.host.yaml"), "id: now\nclass: now\n").unwrap();
     std::fs::write(shared.join("host/env.host.yaml"), "id: env\nclass: env\n").unwrap();
     let project = f.project();
-    let c = Catalog::for_trailmap(
-        &project.trailmaps,
-        "app",
-        std::sync::Arc::new(HostRegistry::builtin()),
-        project.secrets.clone(),
-    )
-    .expect("loads");
+    let c =
+        Catalog::for_trailmap(&project.trailmaps, "app", std::sync::Arc::new(HostRegistry::builtin())).expect("loads");
     assert_eq!(
         c.host_names(),
         ["env", "now"],
@@ -106,7 +87,6 @@ fn a_host_function_declared_twice_keeps_the_first_with_a_warning() {
         &project.trailmaps,
         "shared",
         std::sync::Arc::new(HostRegistry::builtin()),
-        project.secrets.clone(),
     )
     .expect("loads");
     assert!(s.warnings.is_empty());

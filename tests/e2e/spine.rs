@@ -38,7 +38,7 @@ fn script_calls_write_one_step_each_and_invalidate_the_snapshot() {
     s.call("probe", json!({})).expect("probe runs");
     // snapshot (capture), snapshot (cached), tap (invalidates), snapshot (capture).
     assert_eq!(s.captures() - before, 2);
-    let steps: Vec<_> = s.run(|c, _| c.log.borrow().records().to_vec()).unwrap();
+    let steps: Vec<_> = s.steps();
     let inner: Vec<&str> = steps.iter().filter(|r| r.depth == 1).map(|r| r.tool.as_str()).collect();
     assert_eq!(inner, ["snapshot", "snapshot", "tapOnPoint", "snapshot"]);
     assert_eq!(
@@ -103,9 +103,7 @@ fn recursion_stops_at_depth_16_and_the_session_goes_on() {
         err.to_string().contains("call depth 16 reached; refusing recurse"),
         "{err}"
     );
-    let deepest = s
-        .run(|c, _| c.log.borrow().records().iter().map(|r| r.depth).max())
-        .unwrap();
+    let deepest = s.steps().iter().map(|r| r.depth).max();
     assert_eq!(deepest, Some(15), "depths 0..=15 run, 16 is refused");
     assert_eq!(
         s.call("hello", json!({})).expect("next call works"),

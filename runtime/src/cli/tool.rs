@@ -41,9 +41,7 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     let device = project.sim_device(&id)?;
     let session = project.session(&id, device, Some(&cli.out), Settings::default())?;
     let result = session.call(&a.name, args);
-    let steps = session
-        .run(|core, _| core.log.borrow().records().to_vec())
-        .unwrap_or_default();
+    let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
     if cli.json {
         let out = json!({

@@ -18,6 +18,57 @@ pub struct Finding {
     /// For a missing or unknown argument this is the argument's own path.
     pub path: String,
     pub message: String,
+    /// What kind of problem, so the dispatcher can word it exactly as a built-in's strict decode does.
+    pub kind: FindingKind,
+}
+
+/// The kinds of [`Finding`] that the strict decode of built-in arguments also reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindingKind {
+    /// `parent` is the path of the object holding the key.
+    UnknownKey {
+        parent: String,
+        key: String,
+        expected: Vec<String>,
+    },
+    MissingKey {
+        parent: String,
+        key: String,
+    },
+    WrongType {
+        expected: String,
+        found: &'static str,
+    },
+    Other,
+}
+
+impl Finding {
+    /// The same problem as the strict decode of a built-in would word it: unknown key with its path
+    /// and the nearest name, missing required key, wrong type with the path and the expected type.
+    pub fn to_decode_error(&self) -> trailblaze_host_functions::decode::DecodeError {
+        use trailblaze_host_functions::decode::{DecodeError, DecodeErrorKind};
+        let (path, kind) = match &self.kind {
+            FindingKind::UnknownKey { parent, key, expected } => (
+                parent.clone(),
+                DecodeErrorKind::UnknownKey {
+                    key: key.clone(),
+                    expected: expected.clone(),
+                },
+            ),
+            FindingKind::MissingKey { parent, key } => {
+                (parent.clone(), DecodeErrorKind::MissingKey { key: key.clone() })
+            }
+            FindingKind::WrongType { expected, found } => (
+                self.path.clone(),
+                DecodeErrorKind::WrongType {
+                    expected: expected.clone(),
+                    found,
+                },
+            ),
+            FindingKind::Other => (self.path.clone(), DecodeErrorKind::Other(self.message.clone())),
+        };
+        DecodeError { path, kind }
+    }
 }
 
 impl std::fmt::Display for Finding {
@@ -86,9 +137,14 @@ fn short(name: &str) -> String {
 }
 
 fn push(out: &mut Vec<Finding>, path: &[Seg], message: String) {
+    push_kind(out, path, message, FindingKind::Other);
+}
+
+fn push_kind(out: &mut Vec<Finding>, path: &[Seg], message: String, kind: FindingKind) {
     out.push(Finding {
         path: render_path(path),
         message,
+        kind,
     });
 }
 
@@ -211,7 +267,16 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
             _ => kind(value),
         };
         // A mismatched kind says it all; descending would only add noise.
-        return push(out, path, format!("expected {}, found {found}", join_or(&expected)));
+        let joined = join_or(&expected);
+        return push_kind(
+            out,
+            path,
+            format!("expected {joined}, found {found}"),
+            FindingKind::WrongType {
+                expected: joined,
+                found,
+            },
+        );
     }
 
     for key in ["anyOf", "oneOf"] {
@@ -281,8 +346,13 @@ fn object(
         if let Some(name) = name.as_str()
             && !map.contains_key(name)
         {
+            let parent = render_path(path);
             path.push(Seg::Key(name.to_string()));
-            push(out, path, format!("missing required argument `{}`", short(name)));
+            let kind = FindingKind::MissingKey {
+                parent,
+                key: name.to_string(),
+            };
+            push_kind(out, path, format!("missing required argument `{}`", short(name)), kind);
             path.pop();
         }
     }
@@ -292,7 +362,14 @@ fn object(
             check(s, defs, v, path, depth + 1, out);
         } else {
             match obj.get("additionalProperties") {
-                Some(Value::Bool(false)) => push(out, path, unknown_key(key, props)),
+                Some(Value::Bool(false)) => {
+                    let kind = FindingKind::UnknownKey {
+                        parent: render_path(&path[..path.len() - 1]),
+                        key: key.clone(),
+                        expected: props.keys().cloned().collect(),
+                    };
+                    push_kind(out, path, unknown_key(key, props), kind)
+                }
                 Some(s @ Value::Object(_)) => check(s, defs, v, path, depth + 1, out),
                 _ => {}
             }
@@ -504,3 +581,8 @@ fn any_of(
 #[cfg(test)]
 #[path = "check_tests.rs"]
 mod tests;
+
+/// The JSON kind of a value as findings name it (`string`, `object`, ...), never the value.
+pub fn kind_of(v: &Value) -> &'static str {
+    kind(v)
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError};
 
 use super::ToolFlags;
-use crate::session::SessionCore;
+use crate::snapshot::Screen;
 
 /// What running a built-in produced.
 #[derive(Debug)]
@@ -21,15 +21,17 @@ pub enum Outcome {
     Delegate(Vec<(String, Value)>),
 }
 
-/// What a built-in may touch while it runs: the session's device and snapshot.
+/// What a built-in may touch while it runs: the session's device and snapshot, and the secret values
+/// to redact from what it shows. Nothing else of the session.
 pub struct ToolCx<'a> {
-    pub session: &'a SessionCore,
+    pub screen: &'a Screen,
+    pub redact: &'a [String],
 }
 
 impl ToolCx<'_> {
     /// The centre of the first node `sel` matches in the current snapshot.
     pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), String> {
-        let snap = self.session.snapshot()?;
+        let snap = self.screen.snapshot()?;
         let first = sel.resolve(&snap).into_iter().next();
         first
             .map(|i| snap.nodes[i].bounds.center())

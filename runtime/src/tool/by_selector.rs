@@ -37,7 +37,7 @@ impl BuiltinTool for TapOnElementBySelector {
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let (x, y) = cx.find(&self.node_selector)?;
-        cx.session.with_device(|d| {
+        cx.screen.with_device(|d| {
             if self.long_press {
                 d.long_press(x, y)
             } else {
@@ -114,7 +114,7 @@ impl BuiltinTool for EraseText {
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let n = self.characters_to_erase.unwrap_or(50).min(1000);
-        cx.session
+        cx.screen
             .with_device(|d| (0..n).try_for_each(|_| d.press_key(KeyCode::Backspace)))?;
         results::done(Erased { erased: n })
     }

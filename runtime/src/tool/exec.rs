@@ -28,7 +28,7 @@ impl BuiltinTool for TapOnPoint {
     const NAME: &'static str = "tapOnPoint";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
-        cx.session.with_device(|d| {
+        cx.screen.with_device(|d| {
             if self.long_press {
                 d.long_press(self.x, self.y)
             } else {
@@ -62,9 +62,9 @@ impl BuiltinTool for InputText {
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         if let Some(sel) = &self.node_selector {
             let (x, y) = cx.find(sel)?;
-            cx.session.with_device(|d| d.tap(x, y))?;
+            cx.screen.with_device(|d| d.tap(x, y))?;
         }
-        cx.session.with_device(|d| d.input_text(&self.text))?;
+        cx.screen.with_device(|d| d.input_text(&self.text))?;
         // The result reports the length only: the text may be a resolved secret.
         results::done(Typed {
             typed: self.text.chars().count(),
@@ -87,7 +87,7 @@ impl BuiltinTool for PressKey {
     const NAME: &'static str = "pressKey";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
-        cx.session.with_device(|d| d.press_key(self.key_code))?;
+        cx.screen.with_device(|d| d.press_key(self.key_code))?;
         results::done(Pressed { pressed: self.key_code })
     }
 }
@@ -111,7 +111,7 @@ impl BuiltinTool for LaunchApp {
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let mode = self.launch_mode.unwrap_or_default();
-        cx.session.with_device(|d| d.launch_app(&self.app_id, mode))?;
+        cx.screen.with_device(|d| d.launch_app(&self.app_id, mode))?;
         results::done(Launched { launched: self.app_id })
     }
 }
@@ -132,8 +132,8 @@ impl BuiltinTool for Snapshot {
         read_only: true,
     };
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
-        let snap = cx.session.snapshot()?;
-        Ok(Outcome::Done(snap.to_json(&cx.session.redact)))
+        let snap = cx.screen.snapshot()?;
+        Ok(Outcome::Done(snap.to_json(&cx.redact)))
     }
 }
 

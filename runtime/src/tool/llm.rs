@@ -44,7 +44,7 @@ impl BuiltinTool for Tap {
 /// What a tap on `r` runs: `tapOnElementBySelector` with the node's shortest unique selector, or
 /// `tapOnPoint` at its centre when it has none. An unknown ref is an error asking for a fresh snapshot.
 pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(String, Value)>, String> {
-    let snap = cx.session.snapshot()?;
+    let snap = cx.screen.snapshot()?;
     let i = snap
         .by_ref(r)
         .ok_or_else(|| format!("unknown ref `{r}`: take a fresh snapshot (refs change when the screen does)"))?;

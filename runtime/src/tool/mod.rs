@@ -50,14 +50,7 @@ impl Default for ToolFlags {
     }
 }
 
-/// A scripted tool: the export `name` of `file`, run in the session's script engine.
-#[derive(Debug, Clone)]
-pub struct ScriptedTool {
-    /// Absolute path of the `.ts` file.
-    pub file: PathBuf,
-    /// The module name the engine loads it under (`<trailmap>/tools/<name>.ts`), also shown in errors.
-    pub module: String,
-}
+pub use crate::script::port::ScriptedTool;
 
 #[derive(Debug, Clone)]
 pub enum ToolKind {

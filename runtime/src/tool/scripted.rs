@@ -5,8 +5,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{ScriptedTool, ToolDescriptor, ToolFlags, ToolKind};
-use crate::catalog::module_name;
 use crate::script::analyze::{self, AnalyzeOptions};
+use crate::script::port::{RuntimeKind, module_name};
 use crate::trailmap::Trailmap;
 
 /// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a
@@ -44,15 +44,10 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
         };
         for t in found {
             let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
-            if pinned.runtime == Some(crate::trailmap::ToolRuntime::Subprocess) {
-                let message = format!(
-                    "{module}: `runtime: subprocess` (Node.js) is not supported yet; remove it to run `{}` in QuickJS",
-                    t.name
-                );
-                problems.push(message.clone());
-                out.push(broken(t.name.clone(), file, message, map));
-                continue;
-            }
+            let runtime = match pinned.runtime {
+                Some(crate::trailmap::ToolRuntime::Subprocess) => RuntimeKind::Subprocess,
+                _ => RuntimeKind::Embedded,
+            };
             let flags = ToolFlags {
                 surface_to_llm: pinned.surface_to_llm.or(t.surface_to_llm).unwrap_or(true),
                 is_recordable: pinned.is_recordable.or(t.is_recordable).unwrap_or(true),
@@ -72,6 +67,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                 kind: ToolKind::Scripted(ScriptedTool {
                     file: file.clone(),
                     module: module.clone(),
+                    runtime,
                 }),
                 trailmap: Some(map.id.clone()),
             });

@@ -1,26 +1,31 @@
-//! The one dispatcher. Every way in — trail replay, `ctx.tools`, MCP, `trailblaze tool`, the FFI — calls
-//! [`call`]: depth cap, name resolution, strict decoding, delegation, one step per executable call,
-//! secrets resolved at the last moment, snapshot invalidation, panics caught.
+//! The one dispatcher. Every way in — trail replay, `ctx.tools`, the subprocess callback, MCP,
+//! `trailblaze tool`, the FFI — calls [`call`]: depth cap, name resolution, strict decoding for every
+//! kind of tool, delegation, one step per executable call, secrets resolved at the last moment,
+//! snapshot invalidation, panics caught. It sees JSON only: a scripted tool runs behind the
+//! [`ScriptRuntime`] port, which calls back through [`Back`].
+
+mod host;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use rquickjs::Ctx;
 use serde_json::Value;
 use trailblaze_host_functions::decode::{DecodeError, nearest_names};
 
-use crate::script::engine;
+pub use host::call_host;
+
+use crate::script::port::{Callbacks, ScriptRuntime};
 use crate::secret;
-use crate::session::SessionCore;
-use crate::session::log::Event;
-use crate::tool::{Outcome, ToolCx, ToolKind};
+use crate::state::SessionCore;
+use crate::state::log::Event;
+use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolKind};
 
 /// Why a call failed. Messages never quote argument values.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CallError {
     #[error("call depth {cap} reached; refusing {name}")]
     Depth { cap: u32, name: String },
-    #[error("unknown tool `{name}`{}", suggest(.suggestions))]
+    #[error("unknown tool `{name}`{}", did_you_mean(.suggestions))]
     UnknownTool { name: String, suggestions: Vec<String> },
     #[error("{tool}: {source}")]
     Args { tool: String, source: DecodeError },
@@ -46,7 +51,8 @@ impl CallError {
     }
 }
 
-pub(crate) fn suggest(names: &[String]) -> String {
+/// `; did you mean `x`?` or `; did you mean one of: `x`, `y`?`: the one wording of a suggestion.
+pub fn did_you_mean(names: &[String]) -> String {
     match names {
         [] => String::new(),
         [one] => format!("; did you mean `{one}`?"),
@@ -57,14 +63,33 @@ pub(crate) fn suggest(names: &[String]) -> String {
     }
 }
 
-/// Dispatches one call. `depth` is 0 for a call from outside (a trail, the CLI, MCP) and one more for
-/// each script, delegation or host function in between.
-pub fn call<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth: u32) -> Result<Value, CallError> {
+/// The dispatcher as a script runtime calls it back: the same session, the same runtime in effect,
+/// the same depth stack.
+pub struct Back<'a> {
+    pub core: &'a SessionCore,
+    pub runtime: &'a dyn ScriptRuntime,
+}
+
+impl Callbacks for Back<'_> {
+    fn call_tool(&self, name: &str, args: Value) -> Result<Value, String> {
+        call(self.core, self.runtime, name, args).map_err(|e| e.to_string())
+    }
+
+    fn call_host(&self, name: &str, args: Value) -> Result<Value, String> {
+        call_host(self.core, self.runtime, name, args)
+    }
+}
+
+/// Dispatches one call at the session's current depth (0 from outside; one more for each script,
+/// delegation or host function in between, counted by the session's depth stack).
+pub fn call(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) -> Result<Value, CallError> {
     // Name and depth only: arguments and results may carry secrets.
+    let depth = s.depth();
     let span = tracing::debug_span!("tool_call", tool = name, depth);
     let _enter = span.enter();
     let started = Instant::now();
-    let result = call_inner(s, js, name, args, depth);
+    let result = catch_unwind(AssertUnwindSafe(|| call_inner(s, rt, name, args)))
+        .unwrap_or_else(|_| Err(CallError::Panicked { tool: name.to_string() }));
     tracing::debug!(
         tool = name,
         ok = result.is_ok(),
@@ -74,14 +99,11 @@ pub fn call<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth:
     result
 }
 
-fn call_inner<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, depth: u32) -> Result<Value, CallError> {
-    let cap = s.settings.depth_cap;
-    if depth >= cap {
-        return Err(CallError::Depth {
-            cap,
-            name: name.to_string(),
-        });
-    }
+fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) -> Result<Value, CallError> {
+    let guard = s
+        .enter_call(name)
+        .map_err(|(cap, name)| CallError::Depth { cap, name })?;
+    let depth = guard.depth();
     let Some(tool) = s.catalog.tool(name) else {
         let names = s.catalog.tool_names();
         return Err(CallError::UnknownTool {
@@ -90,24 +112,23 @@ fn call_inner<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, dept
         });
     };
     let tool = tool.clone();
+    validate(&tool, &args).map_err(|source| CallError::Args {
+        tool: name.to_string(),
+        source,
+    })?;
     match &tool.kind {
         ToolKind::Builtin(entry) => {
-            entry.check(&args).map_err(|source| CallError::Args {
-                tool: name.to_string(),
-                source,
-            })?;
             if entry.delegates {
                 let outcome = run_builtin(s, name, &args, |a, cx| entry.run(a, cx))?;
                 return match outcome {
-                    Outcome::Delegate(calls) => run_expansion(s, js, calls, depth),
+                    Outcome::Delegate(calls) => run_expansion(s, rt, calls),
                     Outcome::Done(v) => Ok(v),
                 };
             }
             step(s, name, &args, depth, true, |resolved| {
                 let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
-                let read_only = tool.flags.read_only;
                 match outcome {
-                    Outcome::Done(v) => Ok((v, read_only)),
+                    Outcome::Done(v) => Ok((v, tool.flags.read_only)),
                     Outcome::Delegate(_) => Err(CallError::Failed {
                         tool: name.to_string(),
                         message: "an executable tool tried to delegate".into(),
@@ -115,44 +136,56 @@ fn call_inner<'js>(s: &SessionCore, js: &Ctx<'js>, name: &str, args: Value, dept
                 }
             })
         }
-        ToolKind::Composed(composed) => {
-            let findings = crate::surface::check_value(&tool.input_schema, None, &args);
-            if let Some(f) = findings.first() {
-                let at = if f.path.is_empty() {
-                    String::new()
-                } else {
-                    format!("`{}`: ", f.path)
-                };
-                return Err(CallError::Failed {
-                    tool: name.to_string(),
-                    message: format!("{at}{}", f.message),
-                });
-            }
-            run_expansion(s, js, crate::tool::composed::expand(composed, &args), depth)
-        }
+        ToolKind::Composed(composed) => run_expansion(s, rt, crate::tool::composed::expand(composed, &args)),
         ToolKind::Broken { message, .. } => Err(CallError::Script {
             tool: name.to_string(),
             message: message.clone(),
         }),
         ToolKind::Scripted(script) => step(s, name, &args, depth, false, |args| {
             // Scripts receive placeholders, never resolved secrets: they resolve at the device.
-            let out = engine::run_tool(s, js, script, name, args.clone(), depth)?;
+            let back = Back { core: s, runtime: rt };
+            let out = rt
+                .run_tool(&back, script, name, args.clone())
+                .map_err(|message| CallError::Script {
+                    tool: name.to_string(),
+                    message,
+                })?;
             Ok((out.value, tool.flags.read_only || out.read_only))
         }),
     }
 }
 
+/// Strict arguments for every kind of tool, before anything runs: a built-in decodes into its Rust
+/// type; a scripted or composed tool is held to the input schema its analyzer or `parameters:` gave.
+/// Either way an error reads the same: the path, the expected type, never the value.
+pub fn validate(tool: &ToolDescriptor, args: &Value) -> Result<(), DecodeError> {
+    match &tool.kind {
+        ToolKind::Builtin(entry) => entry.check(args),
+        ToolKind::Broken { .. } => Ok(()),
+        ToolKind::Scripted(_) | ToolKind::Composed(_) => {
+            if !args.is_object() {
+                return Err(DecodeError {
+                    path: String::new(),
+                    kind: trailblaze_host_functions::decode::DecodeErrorKind::WrongType {
+                        expected: "an object".into(),
+                        found: crate::surface::check::kind_of(args),
+                    },
+                });
+            }
+            match crate::surface::check_value(&tool.input_schema, None, args).first() {
+                Some(f) => Err(f.to_decode_error()),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
 /// Runs the calls a delegating tool expanded into, in order, stopping at the first failure. The result
 /// is the last call's result.
-fn run_expansion<'js>(
-    s: &SessionCore,
-    js: &Ctx<'js>,
-    calls: Vec<(String, Value)>,
-    depth: u32,
-) -> Result<Value, CallError> {
+fn run_expansion(s: &SessionCore, rt: &dyn ScriptRuntime, calls: Vec<(String, Value)>) -> Result<Value, CallError> {
     let mut last = Value::Null;
     for (tool, args) in calls {
-        last = call(s, js, &tool, args, depth + 1)?;
+        last = call(s, rt, &tool, args)?;
     }
     Ok(last)
 }
@@ -163,7 +196,7 @@ fn run_builtin(
     args: &Value,
     run: impl FnOnce(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError>,
 ) -> Result<Outcome, CallError> {
-    let mut cx = ToolCx { session: s };
+    let mut cx = s.tool_cx();
     match catch_unwind(AssertUnwindSafe(|| run(args, &mut cx))) {
         Err(_) => Err(CallError::Panicked { tool: name.to_string() }),
         Ok(Err(source)) => Err(CallError::Args {
@@ -201,7 +234,7 @@ fn step(
     };
     let started = Instant::now();
     let outcome = if resolve_secrets {
-        secret::resolve_placeholders(&s.secrets, args)
+        secret::resolve_placeholders(s.secrets(), args)
             .map_err(|message| CallError::Failed {
                 tool: name.to_string(),
                 message,
@@ -213,7 +246,7 @@ fn step(
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     // A failed call may still have changed the screen, so only a successful read-only call keeps it.
     if !matches!(outcome, Ok((_, true))) {
-        s.invalidate_snapshot();
+        s.screen.invalidate();
     }
     let mut log = s.log.borrow_mut();
     match &outcome {

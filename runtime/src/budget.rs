@@ -1,0 +1,159 @@
+//! What a call may spend: the limits every script runtime enforces, and the deadline of the running
+//! top-level call. The deadline is atomic so an interrupt handler, a subprocess watchdog or another
+//! thread (a cancel request from an MCP client or an embedder) can read or end it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The limits of one top-level call, in one place.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Wall-clock time a top-level call may run scripts for.
+    pub timeout: Duration,
+    /// Memory a session's JS heap may hold (embedded engine).
+    pub memory_bytes: usize,
+    /// Native stack JS may use (recursion depth; embedded engine).
+    pub stack_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(10),
+            memory_bytes: 256 << 20,
+            stack_bytes: 4 << 20,
+        }
+    }
+}
+
+/// Why a call's deadline ended it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    TimedOut,
+    Cancelled,
+}
+
+/// The deadline of the running top-level call, shared by the session and its script runtimes.
+#[derive(Debug)]
+pub struct Deadline {
+    base: Instant,
+    /// Nanoseconds after `base`; 0 means no call is running.
+    at: AtomicU64,
+    timed_out: AtomicBool,
+    cancelled: AtomicBool,
+}
+
+impl Deadline {
+    pub fn new() -> Arc<Deadline> {
+        Arc::new(Deadline {
+            base: Instant::now(),
+            at: AtomicU64::new(0),
+            timed_out: AtomicBool::new(false),
+            cancelled: AtomicBool::new(false),
+        })
+    }
+
+    /// Starts the clock for one top-level call.
+    pub fn begin(&self, timeout: Duration) {
+        let at = self.base.elapsed() + timeout;
+        self.timed_out.store(false, Ordering::Relaxed);
+        self.cancelled.store(false, Ordering::Relaxed);
+        self.at.store((at.as_nanos() as u64).max(1), Ordering::Relaxed);
+    }
+
+    /// Stops the clock: no call is running.
+    pub fn end(&self) {
+        self.at.store(0, Ordering::Relaxed);
+    }
+
+    /// Ends the running call as soon as its runtime next checks (a no-op between calls).
+    pub fn cancel(&self) {
+        if self.at.load(Ordering::Relaxed) != 0 {
+            self.cancelled.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the running call must stop now; remembers why.
+    pub fn expired(&self) -> bool {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return true;
+        }
+        let at = self.at.load(Ordering::Relaxed);
+        if at != 0 && self.base.elapsed().as_nanos() as u64 >= at {
+            self.timed_out.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    /// Time left in the running call; `None` when no call is running.
+    pub fn remaining(&self) -> Option<Duration> {
+        let at = self.at.load(Ordering::Relaxed);
+        if at == 0 {
+            return None;
+        }
+        Some(Duration::from_nanos(
+            at.saturating_sub(self.base.elapsed().as_nanos() as u64),
+        ))
+    }
+
+    /// Why the running call was stopped, if it was.
+    pub fn stopped(&self) -> Option<Stop> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            Some(Stop::Cancelled)
+        } else if self.timed_out.load(Ordering::Relaxed) {
+            Some(Stop::TimedOut)
+        } else {
+            None
+        }
+    }
+
+    /// The message a stopped call fails with.
+    pub fn stop_message(&self, limits: &Limits) -> Option<String> {
+        self.stopped().map(|s| match s {
+            Stop::TimedOut => format!("exceeded its time limit of {} ms", limits.timeout.as_millis()),
+            Stop::Cancelled => "cancelled".to_string(),
+        })
+    }
+}
+
+/// Cancels the running call of one session from any thread.
+#[derive(Debug, Clone)]
+pub struct CancelHandle(pub(crate) Arc<Deadline>);
+
+impl CancelHandle {
+    /// Ends the session's running call (if any) at its runtime's next check; the call fails with
+    /// `cancelled` and the session stays usable.
+    pub fn cancel(&self) {
+        self.0.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancel_between_calls_is_a_no_op_and_during_a_call_stops_it() {
+        let d = Deadline::new();
+        d.cancel();
+        d.begin(Duration::from_secs(60));
+        assert!(!d.expired(), "a cancel before the call must not stop it");
+        d.cancel();
+        assert!(d.expired());
+        assert_eq!(d.stopped(), Some(Stop::Cancelled));
+        d.begin(Duration::from_secs(60));
+        assert_eq!(d.stopped(), None, "a new call starts clean");
+    }
+
+    #[test]
+    fn a_zero_timeout_expires_and_says_so() {
+        let d = Deadline::new();
+        d.begin(Duration::ZERO);
+        assert!(d.expired());
+        assert_eq!(d.stopped(), Some(Stop::TimedOut));
+        d.end();
+        assert!(d.remaining().is_none());
+    }
+}

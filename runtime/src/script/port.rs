@@ -1,0 +1,62 @@
+//! The script-runtime port: what the dispatcher needs from a script runtime, and what a runtime
+//! needs from the dispatcher. Both sides see JSON only; no engine value crosses. Embedded QuickJS
+//! ([`super::quickjs`]) and the Node.js subprocess ([`super::subprocess`]) implement it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Which runtime runs a scripted tool (`runtime:` in its `<name>.tool.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RuntimeKind {
+    /// QuickJS inside the session's thread.
+    #[default]
+    Embedded,
+    /// Node.js in a child process, calling back over loopback HTTP.
+    Subprocess,
+}
+
+/// A scripted tool: the export `name` of `module`, run by a script runtime.
+#[derive(Debug, Clone)]
+pub struct ScriptedTool {
+    /// Absolute path of the `.ts` file.
+    pub file: PathBuf,
+    /// The module name runtimes load it under (`<trailmap>/tools/<name>.ts`), also shown in errors.
+    pub module: String,
+    pub runtime: RuntimeKind,
+}
+
+/// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name runtimes load and errors show.
+pub fn module_name(root: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(root).unwrap_or(file);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// What a scripted tool's run produced, and whether its spec declared it read-only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptOutcome {
+    pub value: Value,
+    pub read_only: bool,
+}
+
+/// The dispatcher, as a running script reaches it: `ctx.tools` and `ctx.host`. Both return the
+/// value or the message the script's `TrailblazeToolError` / `TrailblazeHostError` carries.
+pub trait Callbacks {
+    fn call_tool(&self, name: &str, args: Value) -> Result<Value, String>;
+    fn call_host(&self, name: &str, args: Value) -> Result<Value, String>;
+}
+
+/// A script runtime: runs one scripted tool with arguments the dispatcher already decoded. Calls the
+/// script makes go back through `back`, into the same dispatcher (and the same depth stack).
+pub trait ScriptRuntime {
+    fn run_tool(
+        &self,
+        back: &dyn Callbacks,
+        tool: &ScriptedTool,
+        name: &str,
+        args: Value,
+    ) -> Result<ScriptOutcome, String>;
+}

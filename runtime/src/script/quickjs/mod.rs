@@ -1,0 +1,295 @@
+//! Embedded QuickJS: one runtime and context per session, on the session's thread; one
+//! implementation of the script-runtime port.
+//!
+//! Modules are loaded by name relative to the trailmaps folder (`demo/tools/signIn.ts`), transpiled by
+//! swc on the way in; `@trailblaze/scripting` is a build of the one SDK (`sdk-ts/src/index.ts`). Each
+//! top-level call runs under the session's deadline (checked by the interrupt handler), and the
+//! runtime has a memory and a stack limit; hitting one fails that call only. Values convert at the
+//! edge: past this module everything is `serde_json::Value`.
+
+mod convert;
+mod loader;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rquickjs::{Context, Ctx, Function, Module, Object, Promise, Runtime, Value};
+use serde_json::Value as Json;
+
+use super::errors;
+use super::port::{Callbacks, ScriptOutcome, ScriptRuntime, ScriptedTool};
+use super::sdk::MODULE as SDK_MODULE;
+use super::transpile::{Transpiled, Transpiler};
+use crate::budget::{Deadline, Limits};
+use loader::{ScriptLoader, ScriptResolver};
+
+const BOOTSTRAP_MODULE: &str = "trailblaze:bootstrap";
+const BOOTSTRAP_SOURCE: &str = include_str!("bootstrap.js");
+
+/// Stack for the session thread: the JS stack limit plus room for the Rust frames between re-entrant
+/// calls (16 levels of dispatcher, binding and engine).
+pub fn thread_stack_bytes(limits: &Limits) -> usize {
+    limits.stack_bytes + (32 << 20)
+}
+
+/// Which namespace a script called through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Callback {
+    Tool,
+    Host,
+}
+
+/// How a binding reaches the dispatcher: given the runtime in effect (this engine, entered), the
+/// namespace, the name and the arguments. The session thread supplies it; the engine knows no
+/// dispatcher.
+pub type Reentry = Rc<dyn Fn(&dyn ScriptRuntime, Callback, &str, Json) -> Result<Json, String>>;
+
+/// What the engine keeps beside its QuickJS context.
+struct EngineState {
+    limits: Limits,
+    deadline: Arc<Deadline>,
+    /// Transpiled modules by name, for mapping error positions back to `.ts` lines.
+    modules: Rc<RefCell<HashMap<String, Arc<Transpiled>>>>,
+    /// Why the last module failed to load (swc's message with file:line:col), read when an import fails.
+    load_error: Rc<RefCell<Option<String>>>,
+}
+
+/// A session's QuickJS runtime and context, created on the session's thread.
+pub struct Embedded {
+    // Field order matters: the context must go before its runtime.
+    context: Context,
+    _runtime: Runtime,
+    state: Rc<EngineState>,
+}
+
+/// Everything the engine starts from.
+pub struct EmbeddedConfig {
+    pub limits: Limits,
+    pub deadline: Arc<Deadline>,
+    pub transpiler: Arc<Transpiler>,
+    /// Module names are relative to this folder (the trailmaps folder).
+    pub root: PathBuf,
+    pub tool_names: Vec<String>,
+    pub host_names: Vec<String>,
+    pub reentry: Reentry,
+}
+
+impl Embedded {
+    /// Creates the runtime and context with the limits and loader, installs the bindings and evaluates
+    /// the SDK and the bootstrap that builds `ctx`.
+    pub fn create(config: EmbeddedConfig) -> rquickjs::Result<Embedded> {
+        let runtime = Runtime::new()?;
+        runtime.set_memory_limit(config.limits.memory_bytes);
+        runtime.set_max_stack_size(config.limits.stack_bytes);
+        let d = config.deadline.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || d.expired())));
+        let state = Rc::new(EngineState {
+            limits: config.limits,
+            deadline: config.deadline,
+            modules: Rc::new(RefCell::new(HashMap::new())),
+            load_error: Rc::new(RefCell::new(None)),
+        });
+        runtime.set_loader(
+            ScriptResolver,
+            ScriptLoader {
+                root: config.root,
+                transpiler: config.transpiler,
+                modules: state.modules.clone(),
+                load_error: state.load_error.clone(),
+            },
+        );
+        let context = Context::full(&runtime)?;
+        context.with(|ctx| -> rquickjs::Result<()> {
+            let b = Object::new(ctx.clone())?;
+            b.set(
+                "callTool",
+                binding(&ctx, &state, config.reentry.clone(), Callback::Tool)?,
+            )?;
+            b.set("callHost", binding(&ctx, &state, config.reentry, Callback::Host)?)?;
+            b.set("toolNames", config.tool_names)?;
+            b.set("hostNames", config.host_names)?;
+            ctx.globals().set("__trailblazeBindings", b)?;
+            Module::evaluate(ctx.clone(), BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE)?.finish::<()>()?;
+            Ok(())
+        })?;
+        Ok(Embedded {
+            context,
+            _runtime: runtime,
+            state,
+        })
+    }
+
+    /// Runs `f` with this engine entered: `f` gets the engine as a script runtime. Afterwards runs
+    /// what jobs the call left behind while its deadline still holds (an interrupted script leaves
+    /// some) and drops any exception they raised, so a failure of one call never surfaces in the next.
+    pub fn enter<R>(&self, f: impl FnOnce(&dyn ScriptRuntime) -> R) -> R {
+        self.context.with(|ctx| {
+            let here = Entered {
+                ctx: &ctx,
+                state: &self.state,
+            };
+            let r = f(&here);
+            while ctx.execute_pending_job() {}
+            if ctx.has_exception() {
+                ctx.catch();
+            }
+            r
+        })
+    }
+}
+
+/// The engine while entered: the script runtime the dispatcher sees.
+struct Entered<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    state: &'a EngineState,
+}
+
+impl ScriptRuntime for Entered<'_, '_> {
+    /// Calls the script makes reach the dispatcher through the installed bindings (the session's
+    /// [`Reentry`]), so `_back` is not needed here.
+    fn run_tool(
+        &self,
+        _back: &dyn Callbacks,
+        tool: &ScriptedTool,
+        name: &str,
+        args: Json,
+    ) -> Result<ScriptOutcome, String> {
+        run_tool(self.state, self.ctx, tool, name, args)
+    }
+}
+
+/// `(name, args) -> value`, or a thrown Error the SDK turns into `TrailblazeToolError` /
+/// `TrailblazeHostError`: the raw binding behind `ctx.tools` or `ctx.host`.
+fn binding<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<EngineState>,
+    reentry: Reentry,
+    kind: Callback,
+) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, name: String, args: Value<'js>| -> rquickjs::Result<Value<'js>> {
+            let result = convert::to_json(&args)
+                .map_err(|e| match kind {
+                    Callback::Tool => format!("{name}: arguments: {e}"),
+                    Callback::Host => format!("host function `{name}`: arguments: {e}"),
+                })
+                .and_then(|args| {
+                    let here = Entered {
+                        ctx: &ctx,
+                        state: &state,
+                    };
+                    // A panic must not unwind through QuickJS's C frames.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reentry(&here, kind, &name, args)))
+                        .unwrap_or_else(|_| {
+                            Err(match kind {
+                                Callback::Tool => format!("tool {name} panicked"),
+                                Callback::Host => format!("host function {name} panicked"),
+                            })
+                        })
+                });
+            // The value itself, or a thrown error (not an `{ok, value}` envelope object: allocating
+            // one per call cost a fifth of a host call's budget; the subprocess callback keeps the
+            // JSON envelope).
+            match result {
+                Ok(v) => convert::to_js(&ctx, &v),
+                Err(message) => Err(rquickjs::Exception::throw_message(&ctx, &message)),
+            }
+        },
+    )
+}
+
+/// Runs scripted tool `name` (the export of `script.module`) with `args`.
+fn run_tool<'js>(
+    s: &EngineState,
+    ctx: &Ctx<'js>,
+    script: &ScriptedTool,
+    name: &str,
+    args: Json,
+) -> Result<ScriptOutcome, String> {
+    let tool = load_tool(s, ctx, script, name)?;
+    let read_only = tool
+        .get::<_, Option<Object>>("spec")
+        .ok()
+        .flatten()
+        .and_then(|spec| spec.get::<_, Option<bool>>("readOnly").ok().flatten())
+        .unwrap_or(false);
+    let run: Function = ctx.globals().get("__trailblazeRun").map_err(|e| e.to_string())?;
+    let input = convert::to_js(ctx, &args).map_err(|e| e.to_string())?;
+    let value = run
+        .call::<_, Promise>((tool, input))
+        .and_then(|p| p.finish::<Value>())
+        .map_err(|e| describe_error(s, ctx, e))?;
+    let value = convert::to_json(&value).map_err(|e| format!("its result: {e}"))?;
+    Ok(ScriptOutcome { value, read_only })
+}
+
+/// Imports the module and finds the `trailblaze.tool(...)` export named `name`.
+fn load_tool<'js>(s: &EngineState, ctx: &Ctx<'js>, script: &ScriptedTool, name: &str) -> Result<Object<'js>, String> {
+    s.load_error.borrow_mut().take();
+    let ns = Module::import(ctx, script.module.as_str()).and_then(|p| p.finish::<Object>());
+    let ns = match ns {
+        Ok(ns) => ns,
+        Err(e) => {
+            let described = describe_error(s, ctx, e);
+            return Err(s.load_error.borrow_mut().take().unwrap_or(described));
+        }
+    };
+    let export: Option<Object> = ns.get(name).ok().flatten();
+    match export {
+        Some(obj) if obj.get::<_, Option<bool>>("__trailblazeTool").ok().flatten() == Some(true) => Ok(obj),
+        _ => Err(format!(
+            "{} does not export `{name}` as `export const {name} = trailblaze.tool(...)`",
+            script.module
+        )),
+    }
+}
+
+/// Turns an engine error into a message: the limit that was hit, or the script's own error with its
+/// `.ts` position.
+fn describe_error<'js>(s: &EngineState, ctx: &Ctx<'js>, e: rquickjs::Error) -> String {
+    let limits = &s.limits;
+    if let Some(stop) = s.deadline.stop_message(limits) {
+        return stop;
+    }
+    let (message, stack) = match e {
+        rquickjs::Error::Exception => exception_text(&ctx.catch()),
+        rquickjs::Error::WouldBlock => (
+            "its promise never settled (an await that nothing resolves)".into(),
+            None,
+        ),
+        rquickjs::Error::Allocation => ("out of memory".into(), None),
+        other => (other.to_string(), None),
+    };
+    if let Some(stop) = s.deadline.stop_message(limits) {
+        return stop;
+    }
+    if message.contains("out of memory") {
+        return format!("exceeded its memory limit of {} MiB", limits.memory_bytes >> 20);
+    }
+    if message.contains("stack overflow") || message.contains("Maximum call stack size exceeded") {
+        return format!(
+            "exceeded its stack limit of {} KiB (unbounded recursion?)",
+            limits.stack_bytes >> 10
+        );
+    }
+    errors::with_location(message, stack.as_deref(), &s.modules.borrow())
+}
+
+/// The message of a thrown value and its stack, if any.
+fn exception_text(v: &Value<'_>) -> (String, Option<String>) {
+    if let Some(obj) = v.as_object() {
+        let name: Option<String> = obj.get("name").ok().flatten();
+        let message: Option<String> = obj.get("message").ok().flatten();
+        let stack: Option<String> = obj.get("stack").ok().flatten();
+        if let Some(message) = message {
+            return errors::thrown_error(name.as_deref(), &message, stack);
+        }
+    }
+    let text = v.as_string().and_then(|s| s.to_string().ok());
+    (errors::thrown_value(text.as_deref()), None)
+}

@@ -1,0 +1,438 @@
+//! The subprocess runtime: a scripted tool whose spec says `runtime: subprocess` runs under Node.js,
+//! with the same SDK build the embedded engine serves, calling back into the same dispatcher over a
+//! loopback HTTP endpoint ([`server`]). One Node process per call: it starts in its own process group,
+//! is killed (group and all) when the call's deadline passes or the call is cancelled, and exits as
+//! soon as the tool returns, so nothing of a call outlives it.
+//!
+//! While a tool runs the session's thread waits here, serving the process's callbacks (`call_tool`,
+//! `call_host`, and `load_module` for its imports) in order, on the session's own state.
+
+mod server;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
+use std::sync::{Arc, OnceLock, mpsc};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::errors;
+use super::port::{Callbacks, ScriptOutcome, ScriptRuntime, ScriptedTool};
+use super::sdk;
+use super::transpile::{Transpiled, Transpiler};
+use crate::budget::{Deadline, Limits};
+pub use server::CALLBACK_PATH;
+use server::{Msg, Server};
+
+const RUNNER: &str = include_str!("runner.mjs");
+const HOOKS: &str = include_str!("hooks.mjs");
+
+/// Imported `.ts` files larger than this are refused (they are read whole and transpiled).
+const MAX_MODULE_BYTES: u64 = 8 << 20;
+
+/// How long a killed process may take to be reaped before the call gives up waiting for it.
+const REAP_WAIT: Duration = Duration::from_secs(5);
+
+/// Everything the runtime starts from.
+pub struct SubprocessConfig {
+    pub root: PathBuf,
+    pub transpiler: Arc<Transpiler>,
+    pub deadline: Arc<Deadline>,
+    pub limits: Limits,
+    /// Secret values; none may reach the tool's process environment.
+    pub redact: Vec<String>,
+}
+
+/// The endpoint and its channel, started on first use.
+struct Endpoint {
+    server: Server,
+    to_session: mpsc::Sender<Msg>,
+    inbox: Rc<mpsc::Receiver<Msg>>,
+}
+
+/// A session's subprocess runtime.
+pub struct Subprocess {
+    cfg: SubprocessConfig,
+    token: String,
+    endpoint: RefCell<Option<Endpoint>>,
+    next_run: Cell<u64>,
+    /// Runs in progress, innermost last, with their process ids (= process group ids).
+    active: RefCell<Vec<(u64, u32)>>,
+    /// Exits of runs other than the one being waited for (an outer run whose process died early).
+    exited: RefCell<HashMap<u64, (Vec<u8>, Option<i32>)>>,
+    /// Modules served to the processes, for mapping stack frames back to `.ts` lines.
+    modules: RefCell<HashMap<String, Arc<Transpiled>>>,
+    /// Why the last module failed to load (swc's message with file:line:col).
+    load_error: RefCell<Option<String>>,
+}
+
+impl Subprocess {
+    pub fn new(cfg: SubprocessConfig) -> Subprocess {
+        Subprocess {
+            cfg,
+            token: new_token(),
+            endpoint: RefCell::new(None),
+            next_run: Cell::new(1),
+            active: RefCell::new(Vec::new()),
+            exited: RefCell::new(HashMap::new()),
+            modules: RefCell::new(HashMap::new()),
+            load_error: RefCell::new(None),
+        }
+    }
+
+    /// The callback URL and the inbox, starting the endpoint on first use.
+    fn endpoint(&self) -> Result<(String, mpsc::Sender<Msg>, Rc<mpsc::Receiver<Msg>>), String> {
+        let mut slot = self.endpoint.borrow_mut();
+        if slot.is_none() {
+            let (tx, rx) = mpsc::channel();
+            let server = Server::start(self.token.clone(), tx.clone())?;
+            *slot = Some(Endpoint {
+                server,
+                to_session: tx,
+                inbox: Rc::new(rx),
+            });
+        }
+        let e = slot.as_ref().ok_or("the callback endpoint did not start")?;
+        Ok((e.server.url(), e.to_session.clone(), e.inbox.clone()))
+    }
+
+    fn spawn(&self, url: &str, run: u64) -> Result<Child, String> {
+        let dir = node_files()?;
+        let node = std::env::var_os("TRAILBLAZE_NODE").unwrap_or_else(|| "node".into());
+        let mut cmd = Command::new(&node);
+        cmd.arg(format!(
+            "--max-old-space-size={}",
+            (self.cfg.limits.memory_bytes >> 20).max(16)
+        ))
+        .arg(dir.join("runner.mjs"))
+        .env("TRAILBLAZE_CALLBACK_URL", url)
+        .env("TRAILBLAZE_TOKEN", &self.token)
+        .env("TRAILBLAZE_RUN", run.to_string())
+        .env("TRAILBLAZE_ROOT", &self.cfg.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        // Scripts resolve secrets at the device, never through the environment.
+        for (key, value) in std::env::vars_os() {
+            let secretish = key.to_string_lossy().starts_with("TRAILBLAZE_SECRET_")
+                || self
+                    .cfg
+                    .redact
+                    .iter()
+                    .any(|r| value.to_string_lossy().contains(r.as_str()));
+            if secretish {
+                cmd.env_remove(key);
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        cmd.spawn().map_err(|e| {
+            format!(
+                "`runtime: subprocess` needs Node.js 20.6 or later: cannot start `{}`: {e} (install Node.js or set TRAILBLAZE_NODE)",
+                Path::new(&node).display()
+            )
+        })
+    }
+
+    /// Serves one callback on the session's thread.
+    fn serve(&self, back: &dyn Callbacks, body: &Value) -> Result<Value, String> {
+        let run = body.get("run").and_then(Value::as_u64);
+        if !run.is_some_and(|r| self.active.borrow().iter().any(|(a, _)| *a == r)) {
+            return Err("the call this request belongs to has ended".into());
+        }
+        let str_field = |k: &str| {
+            body.get(k)
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("the request lacks `{k}`"))
+        };
+        let args = || body.get("args").cloned().unwrap_or_else(|| json!({}));
+        match str_field("action")? {
+            "call_tool" => back.call_tool(str_field("name")?, args()),
+            "call_host" => back.call_host(str_field("name")?, args()),
+            "load_module" => self
+                .load_module(str_field("module")?)
+                .map(|code| json!({ "code": code })),
+            other => Err(format!(
+                "unknown action `{other}` (expected call_tool, call_host or load_module)"
+            )),
+        }
+    }
+
+    /// The JavaScript of module `name` (relative to the trailmaps folder), transpiled by swc.
+    fn load_module(&self, name: &str) -> Result<String, String> {
+        let fail = |msg: String| {
+            *self.load_error.borrow_mut() = Some(msg.clone());
+            Err(msg)
+        };
+        let relative = Path::new(name);
+        if !name.ends_with(".ts") || relative.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return fail(format!(
+                "{name}: only `.ts` files inside the trailmaps folder can be imported"
+            ));
+        }
+        let path = self.cfg.root.join(relative);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_MODULE_BYTES => {}
+            Ok(m) if m.is_file() => return fail(format!("{name}: larger than {} MiB", MAX_MODULE_BYTES >> 20)),
+            Ok(_) => return fail(format!("cannot read {name}: not a regular file")),
+            Err(e) => return fail(format!("cannot read {name}: {e}")),
+        }
+        let source = match std::fs::read_to_string(&path) {
+            Ok(s) => s,
+            Err(e) => return fail(format!("cannot read {name}: {e}")),
+        };
+        match self.cfg.transpiler.transpile(name, &source) {
+            Ok(t) => {
+                let code = t.code.clone();
+                self.modules.borrow_mut().insert(name.to_string(), t);
+                Ok(code)
+            }
+            Err(e) => fail(e.to_string()),
+        }
+    }
+
+    /// Waits for run `run` to exit, serving callbacks meanwhile; kills it when the deadline passes.
+    fn wait(
+        &self,
+        back: &dyn Callbacks,
+        inbox: &mpsc::Receiver<Msg>,
+        run: u64,
+        pid: u32,
+    ) -> Result<(Vec<u8>, Option<i32>), String> {
+        loop {
+            if let Some(done) = self.exited.borrow_mut().remove(&run) {
+                return Ok(done);
+            }
+            if self.cfg.deadline.expired() {
+                kill_group(pid);
+                let message = self
+                    .cfg
+                    .deadline
+                    .stop_message(&self.cfg.limits)
+                    .unwrap_or_else(|| "stopped".into());
+                self.reap(inbox, run);
+                return Err(message);
+            }
+            // Short waits, so a cancel from another thread is noticed promptly.
+            let slice = self
+                .cfg
+                .deadline
+                .remaining()
+                .unwrap_or(Duration::from_millis(50))
+                .min(Duration::from_millis(50));
+            match inbox.recv_timeout(slice) {
+                Ok(Msg::Callback(req)) => {
+                    let reply = self.serve(back, &req.body);
+                    let _ = req.reply.send(reply);
+                }
+                Ok(Msg::Exited { run: r, stdout, status }) => {
+                    if r == run {
+                        return Ok((stdout, status));
+                    }
+                    self.exited.borrow_mut().insert(r, (stdout, status));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err("the callback endpoint stopped".into()),
+            }
+        }
+    }
+
+    /// After a kill: waits (bounded) for the process to be reaped, refusing its last callbacks.
+    fn reap(&self, inbox: &mpsc::Receiver<Msg>, run: u64) {
+        if self.exited.borrow_mut().remove(&run).is_some() {
+            return;
+        }
+        let until = std::time::Instant::now() + REAP_WAIT;
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            match inbox.recv_timeout(left) {
+                Ok(Msg::Callback(req)) => {
+                    let _ = req.reply.send(Err("the call has ended".into()));
+                }
+                Ok(Msg::Exited { run: r, stdout, status }) => {
+                    if r == run {
+                        return;
+                    }
+                    self.exited.borrow_mut().insert(r, (stdout, status));
+                }
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// The tool's outcome from the process's result line.
+    fn outcome(&self, stdout: &[u8], status: Option<i32>) -> Result<ScriptOutcome, String> {
+        let text = String::from_utf8_lossy(stdout);
+        let line = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let Ok(result) = serde_json::from_str::<Value>(line) else {
+            let status = status.map_or_else(|| "a signal".to_string(), |s| format!("status {s}"));
+            return Err(format!("the Node.js process ended ({status}) before the tool returned"));
+        };
+        if result.get("ok") == Some(&Value::Bool(true)) {
+            return Ok(ScriptOutcome {
+                value: result.get("value").cloned().unwrap_or(Value::Null),
+                read_only: result.get("readOnly") == Some(&Value::Bool(true)),
+            });
+        }
+        let error = result.get("error").cloned().unwrap_or(Value::Null);
+        let field = |k: &str| error.get(k).and_then(Value::as_str);
+        if let Some(plain) = field("plain") {
+            return Err(plain.to_string());
+        }
+        let Some(message) = field("message") else {
+            return Err(errors::thrown_value(field("thrown")));
+        };
+        let (message, stack) = errors::thrown_error(field("name"), message, field("stack").map(str::to_string));
+        // A failed import says why in swc's words, with file:line:col.
+        if let Some(load) = self.load_error.borrow_mut().take() {
+            return Err(load);
+        }
+        Err(errors::with_location(message, stack.as_deref(), &self.modules.borrow()))
+    }
+}
+
+impl ScriptRuntime for Subprocess {
+    fn run_tool(
+        &self,
+        back: &dyn Callbacks,
+        tool: &ScriptedTool,
+        name: &str,
+        args: Value,
+    ) -> Result<ScriptOutcome, String> {
+        let (url, to_session, inbox) = self.endpoint()?;
+        let run = self.next_run.get();
+        self.next_run.set(run + 1);
+        self.load_error.borrow_mut().take();
+        let mut child = self.spawn(&url, run)?;
+        let pid = child.id();
+        let input = json!({ "module": tool.module, "name": name, "args": args }).to_string();
+        if let Some(mut stdin) = child.stdin.take() {
+            // A process that died at once shows up as its exit below.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        if let Some(mut stderr) = child.stderr.take() {
+            // Drained so a chatty script cannot block on a full pipe; not shown (it may hold secrets).
+            std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        }
+        std::thread::spawn(move || {
+            let mut stdout = Vec::new();
+            if let Some(mut out) = child.stdout.take() {
+                let _ = out.read_to_end(&mut stdout);
+            }
+            let status = child.wait().ok().and_then(|s| s.code());
+            let _ = to_session.send(Msg::Exited { run, stdout, status });
+        });
+        self.active.borrow_mut().push((run, pid));
+        let waited = self.wait(back, &inbox, run, pid);
+        self.active.borrow_mut().retain(|(r, _)| *r != run);
+        // Anything the tool's process group left running dies with the call.
+        kill_group(pid);
+        let (stdout, status) = waited?;
+        self.outcome(&stdout, status)
+    }
+}
+
+impl Drop for Subprocess {
+    fn drop(&mut self) {
+        for (_, pid) in self.active.borrow().iter() {
+            kill_group(*pid);
+        }
+    }
+}
+
+/// Kills a run's whole process group (the process was started as its leader).
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
+/// A fresh bearer token: 32 random bytes as hex.
+fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        // No /dev/urandom: hash what is unique to this moment and process instead.
+        let mut h = Sha256::new();
+        h.update(format!("{:?}{}", std::time::SystemTime::now(), std::process::id()));
+        h.update((&bytes as *const _ as usize).to_le_bytes());
+        bytes.copy_from_slice(&h.finalize());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The runner, its module hooks and the SDK build, written once into a folder named by their hash.
+fn node_files() -> Result<&'static Path, String> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let sdk = sdk::javascript().map_err(Clone::clone)?;
+        let files = [("runner.mjs", RUNNER), ("hooks.mjs", HOOKS), ("sdk.mjs", sdk)];
+        let mut h = Sha256::new();
+        for (name, text) in files {
+            h.update(name);
+            h.update(text);
+        }
+        let hash: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let dir = private_dir(&format!("trailblaze-node-{hash}"))?;
+        for (name, text) in files {
+            let path = dir.join(name);
+            if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+                continue;
+            }
+            // Written beside and renamed, so a concurrent process never reads half a file.
+            let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, &path))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(dir)
+    })
+    .as_deref()
+    .map_err(Clone::clone)
+}
+
+/// A folder in the temp dir that only this user can write: created 0700, and refused when it exists
+/// but belongs to someone else (who could otherwise swap the runner under us).
+fn private_dir(name: &str) -> Result<PathBuf, String> {
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    #[cfg(unix)]
+    let name = format!("{name}-{}", unsafe { libc::geteuid() });
+    let dir = std::env::temp_dir().join(name);
+    let shown = |e: std::io::Error| format!("{}: {e}", dir.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(shown(e)),
+        }
+        let meta = std::fs::symlink_metadata(&dir).map_err(shown)?;
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let me = unsafe { libc::geteuid() };
+        if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+            return Err(format!(
+                "{}: not a private folder of this user; remove it and try again",
+                dir.display()
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(&dir).map_err(shown)?;
+    Ok(dir)
+}

@@ -1,0 +1,100 @@
+// Runs one scripted tool under Node.js for the trailblaze host: the subprocess runtime.
+//
+// stdin: {"module", "name", "args"}; stdout: one line, {"ok":true,"value","readOnly"} or
+// {"ok":false,"error":{...}}; then the process exits, so nothing the tool left behind keeps running.
+// `ctx` comes from the one SDK's `makeContext`; its bindings call the host back over
+// POST /scripting/callback (loopback, bearer token): `ctx.tools` asynchronously, `ctx.host`
+// synchronously (a worker thread does the request while this thread waits on an Atomics flag).
+import { readFileSync } from "node:fs";
+import { register } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { MessageChannel, Worker, receiveMessageOnPort } from "node:worker_threads";
+
+const env = process.env;
+const url = env.TRAILBLAZE_CALLBACK_URL;
+const token = env.TRAILBLAZE_TOKEN;
+const run = Number(env.TRAILBLAZE_RUN);
+const root = env.TRAILBLAZE_ROOT;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const sdkUrl = pathToFileURL(path.join(here, "sdk.mjs")).href;
+
+// stdout carries the result line only; a script's console goes to stderr.
+for (const level of ["log", "info", "warn", "error", "debug"]) {
+  console[level] = (...parts) => process.stderr.write(parts.map(String).join(" ") + "\n");
+}
+
+register(pathToFileURL(path.join(here, "hooks.mjs")).href, { data: { root, sdkUrl, url, token, run } });
+
+const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+
+async function post(body) {
+  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ ...body, run }) });
+  return response.ok ? response.json() : { ok: false, error: `callback refused (${response.status})` };
+}
+
+// The synchronous channel for ctx.host.
+const flag = new Int32Array(new SharedArrayBuffer(4));
+const { port1, port2 } = new MessageChannel();
+const worker = new Worker(
+  `
+  const { workerData } = require("node:worker_threads");
+  const { port, flag, url, headers } = workerData;
+  port.on("message", async (body) => {
+    let reply;
+    try {
+      const response = await fetch(url, { method: "POST", headers, body });
+      reply = response.ok ? await response.json() : { ok: false, error: "callback refused (" + response.status + ")" };
+    } catch (e) {
+      reply = { ok: false, error: "the host did not answer: " + (e && e.message) };
+    }
+    port.postMessage(reply);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  });
+  `,
+  { eval: true, workerData: { port: port2, flag, url, headers }, transferList: [port2] },
+);
+worker.unref();
+
+function postSync(body) {
+  Atomics.store(flag, 0, 0);
+  port1.postMessage(JSON.stringify({ ...body, run }));
+  while (Atomics.load(flag, 0) === 0) Atomics.wait(flag, 0, 0);
+  return receiveMessageOnPort(port1).message;
+}
+
+// What the host needs to word a failure exactly as the embedded engine does.
+function describe(e) {
+  if (e !== null && typeof e === "object" && typeof e.message === "string") {
+    return { name: typeof e.name === "string" ? e.name : null, message: e.message, stack: typeof e.stack === "string" ? e.stack : null };
+  }
+  return { thrown: typeof e === "string" ? e : null };
+}
+
+let outcome;
+try {
+  const { module, name, args } = JSON.parse(readFileSync(0, "utf8"));
+  const sdk = await import(sdkUrl);
+  const exports = await import(pathToFileURL(path.join(root, module)).href);
+  const tool = exports[name];
+  if (tool === null || typeof tool !== "object" || tool.__trailblazeTool !== true) {
+    outcome = { ok: false, error: { plain: `${module} does not export \`${name}\` as \`export const ${name} = trailblaze.tool(...)\`` } };
+  } else {
+    const ctx = sdk.makeContext({
+      callTool: async (n, a) => sdk.unwrapEnvelope(await post({ action: "call_tool", name: n, args: a }), n),
+      callHost: (n, a) => sdk.unwrapEnvelope(postSync({ action: "call_host", name: n, args: a }), n),
+    });
+    const value = await tool.handler(args, ctx);
+    outcome = { ok: true, value: value === undefined ? null : value, readOnly: tool.spec?.readOnly === true };
+  }
+} catch (e) {
+  outcome = { ok: false, error: describe(e) };
+}
+let line;
+try {
+  line = JSON.stringify(outcome);
+} catch (e) {
+  line = JSON.stringify({ ok: false, error: { plain: `its result: ${e.message}` } });
+}
+process.stdout.write(line + "\n", () => process.exit(0));

@@ -1,0 +1,286 @@
+//! A session: one device, one script engine, one log, on its own thread. The [`Session`] handle sends
+//! work to that thread. The thread is the one place that wires the session's state
+//! ([`SessionCore`]) to its script runtimes: embedded QuickJS and, on first use, the Node.js
+//! subprocess runtime.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread::JoinHandle;
+
+use serde_json::Value;
+use trailblaze_host_functions::secrets::SecretStore;
+
+use crate::budget::{CancelHandle, Deadline};
+use crate::catalog::Catalog;
+use crate::device::{Device, Screenshot, ViewTree};
+use crate::dispatch::{self, CallError};
+use crate::script::port::{Callbacks, RuntimeKind, ScriptOutcome, ScriptRuntime, ScriptedTool};
+use crate::script::quickjs::{self, Callback, Embedded, EmbeddedConfig, Reentry};
+use crate::script::subprocess::{Subprocess, SubprocessConfig};
+use crate::script::transpile::Transpiler;
+use crate::snapshot::Screen;
+use crate::state::SessionCore;
+pub use crate::state::Settings;
+use crate::state::log::{SessionLog, StepRecord};
+
+/// Everything a session starts from.
+pub struct SessionConfig {
+    pub catalog: Arc<Catalog>,
+    pub device: Box<dyn Device>,
+    /// This session's secrets: what `{{secret:NAME}}` resolves to and what every output redacts.
+    pub secrets: Arc<SecretStore>,
+    /// The session writes `<out_dir>/<id>/log.jsonl`; `None` writes no files.
+    pub out_dir: Option<PathBuf>,
+    pub settings: Settings,
+    pub transpiler: Arc<Transpiler>,
+    /// A fixed id (tests, reports); generated when `None`.
+    pub id: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot start the session: {0}")]
+    Start(String),
+    #[error("the session's thread has stopped")]
+    Gone,
+}
+
+type Job = Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>;
+
+/// A handle to a running session. Dropping it ends the session.
+pub struct Session {
+    id: String,
+    dir: Option<PathBuf>,
+    deadline: Arc<Deadline>,
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+static SESSION_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn new_session_id() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let n = SESSION_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("s{secs}-{}-{n}", std::process::id())
+}
+
+impl Session {
+    pub fn start(config: SessionConfig) -> Result<Session, SessionError> {
+        let id = config.id.clone().unwrap_or_else(new_session_id);
+        let dir = config.out_dir.as_ref().map(|d| d.join(&id));
+        let log = match &dir {
+            Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
+            None => SessionLog::discard(),
+        };
+        let deadline = Deadline::new();
+        let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), String>>(1);
+        let thread_id = id.clone();
+        let stack = quickjs::thread_stack_bytes(&config.settings.limits);
+        let d = deadline.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("session-{thread_id}"))
+            .stack_size(stack)
+            .spawn(move || session_thread(config, thread_id, log, d, jobs_rx, ready_tx))
+            .map_err(|e| SessionError::Start(e.to_string()))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Session {
+                id,
+                dir,
+                deadline,
+                jobs: Some(jobs_tx),
+                thread: Some(thread),
+            }),
+            Ok(Err(e)) => Err(SessionError::Start(e)),
+            Err(_) => Err(SessionError::Start("the session thread stopped while starting".into())),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// `<out>/<id>`, where the log is, if the session writes files.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Ends the running call from another thread (it fails with `cancelled`; the session stays usable).
+    pub fn cancel_handle(&self) -> CancelHandle {
+        CancelHandle(self.deadline.clone())
+    }
+
+    /// Runs `f` on the session's thread, under a fresh deadline, and returns its result.
+    pub(crate) fn run<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
+    ) -> Result<R, SessionError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let job: Job = Box::new(move |core, rt| {
+            let _ = tx.send(f(core, rt));
+        });
+        self.jobs
+            .as_ref()
+            .ok_or(SessionError::Gone)?
+            .send(job)
+            .map_err(|_| SessionError::Gone)?;
+        rx.recv().map_err(|_| SessionError::Gone)
+    }
+
+    /// Calls tool `name` from outside (depth 0) through the one dispatcher, with a fresh deadline.
+    pub fn call(&self, name: &str, args: Value) -> Result<Value, CallError> {
+        let name = name.to_string();
+        let tool = name.clone();
+        self.run(move |core, rt| dispatch::call(core, rt, &name, args))
+            .unwrap_or_else(|e| {
+                Err(CallError::Failed {
+                    tool,
+                    message: e.to_string(),
+                })
+            })
+    }
+
+    /// How many times the device captured its screen.
+    pub fn captures(&self) -> u64 {
+        self.run(|core, _| core.screen.captures()).unwrap_or(0)
+    }
+
+    /// The steps logged so far, in order (placeholders, never secret values).
+    pub fn steps(&self) -> Vec<StepRecord> {
+        self.run(|core, _| core.log.borrow().records().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The device's current view tree, captured now (not the cached snapshot, not redacted).
+    pub fn view_tree(&self) -> Result<ViewTree, String> {
+        self.run(|core, _| core.screen.with_device(|d| d.snapshot()))
+            .map_err(|e| e.to_string())?
+    }
+
+    /// A screenshot of the device, for reports.
+    pub fn screenshot(&self) -> Result<Screenshot, String> {
+        self.run(|core, _| core.screen.with_device(|d| d.screenshot()))
+            .map_err(|e| e.to_string())?
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread's loop.
+        self.jobs.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The script runtime the dispatcher sees on this session: each scripted tool goes to the runtime
+/// its spec names.
+struct Runtimes<'a> {
+    embedded: &'a dyn ScriptRuntime,
+    subprocess: &'a Subprocess,
+}
+
+impl ScriptRuntime for Runtimes<'_> {
+    fn run_tool(
+        &self,
+        back: &dyn Callbacks,
+        tool: &ScriptedTool,
+        name: &str,
+        args: Value,
+    ) -> Result<ScriptOutcome, String> {
+        match tool.runtime {
+            RuntimeKind::Embedded => self.embedded.run_tool(back, tool, name, args),
+            RuntimeKind::Subprocess => self.subprocess.run_tool(back, tool, name, args),
+        }
+    }
+}
+
+fn session_thread(
+    config: SessionConfig,
+    id: String,
+    log: SessionLog,
+    deadline: Arc<Deadline>,
+    jobs: mpsc::Receiver<Job>,
+    ready: mpsc::SyncSender<Result<(), String>>,
+) {
+    let SessionConfig {
+        catalog,
+        device,
+        secrets,
+        settings,
+        transpiler,
+        ..
+    } = config;
+    let root = catalog.script_root.clone();
+    let (tool_names, host_names) = (catalog.tool_names(), catalog.host_names());
+    let limits = settings.limits.clone();
+    let core = Rc::new(SessionCore::new(
+        id,
+        catalog,
+        settings,
+        secrets,
+        log,
+        Screen::new(device),
+        deadline.clone(),
+    ));
+    let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
+        root: root.clone(),
+        transpiler: transpiler.clone(),
+        deadline: deadline.clone(),
+        limits: limits.clone(),
+        redact: core.redact.clone(),
+    }));
+    // How a QuickJS binding re-enters the dispatcher: with the engine it was called from in effect.
+    let reentry: Reentry = {
+        let core = core.clone();
+        let subprocess = subprocess.clone();
+        Rc::new(move |embedded, kind, name, args| {
+            let rt = Runtimes {
+                embedded,
+                subprocess: &subprocess,
+            };
+            match kind {
+                Callback::Tool => dispatch::call(&core, &rt, name, args).map_err(|e| e.to_string()),
+                Callback::Host => dispatch::call_host(&core, &rt, name, args),
+            }
+        })
+    };
+    let engine = match Embedded::create(EmbeddedConfig {
+        limits: limits.clone(),
+        deadline: deadline.clone(),
+        transpiler,
+        root,
+        tool_names,
+        host_names,
+        reentry,
+    }) {
+        Ok(e) => e,
+        Err(e) => {
+            let _ = ready.send(Err(format!("the script engine: {e}")));
+            return;
+        }
+    };
+    let _ = ready.send(Ok(()));
+    while let Ok(job) = jobs.recv() {
+        deadline.begin(limits.timeout);
+        // A panic in a job must not take the session down with it; the caller sees `Gone` for that
+        // one job only because its reply channel is dropped.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.enter(|embedded| {
+                let rt = Runtimes {
+                    embedded,
+                    subprocess: &subprocess,
+                };
+                job(&core, &rt)
+            })
+        }));
+        deadline.end();
+    }
+    drop(engine);
+}

@@ -1,0 +1,128 @@
+//! Session state: what the dispatcher reads and writes on the session's thread — the catalog, the
+//! device and its cached snapshot, the log, the secrets, the depth stack and the deadline. No script
+//! engine lives here: runtimes are wired to this state by the session thread (`crate::session`).
+
+pub mod log;
+
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+
+use trailblaze_host_functions::HostEnv;
+use trailblaze_host_functions::secrets::SecretStore;
+
+use crate::budget::{Deadline, Limits};
+use crate::catalog::Catalog;
+use crate::snapshot::Screen;
+use crate::tool::ToolCx;
+use log::SessionLog;
+
+/// Settings of one session.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Calls nest at most this deep (tools, delegations, host functions together).
+    pub depth_cap: u32,
+    pub limits: Limits,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            depth_cap: 16,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// What the dispatcher sees on the session's thread.
+pub struct SessionCore {
+    pub id: String,
+    pub catalog: Arc<Catalog>,
+    pub settings: Settings,
+    /// The trailmap's environment with this session's secrets: what host functions see.
+    pub host_env: HostEnv,
+    pub log: RefCell<SessionLog>,
+    /// Secret values: what snapshots and logs show as `***`.
+    pub redact: Vec<String>,
+    pub screen: Screen,
+    /// The deadline of the running top-level call (also the session's cancel handle).
+    pub deadline: Arc<Deadline>,
+    /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
+    depth: Cell<u32>,
+}
+
+impl SessionCore {
+    pub fn new(
+        id: String,
+        catalog: Arc<Catalog>,
+        settings: Settings,
+        secrets: Arc<SecretStore>,
+        mut log: SessionLog,
+        screen: Screen,
+        deadline: Arc<Deadline>,
+    ) -> SessionCore {
+        let redact = secrets.values_to_redact();
+        log.set_redactions(redact.clone());
+        let host_env = HostEnv {
+            secrets: secrets.clone(),
+            ..catalog.host_env.clone()
+        };
+        SessionCore {
+            id,
+            catalog,
+            settings,
+            host_env,
+            log: RefCell::new(log),
+            redact,
+            screen,
+            deadline,
+            depth: Cell::new(0),
+        }
+    }
+
+    pub fn secrets(&self) -> &SecretStore {
+        &self.host_env.secrets
+    }
+
+    /// The depth the next call runs at.
+    pub fn depth(&self) -> u32 {
+        self.depth.get()
+    }
+
+    /// Pushes one call on the depth stack, or refuses it at the cap: the one depth check.
+    pub fn enter_call(&self, name: &str) -> Result<DepthGuard<'_>, (u32, String)> {
+        let depth = self.depth.get();
+        let cap = self.settings.depth_cap;
+        if depth >= cap {
+            return Err((cap, name.to_string()));
+        }
+        self.depth.set(depth + 1);
+        Ok(DepthGuard { core: self, depth })
+    }
+
+    /// The narrow context a built-in tool runs with.
+    pub fn tool_cx(&self) -> ToolCx<'_> {
+        ToolCx {
+            screen: &self.screen,
+            redact: &self.redact,
+        }
+    }
+}
+
+/// One active call; popping it (on drop, even on unwind) restores the depth.
+pub struct DepthGuard<'a> {
+    core: &'a SessionCore,
+    depth: u32,
+}
+
+impl DepthGuard<'_> {
+    /// The depth this call runs at (0 for a call from outside).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+impl Drop for DepthGuard<'_> {
+    fn drop(&mut self) {
+        self.core.depth.set(self.depth);
+    }
+}
