@@ -34,15 +34,7 @@ pub struct Catalog {
     pub problems: Vec<String>,
 }
 
-/// The built-in tools, in the order `trailblaze tools` lists them.
-pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    let all = [
-        tool::llm::entries(),
-        tool::exec::entries(),
-        tool::by_selector::entries(),
-    ];
-    all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
-}
+pub use crate::tool::builtin_tools;
 
 impl Catalog {
     /// Built-in tools only, no host functions: for a session without a trailmap.

@@ -5,6 +5,7 @@ mod host;
 mod hostile;
 mod llm_tools;
 mod registration;
+mod runtimes;
 mod spine;
 mod surface;
 mod trails;

@@ -108,3 +108,9 @@ impl ToolDescriptor {
         }
     }
 }
+
+/// The built-in tools, in the order `trailblaze tools` lists them.
+pub fn builtin_tools() -> Vec<ToolDescriptor> {
+    let all = [llm::entries(), exec::entries(), by_selector::entries()];
+    all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
+}

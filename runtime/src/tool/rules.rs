@@ -111,8 +111,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::catalog::builtin_tools;
     use crate::selector::TrailblazeNodeSelector;
+    use crate::tool::builtin_tools;
     use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
 
     #[test]

@@ -63,6 +63,8 @@ pub struct Subprocess {
     next_run: Cell<u64>,
     /// Runs in progress, innermost last, with their process ids (= process group ids).
     active: RefCell<Vec<(u64, u32)>>,
+    /// The same runs' ids, as the server checks them.
+    shared_active: server::ActiveRuns,
     /// Exits of runs other than the one being waited for (an outer run whose process died early).
     exited: RefCell<HashMap<u64, (Vec<u8>, Option<i32>)>>,
     /// Modules served to the processes, for mapping stack frames back to `.ts` lines.
@@ -79,6 +81,7 @@ impl Subprocess {
             endpoint: RefCell::new(None),
             next_run: Cell::new(1),
             active: RefCell::new(Vec::new()),
+            shared_active: Default::default(),
             exited: RefCell::new(HashMap::new()),
             modules: RefCell::new(HashMap::new()),
             load_error: RefCell::new(None),
@@ -90,7 +93,7 @@ impl Subprocess {
         let mut slot = self.endpoint.borrow_mut();
         if slot.is_none() {
             let (tx, rx) = mpsc::channel();
-            let server = Server::start(self.token.clone(), tx.clone())?;
+            let server = Server::start(self.token.clone(), tx.clone(), self.shared_active.clone())?;
             *slot = Some(Endpoint {
                 server,
                 to_session: tx,
@@ -140,6 +143,21 @@ impl Subprocess {
                 Path::new(&node).display()
             )
         })
+    }
+
+    /// Marks run `run` active (with its process id) or ended.
+    fn set_active(&self, run: u64, pid: Option<u32>) {
+        let mut shared = self.shared_active.lock().unwrap_or_else(|p| p.into_inner());
+        match pid {
+            Some(pid) => {
+                self.active.borrow_mut().push((run, pid));
+                shared.push(run);
+            }
+            None => {
+                self.active.borrow_mut().retain(|(r, _)| *r != run);
+                shared.retain(|r| *r != run);
+            }
+        }
     }
 
     /// Serves one callback on the session's thread.
@@ -329,9 +347,17 @@ impl ScriptRuntime for Subprocess {
             let status = child.wait().ok().and_then(|s| s.code());
             let _ = to_session.send(Msg::Exited { run, stdout, status });
         });
-        self.active.borrow_mut().push((run, pid));
+        self.set_active(run, Some(pid));
         let waited = self.wait(back, &inbox, run, pid);
-        self.active.borrow_mut().retain(|(r, _)| *r != run);
+        self.set_active(run, None);
+        if self.active.borrow().is_empty() {
+            // Callbacks that raced the end of the last run: refused now, not left waiting.
+            while let Ok(msg) = inbox.try_recv() {
+                if let Msg::Callback(req) = msg {
+                    let _ = req.reply.send(Err("the call this request belongs to has ended".into()));
+                }
+            }
+        }
         // Anything the tool's process group left running dies with the call.
         kill_group(pid);
         let (stdout, status) = waited?;

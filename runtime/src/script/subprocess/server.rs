@@ -4,7 +4,7 @@
 //! No token → 401; a token that is not this session's → 403.
 
 use std::net::SocketAddr;
-use std::sync::{OnceLock, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -50,10 +50,15 @@ fn tokio_runtime() -> Result<&'static tokio::runtime::Runtime, String> {
     .map_err(Clone::clone)
 }
 
+/// The runs in progress, shared with the server so it refuses a callback of a run that has ended
+/// instead of queueing it for a session that is not listening.
+pub type ActiveRuns = Arc<Mutex<Vec<u64>>>;
+
 #[derive(Clone)]
 struct Shared {
     token: String,
     to_session: mpsc::Sender<Msg>,
+    active: ActiveRuns,
 }
 
 /// A running endpoint; dropping it stops the server.
@@ -64,15 +69,17 @@ pub struct Server {
 
 impl Server {
     /// Binds 127.0.0.1 only (never another interface) and serves until dropped.
-    pub fn start(token: String, to_session: mpsc::Sender<Msg>) -> Result<Server, String> {
+    pub fn start(token: String, to_session: mpsc::Sender<Msg>, active: ActiveRuns) -> Result<Server, String> {
         let rt = tokio_runtime()?;
         let listener = rt
             .block_on(tokio::net::TcpListener::bind(("127.0.0.1", 0)))
             .map_err(|e| format!("cannot bind the callback endpoint on 127.0.0.1: {e}"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let app = Router::new()
-            .route(CALLBACK_PATH, post(callback))
-            .with_state(Shared { token, to_session });
+        let app = Router::new().route(CALLBACK_PATH, post(callback)).with_state(Shared {
+            token,
+            to_session,
+            active,
+        });
         let (stop, stopped) = oneshot::channel::<()>();
         rt.spawn(async move {
             let _ = axum::serve(listener, app)
@@ -115,6 +122,9 @@ async fn callback(State(shared): State<Shared>, headers: HeaderMap, body: Bytes)
     }
     let envelope = match serde_json::from_slice::<Value>(&body) {
         Err(e) => json!({ "ok": false, "error": format!("the request is not JSON: {e}") }),
+        Ok(body) if !is_active(&shared.active, &body) => {
+            json!({ "ok": false, "error": "the call this request belongs to has ended" })
+        }
         Ok(body) => {
             let (reply, answer) = oneshot::channel();
             if shared.to_session.send(Msg::Callback(Request { body, reply })).is_err() {
@@ -134,4 +144,9 @@ async fn callback(State(shared): State<Shared>, headers: HeaderMap, body: Bytes)
         envelope.to_string(),
     )
         .into_response()
+}
+
+fn is_active(active: &ActiveRuns, body: &Value) -> bool {
+    let run = body.get("run").and_then(Value::as_u64);
+    run.is_some_and(|r| active.lock().is_ok_and(|a| a.contains(&r)))
 }
