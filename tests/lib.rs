@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use trailblaze::project::{Project, ProjectOptions};
-use trailblaze::session::{Session, Settings};
+use trailblaze::{Project, ProjectOptions};
+use trailblaze::{Session, Settings};
 
 /// A value that must never show up in an error, a log or a trace.
 pub const CANARY: &str = "CANARY-d41d8cd9-secret";
@@ -133,7 +133,7 @@ pub fn trailblaze_bin() -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let release = !cfg!(debug_assertions);
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "trailblaze", "--bin", "trailblaze"])
+        cmd.args(["build", "--quiet", "-p", "trailblaze-cli", "--bin", "trailblaze"])
             .current_dir(repo_root());
         if release {
             cmd.arg("--release");
@@ -207,9 +207,10 @@ pub fn session_with(
 ) -> (std::sync::Arc<trailblaze_host_functions::SecretStore>, Session) {
     let project = f.project();
     let secrets = std::sync::Arc::new(secrets);
-    let catalog = trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry))
-        .expect("catalog");
-    let session = Session::start(trailblaze::session::SessionConfig {
+    let catalog =
+        trailblaze::internals::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry))
+            .expect("catalog");
+    let session = Session::start(trailblaze::internals::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device(&f.id).expect("device"),
         secrets: secrets.clone(),

@@ -52,9 +52,7 @@ impl DecodeError {
             DecodeErrorKind::UnknownKey { key, expected } => {
                 let full = join_path(&self.path, key);
                 let mut s = format!("unknown key `{full}`");
-                if let Some(near) = nearest(key, expected) {
-                    s.push_str(&format!("; did you mean `{near}`?"));
-                }
+                s.push_str(&did_you_mean(nearest(key, expected).as_slice()));
                 if !expected.is_empty() {
                     s.push_str(&format!(" (expected one of: {})", expected.join(", ")));
                 }
@@ -87,6 +85,22 @@ fn join_path(parent: &str, key: &str) -> String {
         key.to_string()
     } else {
         format!("{parent}.{key}")
+    }
+}
+
+/// `; did you mean `x`?` or `; did you mean one of: `x`, `y`?` (nothing for no names): the one
+/// wording of a suggestion, wherever a name or key is not found.
+pub fn did_you_mean<S: AsRef<str>>(names: &[S]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!("; did you mean `{}`?", one.as_ref()),
+        many => format!(
+            "; did you mean one of: {}?",
+            many.iter()
+                .map(|n| format!("`{}`", n.as_ref()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The two error types: what a host function reports, and what a host call fails with.
 
-use crate::decode::DecodeError;
+use crate::decode::{DecodeError, did_you_mean};
 
 /// An error the function itself chose. Its message reaches the script unchanged, so it must not
 /// carry a secret value; names (an account, a fixture path) are fine.
@@ -84,16 +84,5 @@ pub fn script_reply(result: Result<serde_json::Value, HostCallError>) -> serde_j
     match result {
         Ok(value) => serde_json::json!({ "ok": true, "value": value }),
         Err(error) => serde_json::json!({ "ok": false, "error": error.to_string() }),
-    }
-}
-
-fn did_you_mean(suggestions: &[String]) -> String {
-    match suggestions {
-        [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        many => {
-            let quoted: Vec<String> = many.iter().map(|s| format!("`{s}`")).collect();
-            format!("; did you mean one of {}?", quoted.join(", "))
-        }
     }
 }

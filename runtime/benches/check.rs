@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use trailblaze::check::{check_native, check_tsc};
-use trailblaze::project::{Project, ProjectOptions};
+use trailblaze::{Project, ProjectOptions};
+use trailblaze::{check_native, check_tsc};
 
 const CALLS: usize = 20;
 
@@ -72,7 +72,7 @@ fn main() {
     .expect("project");
     let t = Instant::now();
     for f in &files {
-        trailblaze::trail::load_trail(f).expect("parses");
+        trailblaze::internals::load_trail(f).expect("parses");
     }
     println!("  (parsing alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
@@ -84,7 +84,7 @@ fn main() {
     println!("  (saphyr alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();
     for (f, s) in files.iter().zip(&texts) {
-        let _ = trailblaze::yaml::parse(s, f);
+        let _ = trailblaze::internals::parse_yaml(s, f);
     }
     println!("  (yaml::parse: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();

@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use trailblaze::project::{Project, ProjectOptions};
-use trailblaze::session::Settings;
+use trailblaze::Settings;
+use trailblaze::{Project, ProjectOptions};
 
 const TOOL: &str = "inboxSubjects";
 
@@ -94,7 +94,7 @@ fn write_node_bundle(project: &Project, dir: &Path) {
             .replace("\"./screen\"", "\"./screen.mjs\"");
         std::fs::write(dir.join(format!("{name}.mjs")), js).expect("write");
     }
-    let sdk = trailblaze::script::sdk::javascript().expect("the SDK builds");
+    let sdk = trailblaze::internals::sdk::javascript().expect("the SDK builds");
     std::fs::write(dir.join("scripting.mjs"), sdk).expect("write");
     let snapshot = json!({ "appId": "com.example.demo", "text": "", "root": { "ref": "a000", "className": "android.widget.FrameLayout", "children": [] } });
     let runner = format!(

@@ -10,9 +10,10 @@ use rquickjs::{Context, Function, Runtime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use trailblaze::catalog::Catalog;
-use trailblaze::project::{Project, ProjectOptions};
-use trailblaze::session::{Session, SessionConfig, Settings};
+use trailblaze::internals::Catalog;
+use trailblaze::internals::SessionConfig;
+use trailblaze::{Project, ProjectOptions};
+use trailblaze::{Session, Settings};
 use trailblaze_host_functions::{HostContext, HostError, HostFunction, HostRegistry};
 
 /// `cargo bench` passes `--bench`; under `cargo test` the bench only runs a smoke-sized pass.

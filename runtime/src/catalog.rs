@@ -6,10 +6,29 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use trailblaze_host_functions::decode::nearest_names;
 use trailblaze_host_functions::{HostEnv, HostFunctionEntry, HostRegistry, secrets::SecretStore};
 
 use crate::tool::{self, ToolDescriptor, ToolKind};
 use crate::trailmap::Trailmaps;
+
+/// One LLM-visible tool as the model is sent it (MCP's shape: `name`, `description`, `inputSchema`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub input_schema: serde_json::Value,
+}
+
+/// Why a name is not an LLM-visible tool.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotLlmVisible {
+    #[error("`{name}` is not an LLM-visible tool; only those can be called here{}", .instead.as_ref().map(|i| format!(" (use `{i}` instead)")).unwrap_or_default())]
+    Hidden { name: String, instead: Option<String> },
+    #[error("unknown tool `{name}`{}", crate::tool::did_you_mean(.suggestions))]
+    Unknown { name: String, suggestions: Vec<String> },
+}
 
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", .messages.join("\n"))]
@@ -142,6 +161,10 @@ impl Catalog {
             }
         }
         offer_to_llm(&mut cat, map);
+        // The catalog rules hold for built-ins by test; a trailmap's own tools are told at load.
+        let own = cat.tools.values().filter(|t| t.trailmap.is_some()).map(|t| t.as_ref());
+        let broken_rules = tool::rules::violations(own);
+        cat.warnings.extend(broken_rules);
         if errors.is_empty() {
             Ok(cat)
         } else {
@@ -170,6 +193,37 @@ impl Catalog {
     /// The tools the LLM, MCP clients and `trailblaze tool` see.
     pub fn llm_tools(&self) -> impl Iterator<Item = &Arc<ToolDescriptor>> {
         self.tools.values().filter(|t| t.flags.surface_to_llm)
+    }
+
+    /// What the LLM is sent for each LLM-visible tool: `tools --json`, `tools --tokens`, MCP and the
+    /// agent all read this one list.
+    pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
+        self.llm_tools()
+            .map(|t| ToolDefinition {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                input_schema: t.advertised_schema(),
+            })
+            .collect()
+    }
+
+    /// The LLM-visible tool `name`, or why not: hidden (with the visible tool to use instead where
+    /// there is one), or unknown (with the nearest LLM-visible names).
+    pub fn llm_tool(&self, name: &str) -> Result<&Arc<ToolDescriptor>, NotLlmVisible> {
+        match self.tool(name) {
+            Some(t) if t.flags.surface_to_llm => Ok(t),
+            Some(_) => Err(NotLlmVisible::Hidden {
+                name: name.to_string(),
+                instead: (name == "inputText").then(|| "type".to_string()),
+            }),
+            None => {
+                let visible: Vec<String> = self.llm_tools().map(|t| t.name.clone()).collect();
+                Err(NotLlmVisible::Unknown {
+                    name: name.to_string(),
+                    suggestions: nearest_names(name, &visible, 3),
+                })
+            }
+        }
     }
 
     /// A host function this catalog's trailmap registered (or a dependency did); nothing else.

@@ -1,25 +1,53 @@
 //! trailblaze: a Rust host for TypeScript scripted tools that drive mobile apps.
 //!
-//! Modules follow DESIGN.md's words: a [`trailmap`] declares [`tool`]s and host functions; a
-//! [`session`] runs them through the one [`dispatch`]er against a [`device`]; scripted tools run in the
-//! [`script`] engine.
+//! The embedding API is what this page lists: open a [`Project`] (a trailmaps folder), start a
+//! [`Session`] on a [`device::Device`] and [`Session::call`] tools through the one dispatcher, or
+//! [`run_trails`] / [`check_native`] whole trails. Everything else is the crate's own.
+//!
+//! Inside, modules follow DESIGN.md's words: a `trailmap` declares `tool`s and host functions; a
+//! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
+//! scripted tools run behind the `script` runtime port (embedded QuickJS or a Node subprocess).
 
-pub mod budget;
-pub mod catalog;
-pub mod check;
+pub(crate) mod budget;
+pub(crate) mod catalog;
+pub(crate) mod check;
 pub mod device;
-pub mod dispatch;
-pub mod markup;
-pub mod project;
-pub mod run;
-pub mod script;
-pub mod secret;
-pub mod selector;
-pub mod session;
-pub mod snapshot;
-pub mod state;
-pub mod surface;
-pub mod tool;
-pub mod trail;
-pub mod trailmap;
-pub mod yaml;
+pub(crate) mod dispatch;
+pub(crate) mod markup;
+pub(crate) mod project;
+pub(crate) mod run;
+pub(crate) mod script;
+pub(crate) mod secret;
+pub(crate) mod selector;
+pub(crate) mod session;
+pub(crate) mod snapshot;
+pub(crate) mod state;
+pub(crate) mod surface;
+pub(crate) mod tool;
+pub(crate) mod trail;
+pub(crate) mod trailmap;
+pub(crate) mod yaml;
+
+pub use budget::{CancelHandle, Limits};
+pub use catalog::ToolDefinition;
+pub use check::{CheckReport, Finding, check_native, check_tsc};
+pub use dispatch::CallError;
+pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
+pub use run::{RunOptions, run_trails};
+pub use session::{Session, SessionError, Settings};
+pub use state::log::StepRecord;
+
+/// The crate's insides, for this workspace's CLI, tests and benches only: no stability promise.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::catalog::{Catalog, NotLlmVisible};
+    pub use crate::run::summary_line;
+    pub use crate::script::sdk;
+    pub use crate::script::transpile::{Transpiler, transpile_uncached};
+    pub use crate::session::SessionConfig;
+    pub use crate::surface::catalog::write_client_files;
+    pub use crate::surface::{find_tsc, run_tsc};
+    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFlags};
+    pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, shard};
+    pub use crate::yaml::parse as parse_yaml;
+}

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::check::target_of;
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::session::{Session, Settings};
+use crate::trail::report::ReportFiles;
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
 /// The platform the simulated device answers to when a recording is keyed by platform.
@@ -24,6 +25,8 @@ pub struct RunOptions {
 pub struct RunOutput {
     pub dir: PathBuf,
     pub report: RunReport,
+    /// `report.json`, `report.html` and `junit.xml`.
+    pub files: ReportFiles,
 }
 
 fn now_ms() -> u64 {
@@ -57,8 +60,9 @@ pub fn run_trails(
     }
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     report.redact(&project.secrets.values_to_redact());
-    trail::report::write_all(&report, &dir).map_err(|e| ProjectError::Usage(format!("writing the reports: {e}")))?;
-    Ok(RunOutput { dir, report })
+    let files = trail::report::write_all(&report, &dir)
+        .map_err(|e| ProjectError::Usage(format!("writing the reports: {e}")))?;
+    Ok(RunOutput { dir, report, files })
 }
 
 fn failed_trail(file: &Path, error: String) -> TrailReport {

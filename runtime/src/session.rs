@@ -86,7 +86,7 @@ impl Session {
         let thread = std::thread::Builder::new()
             .name(format!("session-{thread_id}"))
             .stack_size(stack)
-            .spawn(move || session_thread(config, thread_id, log, d, jobs_rx, ready_tx))
+            .spawn(move || session_thread(config, log, d, jobs_rx, ready_tx))
             .map_err(|e| SessionError::Start(e.to_string()))?;
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(Session {
@@ -203,7 +203,6 @@ impl ScriptRuntime for Runtimes<'_> {
 
 fn session_thread(
     config: SessionConfig,
-    id: String,
     log: SessionLog,
     deadline: Arc<Deadline>,
     jobs: mpsc::Receiver<Job>,
@@ -220,15 +219,7 @@ fn session_thread(
     let root = catalog.script_root.clone();
     let (tool_names, host_names) = (catalog.tool_names(), catalog.host_names());
     let limits = settings.limits.clone();
-    let core = Rc::new(SessionCore::new(
-        id,
-        catalog,
-        settings,
-        secrets,
-        log,
-        Screen::new(device),
-        deadline.clone(),
-    ));
+    let core = Rc::new(SessionCore::new(catalog, settings, secrets, log, Screen::new(device)));
     let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
         root: root.clone(),
         transpiler: transpiler.clone(),

@@ -188,6 +188,7 @@ fn join(base: &str, path: &str) -> String {
 }
 
 /// `a.b[2]` → `a.b`, `a.b` → `a`, `a` → ``, `` → None.
+#[cfg(test)]
 pub fn parent_path(path: &str) -> Option<String> {
     if path.is_empty() {
         return None;

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use trailblaze::budget::Limits as EngineLimits;
-use trailblaze::session::{Session, Settings};
+use trailblaze::Limits as EngineLimits;
+use trailblaze::{Session, Settings};
 use trailblaze_e2e::Fixture;
 
 const OK_TOOL: &str = r#"import { trailblaze } from "@trailblaze/scripting";
@@ -108,7 +108,7 @@ fn a_syntax_error_names_the_file_and_line() {
 fn a_panicking_builtin_becomes_that_calls_error() {
     use schemars::JsonSchema;
     use serde::Deserialize;
-    use trailblaze::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+    use trailblaze::internals::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
 
     /// Panics.
     #[derive(Deserialize, JsonSchema)]
@@ -130,10 +130,10 @@ fn a_panicking_builtin_becomes_that_calls_error() {
 export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.boom({}); return {}; });"#,
     );
     let project = f.project();
-    let mut catalog =
-        trailblaze::catalog::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone()).expect("catalog");
+    let mut catalog = trailblaze::internals::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone())
+        .expect("catalog");
     catalog.register_builtin(BuiltinEntry::of::<Boom>());
-    let s = Session::start(trailblaze::session::SessionConfig {
+    let s = Session::start(trailblaze::internals::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device("t").expect("device"),
         secrets: project.secrets.clone(),

@@ -1,7 +1,7 @@
 //! The LLM-facing tools: refs, `tap` and `type` recorded as selectors, the text+key rule, secrets.
 
 use serde_json::{Value, json};
-use trailblaze::session::{Session, Settings};
+use trailblaze::{Session, Settings};
 use trailblaze_e2e::{CANARY, Fixture, device_tree, field_text, session_with, traces};
 use trailblaze_host_functions::{HostRegistry, SecretStore};
 

@@ -8,8 +8,8 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use trailblaze::budget::Limits;
-use trailblaze::session::{Session, Settings};
+use trailblaze::Limits;
+use trailblaze::{Session, Settings};
 use trailblaze_e2e::{CANARY, Fixture};
 
 const TOOLS: &str = r#"
@@ -311,7 +311,7 @@ fn post(addr: &str, path: &str, token: Option<&str>, body: &str) -> (u16, String
 
 #[test]
 fn the_callback_wants_this_sessions_token_and_listens_on_loopback_only() {
-    let sessions: Vec<(Fixture, trailblaze::project::Project, Session)> = (0..2)
+    let sessions: Vec<(Fixture, trailblaze::Project, Session)> = (0..2)
         .map(|_| {
             let f = Fixture::new("t");
             f.tool("endpoint", ENDPOINT);

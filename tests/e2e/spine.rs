@@ -1,7 +1,7 @@
 //! The one dispatcher as scripts see it: steps, snapshot invalidation, depth, strict arguments.
 
 use serde_json::json;
-use trailblaze::session::Settings;
+use trailblaze::Settings;
 use trailblaze_e2e::{CANARY, Fixture, log_events};
 
 const COUNTER: &str = r#"

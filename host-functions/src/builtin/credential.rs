@@ -78,9 +78,9 @@ fn unknown_account(account: &str, user_key: &str, pass_key: &str, secrets: &Secr
     if available.is_empty() {
         msg.push_str("; no accounts are configured (set TRAILBLAZE_SECRET_<ACCOUNT>_USERNAME and _PASSWORD)");
     } else {
-        if let Some(near) = crate::decode::nearest(account, &available) {
-            msg.push_str(&format!("; did you mean `{near}`?"));
-        }
+        msg.push_str(&crate::decode::did_you_mean(
+            crate::decode::nearest(account, &available).as_slice(),
+        ));
         msg.push_str(&format!(" (available accounts: {})", available.join(", ")));
     }
     msg

@@ -51,17 +51,7 @@ impl CallError {
     }
 }
 
-/// `; did you mean `x`?` or `; did you mean one of: `x`, `y`?`: the one wording of a suggestion.
-pub fn did_you_mean(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        many => format!(
-            "; did you mean one of: {}?",
-            many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-        ),
-    }
-}
+pub use crate::tool::did_you_mean;
 
 /// The dispatcher as a script runtime calls it back: the same session, the same runtime in effect,
 /// the same depth stack.

@@ -36,11 +36,18 @@ mod tool;
 use tool::unwrap_expr;
 
 /// The module scripts import the SDK from.
-pub const SDK_MODULE: &str = "@trailblaze/scripting";
+pub use super::sdk::MODULE as SDK_MODULE;
 
 /// What a `TrailblazeNodeSelector` lowers to. The selector grammar is recursive and defined once
 /// by the host, so whoever publishes a schema holding this must add `$defs.TrailblazeNodeSelector`.
-pub const SELECTOR_REF: &str = "#/$defs/TrailblazeNodeSelector";
+/// The selector type's name: in TypeScript, in JSON Schema `$defs`, everywhere. Defined here once.
+macro_rules! selector_type {
+    () => {
+        "TrailblazeNodeSelector"
+    };
+}
+pub const SELECTOR_TYPE: &str = selector_type!();
+pub const SELECTOR_REF: &str = concat!("#/$defs/", selector_type!());
 
 /// Largest module the analyzer parses. swc's parser recurses per nesting level and a stack
 /// overflow aborts the process, so the worker's stack is sized per source byte: measured in a
@@ -114,6 +121,7 @@ pub struct AnalyzeOptions {
 /// for imported types: it gets the import specifier as written (e.g. "./types" or "./types.ts")
 /// and the importing file's name, and returns (that module's file name, its source), or None if
 /// not found.
+#[cfg(test)]
 pub fn analyze_module(file: &str, source: &str, load: &LoadModule<'_>) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
     analyze_module_with(file, source, load, &AnalyzeOptions::default())
 }

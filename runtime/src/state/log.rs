@@ -26,14 +26,7 @@ pub enum Event<'a> {
     },
     /// A host call is tallied, never logged with arguments or results: each step's start and finish
     /// first write a `host_calls` summary of the calls since the last one (name, count, failures, time).
-    HostCall {
-        name: &'a str,
-        ok: bool,
-        millis: f64,
-    },
-    Note {
-        message: &'a str,
-    },
+    HostCall { name: &'a str, ok: bool, millis: f64 },
 }
 
 /// A step as the session remembers it (what the CLI prints and reports show).
@@ -90,10 +83,6 @@ impl SessionLog {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Values to scrub from everything written from now on.
     pub fn set_redactions(&mut self, values: Vec<String>) {
         self.redact = values.into_iter().filter(|v| !v.is_empty()).collect();
@@ -101,10 +90,6 @@ impl SessionLog {
 
     pub fn next_seq(&mut self) -> u64 {
         self.steps += 1;
-        self.steps
-    }
-
-    pub fn steps(&self) -> u64 {
         self.steps
     }
 
@@ -157,7 +142,6 @@ impl SessionLog {
                 "result": result, "error": error, "ms": round(millis),
             }),
             Event::HostCall { .. } => return,
-            Event::Note { message } => json!({ "event": "note", "message": message }),
         };
         self.write_line(line);
     }

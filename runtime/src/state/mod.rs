@@ -10,7 +10,7 @@ use std::sync::Arc;
 use trailblaze_host_functions::HostEnv;
 use trailblaze_host_functions::secrets::SecretStore;
 
-use crate::budget::{Deadline, Limits};
+use crate::budget::Limits;
 use crate::catalog::Catalog;
 use crate::snapshot::Screen;
 use crate::tool::ToolCx;
@@ -35,7 +35,6 @@ impl Default for Settings {
 
 /// What the dispatcher sees on the session's thread.
 pub struct SessionCore {
-    pub id: String,
     pub catalog: Arc<Catalog>,
     pub settings: Settings,
     /// The trailmap's environment with this session's secrets: what host functions see.
@@ -44,21 +43,17 @@ pub struct SessionCore {
     /// Secret values: what snapshots and logs show as `***`.
     pub redact: Vec<String>,
     pub screen: Screen,
-    /// The deadline of the running top-level call (also the session's cancel handle).
-    pub deadline: Arc<Deadline>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
 }
 
 impl SessionCore {
     pub fn new(
-        id: String,
         catalog: Arc<Catalog>,
         settings: Settings,
         secrets: Arc<SecretStore>,
         mut log: SessionLog,
         screen: Screen,
-        deadline: Arc<Deadline>,
     ) -> SessionCore {
         let redact = secrets.values_to_redact();
         log.set_redactions(redact.clone());
@@ -67,14 +62,12 @@ impl SessionCore {
             ..catalog.host_env.clone()
         };
         SessionCore {
-            id,
             catalog,
             settings,
             host_env,
             log: RefCell::new(log),
             redact,
             screen,
-            deadline,
             depth: Cell::new(0),
         }
     }

@@ -383,7 +383,7 @@ fn unknown_key(key: &str, props: &Map<String, Value>) -> String {
     if props.is_empty() {
         msg.push_str("; none are accepted here");
     } else if let Some(near) = nearest(key, props.keys().map(String::as_str)) {
-        let _ = write!(msg, "; did you mean `{near}`?");
+        msg.push_str(&trailblaze_host_functions::decode::did_you_mean(&[near]));
     } else if props.len() <= MAX_LISTED {
         let names: Vec<String> = props.keys().map(|k| format!("`{k}`")).collect();
         let _ = write!(msg, " (known: {})", names.join(", "));

@@ -17,9 +17,9 @@ pub mod tsgen;
 
 use serde_json::Value;
 
-pub use check::{Finding, check_value};
-pub use dts::{client_dts, tools_tsconfig, ts_type};
-pub use tsc::{TscDiagnostic, TscError, find_tsc, parse_tsc_output, run_tsc};
+pub use check::check_value;
+pub use dts::{client_dts, tools_tsconfig};
+pub use tsc::{TscError, find_tsc, run_tsc};
 pub use tsgen::{GenCall, LineEntry, entry_for_line, trail_gen_ts, trails_tsconfig};
 
 /// One entry of the surface: a tool or a host function with its argument and result schemas.
@@ -35,7 +35,7 @@ pub struct SurfaceEntry {
 
 /// The SDK's selector type: a `$ref` to a definition of this name renders by name and is never
 /// inlined, so the `.d.ts` and `selectors.ts` cannot drift apart.
-pub const SELECTOR_TYPE: &str = "TrailblazeNodeSelector";
+pub use crate::script::analyze::SELECTOR_TYPE;
 
 /// Where `$ref`s resolve while walking a schema.
 ///

@@ -25,7 +25,9 @@ pub struct TapOnElementBySelector {
     #[serde(default)]
     pub long_press: bool,
     /// Why this step exists, for people reading the trail.
+    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
+    #[allow(dead_code)]
     pub reason: Option<String>,
 }
 
@@ -55,7 +57,9 @@ pub struct AssertVisibleBySelector {
     /// The node that must be visible.
     pub node_selector: TrailblazeNodeSelector,
     /// Why this check exists, for people reading the trail.
+    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
+    #[allow(dead_code)]
     pub reason: Option<String>,
 }
 
@@ -79,7 +83,9 @@ pub struct AssertNotVisibleBySelector {
     /// The node that must not be visible.
     pub node_selector: TrailblazeNodeSelector,
     /// Why this check exists, for people reading the trail.
+    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
+    #[allow(dead_code)]
     pub reason: Option<String>,
 }
 

@@ -114,3 +114,5 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
     let all = [llm::entries(), exec::entries(), by_selector::entries()];
     all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
 }
+
+pub use trailblaze_host_functions::decode::did_you_mean;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::ToolDescriptor;
 
 /// The schema name of the selector type, as schemars and the analyzer both emit it.
-pub const SELECTOR_TYPE: &str = "TrailblazeNodeSelector";
+pub use crate::script::analyze::SELECTOR_TYPE;
 
 /// Paths (`nodeSelector`, `steps[].target`) of arguments whose type is a selector, or contains one.
 pub fn selector_arguments(schema: &Value) -> Vec<String> {

@@ -17,12 +17,10 @@ mod model;
 mod parse;
 pub mod report;
 
-pub use find::{FindError, TRAIL_SUFFIX, find_trails, parse_shard, shard};
-pub use model::{
-    ALL_DEVICES, ArgType, PLATFORMS, Recording, Skip, Step, StepKind, ToolCall, Trail, TrailArg, TrailConfig,
-};
-pub use parse::{load_trail, parse_trail};
-pub use report::{CallReport, Outcome, RunReport, StepReport, Summary, TrailReport};
+pub use find::{find_trails, parse_shard, shard};
+pub use model::{Step, Trail};
+pub use parse::load_trail;
+pub use report::{CallReport, Outcome, RunReport, StepReport, TrailReport};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use trailblaze_host_functions::decode::nearest;
+use trailblaze_host_functions::decode::{did_you_mean, nearest};
 
 use super::model::*;
 use crate::yaml::{self, Document, YamlError};
@@ -124,7 +124,7 @@ impl Parser<'_> {
         for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
             let mut msg = format!("unknown key `{}`", child(base, key));
             match (nearest(key, allowed), hint(key)) {
-                (Some(near), _) => msg.push_str(&format!("; did you mean `{near}`?")),
+                (Some(near), _) => msg.push_str(&did_you_mean(&[near])),
                 (None, Some(h)) => msg.push_str(&format!("; {h}")),
                 (None, None) => {}
             }

@@ -2,6 +2,8 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::model::{ArgType, Skip, StepKind, ToolCall};
+use super::parse::parse_trail;
 use super::*;
 use crate::yaml::{Pos, YamlError};
 

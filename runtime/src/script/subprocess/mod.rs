@@ -26,7 +26,6 @@ use super::port::{Callbacks, ScriptOutcome, ScriptRuntime, ScriptedTool};
 use super::sdk;
 use super::transpile::{Transpiled, Transpiler};
 use crate::budget::{Deadline, Limits};
-pub use server::CALLBACK_PATH;
 use server::{Msg, Server};
 
 const RUNNER: &str = include_str!("runner.mjs");

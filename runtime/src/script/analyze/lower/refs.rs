@@ -76,7 +76,7 @@ impl Lowering<'_, '_> {
             return Err(self.fail(span, format!("`{name}` is a class or function, not a JSON shape")));
         }
         // Tolerated without its import: it can only mean the SDK's selector.
-        if name == "TrailblazeNodeSelector" {
+        if name == crate::script::analyze::SELECTOR_TYPE {
             return self.sdk(name, span);
         }
         if OBJECT_TYPES.contains(&name) {
@@ -100,7 +100,7 @@ impl Lowering<'_, '_> {
     }
 
     fn sdk(&self, name: &str, span: Span) -> R<Lowered> {
-        if name == "TrailblazeNodeSelector" {
+        if name == crate::script::analyze::SELECTOR_TYPE {
             Ok(Lowered::plain(json!({"$ref": SELECTOR_REF})))
         } else {
             Err(self.fail(
@@ -175,7 +175,7 @@ impl Lowering<'_, '_> {
         }
         for (specifier, span) in &t.star_exports {
             if specifier == SDK_MODULE {
-                if name == "TrailblazeNodeSelector" {
+                if name == crate::script::analyze::SELECTOR_TYPE {
                     return Ok(Some(Target::Sdk(name.to_owned())));
                 }
                 continue;

@@ -4,12 +4,13 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::check::{self, CheckReport};
-use trailblaze::project::Project;
-use trailblaze::run::{RunOptions, run_trails, summary_line};
-use trailblaze::session::Settings;
-use trailblaze::surface::catalog::write_client_files;
-use trailblaze::trail::{find_trails, parse_shard, shard};
+use trailblaze::Project;
+use trailblaze::Settings;
+use trailblaze::internals::summary_line;
+use trailblaze::internals::write_client_files;
+use trailblaze::internals::{find_trails, parse_shard, shard};
+use trailblaze::{CheckReport, check_native, check_tsc};
+use trailblaze::{RunOptions, run_trails};
 
 use super::{Cli, Failure, open_project};
 
@@ -92,7 +93,9 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         println!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
     }
     eprintln!("{}", summary_line(&out.report));
-    eprintln!("report: {}", out.dir.join("report.html").display());
+    eprintln!("report: {}", out.files.html.display());
+    eprintln!("        {}", out.files.json.display());
+    eprintln!("        {}", out.files.junit.display());
     if out.report.summary().ok() {
         Ok(())
     } else {
@@ -132,9 +135,9 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         problems.extend(catalog.problems.iter().cloned());
     }
     let report = if a.tsc {
-        check::check_tsc(&project, &files)?
+        check_tsc(&project, &files)?
     } else {
-        check::check_native(&project, &files)
+        check_native(&project, &files)
     };
     print_findings(cli, &report, &problems);
     if report.errors() + problems.len() > 0 {

@@ -3,9 +3,8 @@
 use anyhow::anyhow;
 use clap::Args;
 use serde_json::{Map, Value, json};
-use trailblaze::catalog::Catalog;
-use trailblaze::session::Settings;
-use trailblaze_host_functions::decode::nearest_names;
+use trailblaze::Settings;
+use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
 
 use super::{Cli, Failure, open_project};
 
@@ -80,29 +79,19 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     result.map(|_| ()).map_err(|e| Failure::Failed(anyhow!(e)))
 }
 
-/// The named tool if the LLM may see it; otherwise an error with the nearest LLM-visible names.
-fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a trailblaze::tool::ToolDescriptor, Failure> {
-    let visible: Vec<String> = catalog.llm_tools().map(|t| t.name.clone()).collect();
-    match catalog.tool(name) {
-        Some(t) if t.flags.surface_to_llm => Ok(t),
-        Some(_) => Err(Failure::Usage(anyhow!(
-            "`{name}` is not an LLM-visible tool; `trailblaze tool` runs only those (see `trailblaze tools`){}",
-            if name == "inputText" {
-                "; to type, use `trailblaze tool type text=... [ref=...]`"
-            } else {
-                ""
+/// The named tool if the LLM may see it; otherwise the library's answer (hidden, or the nearest
+/// LLM-visible names), with how to type when `inputText` was meant.
+fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a ToolDescriptor, Failure> {
+    catalog.llm_tool(name).map(|t| t.as_ref()).map_err(|e| {
+        let hint = match &e {
+            NotLlmVisible::Hidden { .. } if name == "inputText" => {
+                "; to type, run `trailblaze tool type text=... [ref=...]`"
             }
-        ))),
-        None => {
-            let near = nearest_names(name, &visible, 3);
-            let hint = if near.is_empty() {
-                String::new()
-            } else {
-                format!("; did you mean {}?", near.join(", "))
-            };
-            Err(Failure::Usage(anyhow!("unknown tool `{name}`{hint}")))
-        }
-    }
+            NotLlmVisible::Hidden { .. } => " (see `trailblaze tools`)",
+            NotLlmVisible::Unknown { .. } => "",
+        };
+        Failure::Usage(anyhow!("{e}{hint}"))
+    })
 }
 
 /// `key=value` pairs into an argument object, guided by the schema's property types.
@@ -134,13 +123,12 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
         return print_tokens(cli, &catalog);
     }
     if cli.json {
-        let tools: Vec<Value> = catalog
-            .llm_tools()
-            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": t.advertised_schema() }))
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&tools).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&catalog.tool_definitions()).unwrap_or_default()
+        );
     } else {
-        for t in catalog.llm_tools() {
+        for t in catalog.tool_definitions() {
             let first = t.description.lines().next().unwrap_or("");
             println!("{:<20} {first}", t.name);
         }
@@ -168,10 +156,11 @@ pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
 fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
     let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
     let mut rows: Vec<(String, usize)> = catalog
-        .llm_tools()
-        .map(|t| {
-            let def = json!({ "name": t.name, "description": t.description, "input_schema": t.advertised_schema() });
-            (t.name.clone(), bpe.encode_with_special_tokens(&def.to_string()).len())
+        .tool_definitions()
+        .into_iter()
+        .map(|def| {
+            let text = serde_json::to_string(&def).unwrap_or_default();
+            (def.name, bpe.encode_with_special_tokens(&text).len())
         })
         .collect();
     rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));

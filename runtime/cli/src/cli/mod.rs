@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use trailblaze::project::{Project, ProjectOptions};
+use trailblaze::{Project, ProjectOptions};
 
 /// A failure with the exit code it maps to.
 pub enum Failure {
