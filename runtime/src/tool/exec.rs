@@ -133,7 +133,7 @@ impl BuiltinTool for Snapshot {
     };
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
         let snap = cx.screen.snapshot()?;
-        Ok(Outcome::Done(snap.to_json(&cx.redact)))
+        Ok(Outcome::Done(snap.to_json(cx.redact)))
     }
 }
 

@@ -37,6 +37,12 @@ const MAX_MODULE_BYTES: u64 = 8 << 20;
 /// How long a killed process may take to be reaped before the call gives up waiting for it.
 const REAP_WAIT: Duration = Duration::from_secs(5);
 
+/// What a finished process left: its stdout and exit status.
+type Exit = (Vec<u8>, Option<i32>);
+
+/// The callback URL, the sender the process's exit is reported on, and the inbox.
+type Wiring = (String, mpsc::Sender<Msg>, Rc<mpsc::Receiver<Msg>>);
+
 /// Everything the runtime starts from.
 pub struct SubprocessConfig {
     pub root: PathBuf,
@@ -65,7 +71,7 @@ pub struct Subprocess {
     /// The same runs' ids, as the server checks them.
     shared_active: server::ActiveRuns,
     /// Exits of runs other than the one being waited for (an outer run whose process died early).
-    exited: RefCell<HashMap<u64, (Vec<u8>, Option<i32>)>>,
+    exited: RefCell<HashMap<u64, Exit>>,
     /// Modules served to the processes, for mapping stack frames back to `.ts` lines.
     modules: RefCell<HashMap<String, Arc<Transpiled>>>,
     /// Why the last module failed to load (swc's message with file:line:col).
@@ -88,7 +94,7 @@ impl Subprocess {
     }
 
     /// The callback URL and the inbox, starting the endpoint on first use.
-    fn endpoint(&self) -> Result<(String, mpsc::Sender<Msg>, Rc<mpsc::Receiver<Msg>>), String> {
+    fn endpoint(&self) -> Result<Wiring, String> {
         let mut slot = self.endpoint.borrow_mut();
         if slot.is_none() {
             let (tx, rx) = mpsc::channel();
@@ -223,7 +229,7 @@ impl Subprocess {
         inbox: &mpsc::Receiver<Msg>,
         run: u64,
         pid: u32,
-    ) -> Result<(Vec<u8>, Option<i32>), String> {
+    ) -> Result<Exit, String> {
         loop {
             if let Some(done) = self.exited.borrow_mut().remove(&run) {
                 return Ok(done);
