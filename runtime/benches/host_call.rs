@@ -1,5 +1,6 @@
-//! A small `ctx.host` call from JS, median per call, beside a raw native rquickjs function call and a
-//! naive binding that JSON-stringifies in JS and parses in Rust, in the same run.
+//! A small `ctx.host` call from JS, median per call, beside a raw native rquickjs function call, a
+//! naive binding that JSON-stringifies in JS and parses in Rust, and the same host call made by the
+//! same tool under the Node.js subprocess runtime (over its loopback HTTP callback), in the same run.
 //!
 //! `cargo bench -p trailblaze --bench host_call`
 
@@ -53,19 +54,23 @@ fn main() {
     std::fs::write(map.join("trailmap.yaml"), "id: bench\n").expect("write");
     std::fs::write(map.join("host/greet.host.yaml"), "id: greet\nclass: greet\n").expect("write");
     std::fs::write(map.join("app.yaml"), "id: a\nstart: s\nscreens:\n  s:\n    nodes: []\n").expect("write");
-    std::fs::write(
-        map.join("tools/loop.ts"),
-        format!(
-            "import {{ trailblaze }} from \"@trailblaze/scripting\";\n\
-             export const loop = trailblaze.tool<{{}}, {{ ns: number }}>(async (_i, ctx) => {{\n\
-               const h = ctx.host;\n\
-               let last = \"\";\n\
-               for (let i = 0; i < {calls}; i++) last = h.greet({{ name: \"jane\" }}).greeting;\n\
-               return {{ ns: last.length }};\n\
-             }});\n"
-        ),
-    )
-    .expect("write");
+    // The same loop twice: `loop` in QuickJS, `loopNode` pinned to the subprocess runtime.
+    for name in ["loop", "loopNode"] {
+        std::fs::write(
+            map.join(format!("tools/{name}.ts")),
+            format!(
+                "import {{ trailblaze }} from \"@trailblaze/scripting\";\n\
+                 export const {name} = trailblaze.tool<{{ n: number }}, {{ ns: number }}>(async (input, ctx) => {{\n\
+                   const h = ctx.host;\n\
+                   let last = \"\";\n\
+                   for (let i = 0; i < input.n; i++) last = h.greet({{ name: \"jane\" }}).greeting;\n\
+                   return {{ ns: last.length }};\n\
+                 }});\n"
+            ),
+        )
+        .expect("write");
+    }
+    std::fs::write(map.join("tools/loopNode.tool.yaml"), "runtime: subprocess\n").expect("write");
     let project = Project::open(
         &dir.path().join("trailmaps"),
         ProjectOptions {
@@ -87,13 +92,24 @@ fn main() {
         id: None,
     })
     .expect("session");
-    session.call("loop", json!({})).expect("warm-up");
+    session.call("loop", json!({ "n": calls })).expect("warm-up");
     let host: Vec<f64> = (0..repeats)
         .map(|_| {
             let t = Instant::now();
-            session.call("loop", json!({})).expect("loop");
+            session.call("loop", json!({ "n": calls })).expect("loop");
             t.elapsed().as_nanos() as f64 / f64::from(calls)
         })
+        .collect();
+    // Over the callback: a call with n host calls minus a call with none (the process's start).
+    let node_calls: u32 = if full() { 2_000 } else { 20 };
+    let timed = |n: u32| {
+        let t = Instant::now();
+        session.call("loopNode", json!({ "n": n })).expect("loopNode");
+        t.elapsed().as_nanos() as f64
+    };
+    timed(0);
+    let subprocess: Vec<f64> = (0..repeats.min(5))
+        .map(|_| ((timed(node_calls) - timed(0)) / f64::from(node_calls)).max(0.0))
         .collect();
 
     let rt = Runtime::new().expect("runtime");
@@ -129,7 +145,7 @@ fn main() {
         )
         .expect("set");
         let floor = time(&format!(
-            "(() => {{ const f = (a) => {{ return envelopeOnly('greet', a ?? {{}}, 1); }}; \
+            "(() => {{ const f = (a) => {{ return envelopeOnly('greet', a ?? {{}}); }}; \
              let last = ''; for (let i = 0; i < {calls}; i++) last = f({{ name: 'jane' }}).greeting; return last; }})()"
         ));
         let raw = time(&format!("(() => {{ let x = 0; for (let i = 0; i < {calls}; i++) x = raw(x); return x; }})()"));
@@ -139,6 +155,7 @@ fn main() {
         (raw, naive, floor)
     });
     let (h, r, n, fl) = (median_ns(host), median_ns(raw), median_ns(naive), median_ns(floor));
+    let sp = median_ns(subprocess);
     println!(
         "ctx.host.greet({{name}}) from JS:              median {:.3} µs per call",
         h / 1e3
@@ -155,14 +172,22 @@ fn main() {
         "binding floor (same call shape and result object, no decode/dispatch): median {:.3} µs per call",
         fl / 1e3
     );
-    println!("ratios: host/raw {:.1}x, naive/host {:.2}x", h / r, n / h);
+    println!(
+        "the same host call from a Node subprocess tool (HTTP callback): median {:.1} µs per call",
+        sp / 1e3
+    );
+    println!(
+        "ratios: host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x",
+        h / r,
+        n / h,
+        sp / h
+    );
 }
 
 fn envelope_only<'js>(
     ctx: rquickjs::Ctx<'js>,
     _name: String,
     _args: rquickjs::Value<'js>,
-    _depth: u32,
 ) -> rquickjs::Result<rquickjs::Object<'js>> {
     let value = rquickjs::Object::new(ctx.clone())?;
     value.set("greeting", "jane")?;

@@ -47,7 +47,7 @@ pub mod internals {
     pub use crate::session::SessionConfig;
     pub use crate::surface::catalog::write_client_files;
     pub use crate::surface::{find_tsc, run_tsc};
-    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFlags};
+    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
     pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, shard};
     pub use crate::yaml::parse as parse_yaml;
 }

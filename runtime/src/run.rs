@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::check::target_of;
+use crate::dispatch::CallError;
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::session::{Session, Settings};
 use crate::trail::report::ReportFiles;
@@ -153,6 +154,7 @@ fn run_one(
             Outcome::Failed => "✗",
             Outcome::NotRecorded => "∅",
             Outcome::Skipped { .. } => "-",
+            Outcome::Error => "!",
         };
         let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum();
         let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
@@ -167,6 +169,10 @@ fn run_one(
                     report.outcome = Outcome::NotRecorded;
                 }
                 stopped = Some(format!("{} is not recorded", step.label()));
+            }
+            Outcome::Error => {
+                report.outcome = Outcome::Error;
+                stopped = Some("the device failed".to_string());
             }
             _ => {}
         }
@@ -239,11 +245,13 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
     };
     let mut reports = Vec::new();
     let mut error = None;
+    let mut device_failed = false;
     for call in calls {
         let t = Instant::now();
         let result = session.call(&call.tool, call.args.clone());
         let duration_ms = t.elapsed().as_secs_f64() * 1000.0;
         let ok = result.is_ok();
+        device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
         let err = result.err().map(|e| e.to_string());
         reports.push(CallReport {
             tool: call.tool.clone(),
@@ -262,10 +270,10 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
         .ok()
         .filter(|s| s.mime == "image/svg+xml")
         .and_then(|s| String::from_utf8(s.bytes).ok());
-    let outcome = if error.is_some() {
-        Outcome::Failed
-    } else {
-        Outcome::Passed
+    let outcome = match (&error, device_failed) {
+        (Some(_), true) => Outcome::Error,
+        (Some(_), false) => Outcome::Failed,
+        (None, _) => Outcome::Passed,
     };
     step_report(step, outcome, reports, error, screen)
 }
@@ -279,6 +287,9 @@ pub fn summary_line(report: &RunReport) -> String {
     }
     if s.not_recorded > 0 {
         line.push_str(&format!(", {} not recorded", s.not_recorded));
+    }
+    if s.errors > 0 {
+        line.push_str(&format!(", {} stopped by a device error", s.errors));
     }
     line
 }

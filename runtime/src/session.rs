@@ -158,13 +158,13 @@ impl Session {
 
     /// The device's current view tree, captured now (not the cached snapshot, not redacted).
     pub fn view_tree(&self) -> Result<ViewTree, String> {
-        self.run(|core, _| core.screen.with_device(|d| d.snapshot()))
+        self.run(|core, _| core.screen.with_device(|d| d.snapshot()).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
 
     /// A screenshot of the device, for reports.
     pub fn screenshot(&self) -> Result<Screenshot, String> {
-        self.run(|core, _| core.screen.with_device(|d| d.screenshot()))
+        self.run(|core, _| core.screen.with_device(|d| d.screenshot()).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
 }

@@ -234,14 +234,14 @@ impl Screen {
         }
     }
 
-    /// Runs `f` on the device; a device error becomes the tool's error message.
-    pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, String> {
+    /// Runs `f` on the device; a device error stays typed (an unreachable device is no failed step).
+    pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, DeviceError> {
         let mut device = self.device.borrow_mut();
-        f(device.as_mut()).map_err(|e| e.to_string())
+        f(device.as_mut())
     }
 
     /// The current snapshot: the cached one, or a fresh capture.
-    pub fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, DeviceError> {
         if let Some(s) = self.cached.borrow().as_ref() {
             return Ok(s.clone());
         }

@@ -108,7 +108,7 @@ fn a_syntax_error_names_the_file_and_line() {
 fn a_panicking_builtin_becomes_that_calls_error() {
     use schemars::JsonSchema;
     use serde::Deserialize;
-    use trailblaze::internals::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+    use trailblaze::internals::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 
     /// Panics.
     #[derive(Deserialize, JsonSchema)]
@@ -117,7 +117,7 @@ fn a_panicking_builtin_becomes_that_calls_error() {
     impl BuiltinTool for Boom {
         const NAME: &'static str = "boom";
         const FLAGS: ToolFlags = ToolFlags::DEFAULT;
-        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
             panic!("kaboom")
         }
     }

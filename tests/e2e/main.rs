@@ -1,6 +1,7 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod cli;
+mod device_errors;
 mod host;
 mod hostile;
 mod llm_tools;

@@ -14,7 +14,14 @@ use trailblaze_e2e::{CANARY, Fixture};
 
 const TOOLS: &str = r#"
 import { trailblaze } from "@trailblaze/scripting";
+import * as sdk from "@trailblaze/scripting";
 import { shout } from "./helper";
+
+/** What the SDK module exports, as this runtime serves it. */
+export const sdkExports = trailblaze.tool<{}, { keys: string[]; selector: unknown }>(async () => ({
+  keys: Object.keys(sdk).sort(),
+  selector: sdk.selectors.androidAccessibility({ textRegex: "Inbox" }),
+}));
 
 /** Greets after looking at the screen. */
 export const greet = trailblaze.tool<{ name: string; times?: number }, { hello: string; rows: number }>(
@@ -82,7 +89,8 @@ export function shout(s: string): string {
 }
 "#;
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
+    "sdkExports",
     "greet",
     "boom",
     "boomString",
@@ -124,6 +132,7 @@ fn the_same_tool_gives_the_same_result_steps_and_errors_under_both_runtimes() {
     let (_pe, e) = embedded.session(Settings::default());
     let (_ps, s) = subprocess.session(Settings::default());
     let cases = [
+        ("sdkExports", json!({})),
         ("greet", json!({ "name": "ada", "times": 2 })),
         ("boom", json!({})),
         ("boomString", json!({})),
@@ -145,7 +154,26 @@ fn the_same_tool_gives_the_same_result_steps_and_errors_under_both_runtimes() {
             assert!(!message.contains(CANARY), "{message}");
         }
     }
-    // The cases above are only worth comparing if they did what they say.
+    // The cases above are only worth comparing if they did what they say. The SDK is the same
+    // module in both (drift between the two runtimes' SDK would show in the comparison above).
+    let (keys, _) = observe(&e, "sdkExports", json!({}));
+    let keys = keys.expect("sdkExports");
+    for name in [
+        "makeContext",
+        "selectors",
+        "trailblaze",
+        "TrailblazeToolError",
+        "TrailblazeHostError",
+    ] {
+        assert!(
+            keys["keys"].as_array().is_some_and(|k| k.contains(&json!(name))),
+            "{keys}"
+        );
+    }
+    assert_eq!(
+        keys["selector"],
+        json!({ "androidAccessibility": { "textRegex": "Inbox" } })
+    );
     let (ok, _) = observe(&e, "greet", json!({ "name": "ada" }));
     assert_eq!(ok.expect("greet runs")["hello"], "ADA");
     let expect_err = |name: &str, args: Value, want: &str| {

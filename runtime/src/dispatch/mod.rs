@@ -18,7 +18,7 @@ use crate::script::port::{Callbacks, ScriptRuntime};
 use crate::secret;
 use crate::state::SessionCore;
 use crate::state::log::Event;
-use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolKind};
+use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
 
 /// Why a call failed. Messages never quote argument values.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -36,6 +36,9 @@ pub enum CallError {
     /// A scripted tool failed: thrown error, syntax error, time, memory or stack limit.
     #[error("{tool}: {message}")]
     Script { tool: String, message: String },
+    /// The device itself failed (unreachable, lost): an infrastructure error, not a failed step.
+    #[error("{tool}: the device failed: {message}")]
+    Device { tool: String, message: String },
 }
 
 impl CallError {
@@ -46,8 +49,14 @@ impl CallError {
             CallError::Args { tool, .. }
             | CallError::Failed { tool, .. }
             | CallError::Panicked { tool }
-            | CallError::Script { tool, .. } => tool,
+            | CallError::Script { tool, .. }
+            | CallError::Device { tool, .. } => tool,
         }
+    }
+
+    /// Whether the device failed rather than the call (a run reports it as an error, exit 2).
+    pub fn is_device_failure(&self) -> bool {
+        matches!(self, CallError::Device { .. })
     }
 }
 
@@ -184,7 +193,7 @@ fn run_builtin(
     s: &SessionCore,
     name: &str,
     args: &Value,
-    run: impl FnOnce(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError>,
+    run: impl FnOnce(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, ToolFailure>, DecodeError>,
 ) -> Result<Outcome, CallError> {
     let mut cx = s.tool_cx();
     match catch_unwind(AssertUnwindSafe(|| run(args, &mut cx))) {
@@ -193,7 +202,11 @@ fn run_builtin(
             tool: name.to_string(),
             source,
         }),
-        Ok(Ok(Err(message))) => Err(CallError::Failed {
+        Ok(Ok(Err(ToolFailure::Failed(message)))) => Err(CallError::Failed {
+            tool: name.to_string(),
+            message,
+        }),
+        Ok(Ok(Err(ToolFailure::Device(message)))) => Err(CallError::Device {
             tool: name.to_string(),
             message,
         }),

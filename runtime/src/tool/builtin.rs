@@ -21,6 +21,36 @@ pub enum Outcome {
     Delegate(Vec<(String, Value)>),
 }
 
+/// Why a built-in tool failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFailure {
+    /// The tool's own failure (no node matches, a field refused text): a failed step.
+    Failed(String),
+    /// The device itself failed (unreachable, lost): an infrastructure error, never a failed step.
+    Device(String),
+}
+
+impl From<String> for ToolFailure {
+    fn from(message: String) -> Self {
+        ToolFailure::Failed(message)
+    }
+}
+
+impl From<&str> for ToolFailure {
+    fn from(message: &str) -> Self {
+        ToolFailure::Failed(message.to_string())
+    }
+}
+
+impl From<crate::device::DeviceError> for ToolFailure {
+    fn from(e: crate::device::DeviceError) -> Self {
+        match e {
+            crate::device::DeviceError::Io(_) => ToolFailure::Device(e.to_string()),
+            _ => ToolFailure::Failed(e.to_string()),
+        }
+    }
+}
+
 /// What a built-in may touch while it runs: the session's device and snapshot, and the secret values
 /// to redact from what it shows. Nothing else of the session.
 pub struct ToolCx<'a> {
@@ -30,12 +60,12 @@ pub struct ToolCx<'a> {
 
 impl ToolCx<'_> {
     /// The centre of the first node `sel` matches in the current snapshot.
-    pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), String> {
+    pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), ToolFailure> {
         let snap = self.screen.snapshot()?;
         let first = sel.resolve(&snap).into_iter().next();
         first
             .map(|i| snap.nodes[i].bounds.center())
-            .ok_or_else(|| "no node on the screen matches `nodeSelector`".to_string())
+            .ok_or_else(|| "no node on the screen matches `nodeSelector`".into())
     }
 }
 
@@ -48,10 +78,10 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     fn result_schema() -> Option<Value> {
         None
     }
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String>;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure>;
 }
 
-type RunFn = fn(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError>;
+type RunFn = fn(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, ToolFailure>, DecodeError>;
 type CheckFn = fn(&Value) -> Result<(), DecodeError>;
 
 /// A built-in with its type erased: what the catalog stores.
@@ -99,7 +129,7 @@ impl BuiltinEntry {
         (self.check)(args)
     }
 
-    pub fn run(&self, args: &Value, cx: &mut ToolCx<'_>) -> Result<Result<Outcome, String>, DecodeError> {
+    pub fn run(&self, args: &Value, cx: &mut ToolCx<'_>) -> Result<Result<Outcome, ToolFailure>, DecodeError> {
         (self.run)(args, cx)
     }
 }

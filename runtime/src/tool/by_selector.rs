@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::results::{self, Erased, Point, Tapped, Visibility};
-use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 use crate::device::KeyCode;
 use crate::selector::TrailblazeNodeSelector;
 
@@ -37,7 +37,7 @@ impl BuiltinTool for TapOnElementBySelector {
     }
     const NAME: &'static str = "tapOnElementBySelector";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let (x, y) = cx.find(&self.node_selector)?;
         cx.screen.with_device(|d| {
             if self.long_press {
@@ -69,7 +69,7 @@ impl BuiltinTool for AssertVisibleBySelector {
     }
     const NAME: &'static str = "assertVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         cx.find(&self.node_selector)
             .map_err(|_| "not visible: no node on the screen matches `nodeSelector`".to_string())?;
         results::done(Visibility { visible: true })
@@ -95,7 +95,7 @@ impl BuiltinTool for AssertNotVisibleBySelector {
     }
     const NAME: &'static str = "assertNotVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         if cx.find(&self.node_selector).is_ok() {
             return Err("visible: a node on the screen matches `nodeSelector`".into());
         }
@@ -118,7 +118,7 @@ impl BuiltinTool for EraseText {
     }
     const NAME: &'static str = "eraseText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let n = self.characters_to_erase.unwrap_or(50).min(1000);
         cx.screen
             .with_device(|d| (0..n).try_for_each(|_| d.press_key(KeyCode::Backspace)))?;

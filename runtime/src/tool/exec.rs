@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::results::{self, Launched, Point, Pressed, SnapshotResult, Tapped, Typed};
-use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 use crate::device::{KeyCode, LaunchMode};
 use crate::selector::TrailblazeNodeSelector;
 
@@ -27,7 +27,7 @@ impl BuiltinTool for TapOnPoint {
     }
     const NAME: &'static str = "tapOnPoint";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         cx.screen.with_device(|d| {
             if self.long_press {
                 d.long_press(self.x, self.y)
@@ -59,7 +59,7 @@ impl BuiltinTool for InputText {
     }
     const NAME: &'static str = "inputText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         if let Some(sel) = &self.node_selector {
             let (x, y) = cx.find(sel)?;
             cx.screen.with_device(|d| d.tap(x, y))?;
@@ -86,7 +86,7 @@ impl BuiltinTool for PressKey {
     }
     const NAME: &'static str = "pressKey";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         cx.screen.with_device(|d| d.press_key(self.key_code))?;
         results::done(Pressed { pressed: self.key_code })
     }
@@ -109,7 +109,7 @@ impl BuiltinTool for LaunchApp {
     }
     const NAME: &'static str = "launchApp";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let mode = self.launch_mode.unwrap_or_default();
         cx.screen.with_device(|d| d.launch_app(&self.app_id, mode))?;
         results::done(Launched { launched: self.app_id })
@@ -131,7 +131,7 @@ impl BuiltinTool for Snapshot {
         is_recordable: false,
         read_only: true,
     };
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let snap = cx.screen.snapshot()?;
         Ok(Outcome::Done(snap.to_json(cx.redact)))
     }

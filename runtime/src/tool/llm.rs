@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 use crate::device::KeyCode;
 use crate::secret::has_placeholder;
 use crate::selector::TrailblazeNodeSelector;
@@ -36,14 +36,14 @@ impl BuiltinTool for Tap {
     const NAME: &'static str = "tap";
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         Ok(Outcome::Delegate(tap_expansion(cx, &self.r#ref, self.long_press)?))
     }
 }
 
 /// What a tap on `r` runs: `tapOnElementBySelector` with the node's shortest unique selector, or
 /// `tapOnPoint` at its centre when it has none. An unknown ref is an error asking for a fresh snapshot.
-pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(String, Value)>, String> {
+pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(String, Value)>, ToolFailure> {
     let snap = cx.screen.snapshot()?;
     let i = snap
         .by_ref(r)
@@ -85,10 +85,10 @@ impl BuiltinTool for Type {
     const NAME: &'static str = "type";
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         // The shape is refused before anything resolves a secret or touches the device.
         let calls = match (self.text, self.key_code) {
-            (Some(text), Some(key)) => return Err(text_and_key_refusal(&text, key, self.r#ref.as_deref())),
+            (Some(text), Some(key)) => return Err(text_and_key_refusal(&text, key, self.r#ref.as_deref()).into()),
             (None, None) => return Err("type needs `text` (or `keyCode` alone, to press a key)".into()),
             (None, Some(key)) => {
                 if self.r#ref.is_some() {
@@ -169,7 +169,7 @@ impl BuiltinTool for RunSequence {
     const NAME: &'static str = "runSequence";
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
-    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         Ok(Outcome::Delegate(
             self.steps
                 .into_iter()
@@ -199,7 +199,7 @@ impl BuiltinTool for AssertVisible {
         read_only: true,
     };
     const DELEGATES: bool = true;
-    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let mut tap = tap_expansion(cx, &self.r#ref, false)?;
         match tap.first_mut() {
             Some((tool, args)) if tool == "tapOnElementBySelector" => Ok(Outcome::Delegate(vec![(
@@ -209,7 +209,8 @@ impl BuiltinTool for AssertVisible {
             _ => Err(format!(
                 "ref `{}` has nothing that identifies it uniquely, so it cannot be checked by selector",
                 self.r#ref
-            )),
+            )
+            .into()),
         }
     }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use builtin::{BuiltinEntry, BuiltinTool, Outcome, ToolCx};
+pub use builtin::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure};
 
 /// The three flags every tool carries (DESIGN.md "Tools").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

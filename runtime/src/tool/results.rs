@@ -63,8 +63,8 @@ pub fn schema<T: JsonSchema>() -> Option<Value> {
 }
 
 /// A finished call's outcome from its typed result.
-pub fn done<T: Serialize>(result: T) -> Result<Outcome, String> {
+pub fn done<T: Serialize>(result: T) -> Result<Outcome, super::ToolFailure> {
     serde_json::to_value(result)
         .map(Outcome::Done)
-        .map_err(|e| format!("the result could not be encoded: {e}"))
+        .map_err(|e| format!("the result could not be encoded: {e}").into())
 }

@@ -113,7 +113,7 @@ mod tests {
     use super::*;
     use crate::selector::TrailblazeNodeSelector;
     use crate::tool::builtin_tools;
-    use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFlags};
+    use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 
     #[test]
     fn every_builtin_tool_holds_the_catalog_rules() {
@@ -147,7 +147,7 @@ mod tests {
     impl BuiltinTool for Planted {
         const NAME: &'static str = "planted";
         const FLAGS: ToolFlags = ToolFlags::DEFAULT;
-        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, String> {
+        fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
             Ok(Outcome::Done(json!({})))
         }
     }

@@ -22,6 +22,9 @@ pub enum Outcome {
     },
     /// Nothing recorded for this device and no agent to run it: never a pass.
     NotRecorded,
+    /// The device failed (unreachable, lost): an infrastructure error, neither a pass nor a failure
+    /// of the trail.
+    Error,
 }
 
 impl Outcome {
@@ -32,6 +35,7 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::Skipped { .. } => "skipped",
             Outcome::NotRecorded => "not recorded",
+            Outcome::Error => "error",
         }
     }
 
@@ -99,12 +103,14 @@ pub struct Summary {
     pub failed: usize,
     pub skipped: usize,
     pub not_recorded: usize,
+    /// Trails the device failed under.
+    pub errors: usize,
 }
 
 impl Summary {
     /// True when nothing failed and nothing went unrecorded (skips are fine).
     pub fn ok(&self) -> bool {
-        self.failed == 0 && self.not_recorded == 0
+        self.failed == 0 && self.not_recorded == 0 && self.errors == 0
     }
 }
 
@@ -120,6 +126,7 @@ impl RunReport {
                 Outcome::Failed => s.failed += 1,
                 Outcome::Skipped { .. } => s.skipped += 1,
                 Outcome::NotRecorded => s.not_recorded += 1,
+                Outcome::Error => s.errors += 1,
             }
         }
         s
@@ -243,8 +250,9 @@ pub fn render_junit(report: &RunReport) -> String {
     let failures = s.failed + s.not_recorded;
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
-        "tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{}\" time=\"{}\"",
+        "tests=\"{}\" failures=\"{failures}\" errors=\"{}\" skipped=\"{}\" time=\"{}\"",
         s.total,
+        s.errors,
         s.skipped,
         secs(report.duration_ms)
     );
@@ -270,11 +278,17 @@ pub fn render_junit(report: &RunReport) -> String {
             Outcome::Skipped { reason } => {
                 let _ = writeln!(out, ">\n      <skipped message=\"{}\"/>\n    </testcase>", e(reason));
             }
-            Outcome::Failed | Outcome::NotRecorded => {
+            Outcome::Failed | Outcome::NotRecorded | Outcome::Error => {
                 let (kind, message) = failure_line(t);
+                // JUnit tells a failed test (`failure`) from one that could not run (`error`).
+                let element = if t.outcome == Outcome::Error {
+                    "error"
+                } else {
+                    "failure"
+                };
                 let _ = writeln!(
                     out,
-                    ">\n      <failure type=\"{kind}\" message=\"{}\">{}</failure>\n    </testcase>",
+                    ">\n      <{element} type=\"{kind}\" message=\"{}\">{}</{element}>\n    </testcase>",
                     e(&message),
                     e(&step_lines(t))
                 );
@@ -287,15 +301,15 @@ pub fn render_junit(report: &RunReport) -> String {
 
 /// The failure's type and one-line message: the first step that did not pass.
 fn failure_line(t: &TrailReport) -> (&'static str, String) {
-    let kind = if t.outcome == Outcome::NotRecorded {
-        "NotRecorded"
-    } else {
-        "StepFailed"
+    let kind = match t.outcome {
+        Outcome::NotRecorded => "NotRecorded",
+        Outcome::Error => "DeviceFailed",
+        _ => "StepFailed",
     };
     let bad = t
         .steps
         .iter()
-        .find(|s| matches!(s.outcome, Outcome::Failed | Outcome::NotRecorded));
+        .find(|s| matches!(s.outcome, Outcome::Failed | Outcome::NotRecorded | Outcome::Error));
     let message = match (bad, &t.error) {
         (Some(s), _) => {
             let what = format!("{} {}: {}", step_name(s), s.outcome.word(), s.text);

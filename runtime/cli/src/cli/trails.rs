@@ -96,7 +96,14 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     eprintln!("report: {}", out.files.html.display());
     eprintln!("        {}", out.files.json.display());
     eprintln!("        {}", out.files.junit.display());
-    if out.report.summary().ok() {
+    let summary = out.report.summary();
+    if summary.errors > 0 {
+        // The device failed: not the app's fault, so not exit 1.
+        Err(Failure::Usage(anyhow!(
+            "the device failed during {} trail(s) (see the report); exit 2",
+            summary.errors
+        )))
+    } else if summary.ok() {
         Ok(())
     } else {
         Err(Failure::Failed(anyhow!("some trails did not pass")))

@@ -223,13 +223,7 @@ impl Subprocess {
     }
 
     /// Waits for run `run` to exit, serving callbacks meanwhile; kills it when the deadline passes.
-    fn wait(
-        &self,
-        back: &dyn Callbacks,
-        inbox: &mpsc::Receiver<Msg>,
-        run: u64,
-        pid: u32,
-    ) -> Result<Exit, String> {
+    fn wait(&self, back: &dyn Callbacks, inbox: &mpsc::Receiver<Msg>, run: u64, pid: u32) -> Result<Exit, String> {
         loop {
             if let Some(done) = self.exited.borrow_mut().remove(&run) {
                 return Ok(done);

@@ -73,6 +73,7 @@ pub fn render_html(report: &RunReport) -> String {
         (s.passed, Outcome::Passed),
         (s.failed, Outcome::Failed),
         (s.not_recorded, Outcome::NotRecorded),
+        (s.errors, Outcome::Error),
         (s.skipped, Outcome::Skipped { reason: String::new() }),
     ] {
         if n > 0 {

@@ -232,7 +232,7 @@ fn the_json_has_a_summary_and_reads_back() {
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         v["summary"],
-        json!({"total": 4, "passed": 1, "failed": 1, "skipped": 1, "not_recorded": 1})
+        json!({"total": 4, "passed": 1, "failed": 1, "skipped": 1, "not_recorded": 1, "errors": 0})
     );
     assert_eq!(
         v["trails"][3]["outcome"],
@@ -283,4 +283,33 @@ fn helpers() {
     assert_eq!(utc(951_782_400_000, 'T'), "2000-02-29T00:00:00");
     assert_eq!(xml_escape("a\u{0}b\tc"), "a\u{fffd}b\tc");
     assert_eq!(Outcome::NotRecorded.word(), "not recorded");
+}
+
+#[test]
+fn a_device_failure_is_a_junit_error_not_a_failure_and_never_ok() {
+    let mut lost = step(1, "step", "Sign in", Outcome::Error);
+    lost.error = Some("tapOnPoint: the device failed: device I/O: connection reset".into());
+    let report = RunReport {
+        started_unix_ms: 0,
+        duration_ms: 1.0,
+        device: "flaky".into(),
+        trails: vec![
+            trail("trails/lost.trail.yaml", "Lost", Outcome::Error, vec![lost]),
+            trail("trails/ok.trail.yaml", "Fine", Outcome::Passed, Vec::new()),
+        ],
+    };
+    let s = report.summary();
+    assert_eq!((s.errors, s.failed, s.passed), (1, 0, 1));
+    assert!(!s.ok());
+    let xml = render_junit(&report);
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed");
+    let errors: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("error")).collect();
+    assert_eq!(errors.len(), 1, "{xml}");
+    assert_eq!(errors[0].attribute("type"), Some("DeviceFailed"));
+    assert!(doc.descendants().all(|n| !n.has_tag_name("failure")), "{xml}");
+    // Control: a failed step is a JUnit failure.
+    let mut failed = report.clone();
+    failed.trails[0].outcome = Outcome::Failed;
+    failed.trails[0].steps[0].outcome = Outcome::Failed;
+    assert!(render_junit(&failed).contains("<failure type=\"StepFailed\""));
 }
