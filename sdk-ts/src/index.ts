@@ -161,6 +161,11 @@ export interface ContextBindings {
    */
   toolNames?: readonly string[];
   hostNames?: readonly string[];
+  /**
+   * Optional: one binding per known host function, `(args) => value`, so a call in a hot loop need
+   * not pass (and the host need not look up) its name. `callHost` still answers every other name.
+   */
+  hostFunctions?: Readonly<Record<string, (args: unknown) => unknown>>;
 }
 
 /** The value of an envelope (or its JSON text), or an Error with the host's message. */
@@ -213,16 +218,26 @@ export function makeContext(bindings: ContextBindings): ToolContext {
     },
     bindings.toolNames,
   );
-  const host = namespace(
-    (name) => (args?: unknown) => {
+  const direct = bindings.hostFunctions ?? {};
+  const host = namespace((name) => {
+    const fn = Object.prototype.hasOwnProperty.call(direct, name) ? direct[name] : undefined;
+    if (fn !== undefined) {
+      return (args?: unknown) => {
+        try {
+          return fn(args === undefined ? {} : args);
+        } catch (e) {
+          throw new TrailblazeHostError(messageOf(e), name);
+        }
+      };
+    }
+    return (args?: unknown) => {
       try {
         return callHost(name, args === undefined ? {} : args);
       } catch (e) {
         throw new TrailblazeHostError(messageOf(e), name);
       }
-    },
-    bindings.hostNames,
-  );
+    };
+  }, bindings.hostNames ?? Object.keys(direct));
   return Object.freeze({ tools: tools as TrailblazeTools, host: host as TrailblazeHost });
 }
 

@@ -121,6 +121,10 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                 let outcome = run_builtin(s, name, &args, |a, cx| entry.run(a, cx))?;
                 return match outcome {
                     Outcome::Delegate(calls) => run_expansion(s, rt, calls),
+                    Outcome::Sequence(calls) => {
+                        llm_visible_only(s, name, &calls)?;
+                        run_expansion(s, rt, calls)
+                    }
                     Outcome::Done(v) => Ok(v),
                 };
             }
@@ -128,7 +132,7 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                 let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
-                    Outcome::Delegate(_) => Err(CallError::Failed {
+                    Outcome::Delegate(_) | Outcome::Sequence(_) => Err(CallError::Failed {
                         tool: name.to_string(),
                         message: "an executable tool tried to delegate".into(),
                     }),
@@ -177,6 +181,20 @@ pub fn validate(tool: &ToolDescriptor, args: &Value) -> Result<(), DecodeError> 
             }
         }
     }
+}
+
+/// Refuses a sequence that names a tool its caller could not call directly (hidden from the LLM, or
+/// unknown), before any of it runs.
+fn llm_visible_only(s: &SessionCore, name: &str, calls: &[(String, Value)]) -> Result<(), CallError> {
+    for (i, (tool, _)) in calls.iter().enumerate() {
+        if let Err(e) = s.catalog.llm_tool(tool) {
+            return Err(CallError::Failed {
+                tool: name.to_string(),
+                message: format!("`steps[{i}].tool`: {e}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Runs the calls a delegating tool expanded into, in order, stopping at the first failure. The result

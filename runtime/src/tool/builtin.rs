@@ -19,6 +19,10 @@ pub enum Outcome {
     Done(Value),
     /// It expands into these calls (`tool`, `args`), run in order, stopping at the first failure.
     Delegate(Vec<(String, Value)>),
+    /// Calls its caller chose (`runSequence`): run like [`Outcome::Delegate`], but each must be an
+    /// LLM-visible tool, checked before any runs, so a sequence reaches nothing its caller could not
+    /// call directly.
+    Sequence(Vec<(String, Value)>),
 }
 
 /// Why a built-in tool failed.

@@ -170,7 +170,7 @@ impl BuiltinTool for RunSequence {
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        Ok(Outcome::Delegate(
+        Ok(Outcome::Sequence(
             self.steps
                 .into_iter()
                 .map(|s| (s.tool, Value::Object(s.args)))

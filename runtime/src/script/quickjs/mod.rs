@@ -108,8 +108,19 @@ impl Embedded {
                 "callTool",
                 binding(&ctx, &state, config.reentry.clone(), Callback::Tool)?,
             )?;
-            b.set("callHost", binding(&ctx, &state, config.reentry, Callback::Host)?)?;
+            b.set(
+                "callHost",
+                binding(&ctx, &state, config.reentry.clone(), Callback::Host)?,
+            )?;
             b.set("toolNames", config.tool_names)?;
+            let direct = Object::new(ctx.clone())?;
+            for name in &config.host_names {
+                direct.set(
+                    name.as_str(),
+                    host_function(&ctx, &state, config.reentry.clone(), name)?,
+                )?;
+            }
+            b.set("hostFunctions", direct)?;
             b.set("hostNames", config.host_names)?;
             ctx.globals().set("__trailblazeBindings", b)?;
             Module::evaluate(ctx.clone(), BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE)?.finish::<()>()?;
@@ -170,37 +181,58 @@ fn binding<'js>(
     kind: Callback,
 ) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
-    Function::new(
-        ctx.clone(),
-        move |ctx: Ctx<'js>, name: String, args: Value<'js>| -> rquickjs::Result<Value<'js>> {
-            let result = convert::to_json(&args)
-                .map_err(|e| match kind {
-                    Callback::Tool => format!("{name}: arguments: {e}"),
-                    Callback::Host => format!("host function `{name}`: arguments: {e}"),
-                })
-                .and_then(|args| {
-                    let here = Entered {
-                        ctx: &ctx,
-                        state: &state,
-                    };
-                    // A panic must not unwind through QuickJS's C frames.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reentry(&here, kind, &name, args)))
-                        .unwrap_or_else(|_| {
-                            Err(match kind {
-                                Callback::Tool => format!("tool {name} panicked"),
-                                Callback::Host => format!("host function {name} panicked"),
-                            })
-                        })
-                });
-            // The value itself, or a thrown error (not an `{ok, value}` envelope object: allocating
-            // one per call cost a fifth of a host call's budget; the subprocess callback keeps the
-            // JSON envelope).
-            match result {
-                Ok(v) => convert::to_js(&ctx, &v),
-                Err(message) => Err(rquickjs::Exception::throw_message(&ctx, &message)),
-            }
-        },
-    )
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String, args: Value<'js>| {
+        reenter(&ctx, &state, &reentry, kind, &name, &args)
+    })
+}
+
+/// `(args) -> value` for host function `name`: the hot path of `ctx.host`, with the name bound here
+/// instead of passed (and converted) on every call.
+fn host_function<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<EngineState>,
+    reentry: Reentry,
+    name: &str,
+) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    let name: Rc<str> = Rc::from(name);
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Value<'js>| {
+        reenter(&ctx, &state, &reentry, Callback::Host, &name, &args)
+    })
+}
+
+/// One call from a script into the dispatcher: the value itself, or a thrown error. (Not an
+/// `{ok, value}` envelope object: allocating one per call cost a fifth of a host call's budget; the
+/// subprocess callback keeps the JSON envelope.)
+fn reenter<'js>(
+    ctx: &Ctx<'js>,
+    state: &EngineState,
+    reentry: &Reentry,
+    kind: Callback,
+    name: &str,
+    args: &Value<'js>,
+) -> rquickjs::Result<Value<'js>> {
+    let result = convert::to_json(args)
+        .map_err(|e| match kind {
+            Callback::Tool => format!("{name}: arguments: {e}"),
+            Callback::Host => format!("host function `{name}`: arguments: {e}"),
+        })
+        .and_then(|args| {
+            let here = Entered { ctx, state };
+            // A panic must not unwind through QuickJS's C frames.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reentry(&here, kind, name, args))).unwrap_or_else(
+                |_| {
+                    Err(match kind {
+                        Callback::Tool => format!("tool {name} panicked"),
+                        Callback::Host => format!("host function {name} panicked"),
+                    })
+                },
+            )
+        });
+    match result {
+        Ok(v) => convert::to_js(ctx, &v),
+        Err(message) => Err(rquickjs::Exception::throw_message(ctx, &message)),
+    }
 }
 
 /// Runs scripted tool `name` (the export of `script.module`) with `args`.

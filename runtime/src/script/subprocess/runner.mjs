@@ -33,31 +33,41 @@ async function post(body) {
   return response.ok ? response.json() : { ok: false, error: `callback refused (${response.status})` };
 }
 
-// The synchronous channel for ctx.host.
+// The synchronous channel for ctx.host, started on the first host call (a worker is a whole V8
+// isolate: a tool that never calls ctx.host should not pay for one).
 const flag = new Int32Array(new SharedArrayBuffer(4));
-const { port1, port2 } = new MessageChannel();
-const worker = new Worker(
-  `
-  const { workerData } = require("node:worker_threads");
-  const { port, flag, url, headers } = workerData;
-  port.on("message", async (body) => {
-    let reply;
-    try {
-      const response = await fetch(url, { method: "POST", headers, body });
-      reply = response.ok ? await response.json() : { ok: false, error: "callback refused (" + response.status + ")" };
-    } catch (e) {
-      reply = { ok: false, error: "the host did not answer: " + (e && e.message) };
-    }
-    port.postMessage(reply);
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
+let port1;
+// The worker posts each request and sets the flag when the reply is on the port.
+const WORKER = `
+const { workerData } = require("node:worker_threads");
+const { port, flag, url, headers } = workerData;
+port.on("message", async (body) => {
+  let reply;
+  try {
+    const response = await fetch(url, { method: "POST", headers, body });
+    reply = response.ok ? await response.json() : { ok: false, error: "callback refused (" + response.status + ")" };
+  } catch (e) {
+    reply = { ok: false, error: "the host did not answer: " + (e && e.message) };
+  }
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+});
+`;
+
+function startWorker() {
+  const { port1: mine, port2: theirs } = new MessageChannel();
+  port1 = mine;
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: { port: theirs, flag, url, headers },
+    transferList: [theirs],
   });
-  `,
-  { eval: true, workerData: { port: port2, flag, url, headers }, transferList: [port2] },
-);
-worker.unref();
+  worker.unref();
+}
 
 function postSync(body) {
+  if (port1 === undefined) startWorker();
   Atomics.store(flag, 0, 0);
   port1.postMessage(JSON.stringify({ ...body, run }));
   while (Atomics.load(flag, 0) === 0) Atomics.wait(flag, 0, 0);
