@@ -175,6 +175,41 @@ const MAX_SELECTOR_DEPTH: usize = 32;
 
 impl TrailblazeNodeSelector {
     /// Every node the selector matches, in tree order, with `index` applied.
+    /// The path (`""`, `.below`, `.containsDescendants[1]`) of a selector in this one that has no
+    /// predicate of its own: no driver property and no relation (an `index` alone picks among
+    /// everything). `None` when every part says something.
+    pub fn without_predicate(&self) -> Option<String> {
+        let non_empty = |m: Option<serde_json::Value>| m.is_some_and(|v| v.as_object().is_some_and(|o| !o.is_empty()));
+        let drivers = non_empty(
+            self.android_accessibility
+                .as_ref()
+                .and_then(|m| serde_json::to_value(m).ok()),
+        ) || non_empty(self.android_maestro.as_ref().and_then(|m| serde_json::to_value(m).ok()))
+            || non_empty(self.web.as_ref().and_then(|m| serde_json::to_value(m).ok()));
+        let relations = [
+            ("below", &self.below),
+            ("above", &self.above),
+            ("leftOf", &self.left_of),
+            ("rightOf", &self.right_of),
+            ("childOf", &self.child_of),
+            ("containsChild", &self.contains_child),
+        ];
+        let descendants = self.contains_descendants.as_deref().unwrap_or_default();
+        let related = relations.iter().any(|(_, r)| r.is_some()) || !descendants.is_empty();
+        if !drivers && !related {
+            return Some(String::new());
+        }
+        for (key, r) in relations {
+            if let Some(inner) = r.as_deref().and_then(|s| s.without_predicate()) {
+                return Some(format!(".{key}{inner}"));
+            }
+        }
+        descendants.iter().enumerate().find_map(|(i, s)| {
+            s.without_predicate()
+                .map(|inner| format!(".containsDescendants[{i}]{inner}"))
+        })
+    }
+
     pub fn resolve(&self, snap: &Snapshot) -> Vec<usize> {
         let all: Vec<usize> = (0..snap.nodes.len()).filter(|&i| self.matches_at(snap, i, 0)).collect();
         match self.index {
@@ -583,6 +618,33 @@ mod tests {
         for i in with_id {
             let sel = TrailblazeNodeSelector::for_node(&s, i).expect("a node with an id has a selector");
             assert_eq!(sel.resolve(&s), [i]);
+        }
+    }
+
+    #[test]
+    fn a_selector_part_without_a_predicate_is_named_by_its_path() {
+        let sel = |v: serde_json::Value| -> TrailblazeNodeSelector { serde_json::from_value(v).expect("a selector") };
+        for (v, path) in [
+            (serde_json::json!({}), ""),
+            (serde_json::json!({ "androidAccessibility": {} }), ""),
+            (serde_json::json!({ "index": 0 }), ""),
+            (
+                serde_json::json!({ "androidAccessibility": { "textRegex": "x" }, "below": {} }),
+                ".below",
+            ),
+            (
+                serde_json::json!({ "containsDescendants": [{ "web": { "cssSelector": "a" } }, { "index": 1 }] }),
+                ".containsDescendants[1]",
+            ),
+        ] {
+            assert_eq!(sel(v.clone()).without_predicate().as_deref(), Some(path), "{v}");
+        }
+        // Positive controls: a property, or a relation whose parts all say something.
+        for v in [
+            serde_json::json!({ "androidAccessibility": { "isEnabled": false } }),
+            serde_json::json!({ "childOf": { "web": { "ariaRole": "list" } }, "index": 2 }),
+        ] {
+            assert_eq!(sel(v.clone()).without_predicate(), None, "{v}");
         }
     }
 }

@@ -219,3 +219,67 @@ fn a_secret_typed_with_type_lands_in_the_field_and_nowhere_else() {
     );
     assert!(!traces.contains(CANARY), "no trace holds it");
 }
+
+#[test]
+fn a_selector_with_no_predicate_is_refused_and_never_passes_an_assertion() {
+    let f = Fixture::new("t");
+    let (_p, s) = f.session(Settings::default());
+    for sel in [
+        json!({}),
+        json!({ "androidAccessibility": {} }),
+        json!({ "index": 0 }),
+        json!({ "androidAccessibility": { "textRegex": "Inbox" }, "below": {} }),
+    ] {
+        for tool in [
+            "assertNotVisibleBySelector",
+            "assertVisibleBySelector",
+            "tapOnElementBySelector",
+        ] {
+            let err = s
+                .call(tool, json!({ "nodeSelector": sel }))
+                .expect_err("no predicate")
+                .to_string();
+            assert!(err.contains("has no predicate"), "{tool} {sel}: {err}");
+        }
+    }
+    // Control: a real predicate that matches nothing passes `assertNotVisibleBySelector`.
+    s.call(
+        "assertNotVisibleBySelector",
+        json!({ "nodeSelector": { "androidAccessibility": { "textRegex": "Nothing like this" } } }),
+    )
+    .expect("not visible");
+}
+
+#[test]
+fn run_sequence_reaches_llm_visible_tools_only() {
+    let f = Fixture::new("t");
+    let (_p, s) = f.session(Settings::default());
+    let before = s.steps().len();
+    let err = s
+        .call(
+            "runSequence",
+            json!({ "steps": [
+                { "tool": "snapshot", "args": {} },
+                { "tool": "tapOnElementBySelector", "args": { "nodeSelector": { "androidAccessibility": { "hintTextRegex": "Email" } } } },
+            ] }),
+        )
+        .expect_err("a hidden tool in a sequence");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`steps[1].tool`") && msg.contains("not an LLM-visible tool"),
+        "{msg}"
+    );
+    assert_eq!(s.steps().len(), before, "refused before any step ran");
+    // Control: the same sequence of LLM-visible tools runs, and scripts and trails still reach
+    // hidden tools directly.
+    s.call(
+        "runSequence",
+        json!({ "steps": [{ "tool": "snapshot", "args": {} }, { "tool": "pressKey", "args": { "keyCode": "BACK" } }] }),
+    )
+    .expect("visible tools run");
+    s.call(
+        "tapOnElementBySelector",
+        json!({ "nodeSelector": { "androidAccessibility": { "hintTextRegex": "Email" } } }),
+    )
+    .expect("hidden tools stay callable directly");
+}

@@ -65,11 +65,22 @@ pub struct ToolCx<'a> {
 impl ToolCx<'_> {
     /// The centre of the first node `sel` matches in the current snapshot.
     pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), ToolFailure> {
+        self.locate(sel)?
+            .ok_or_else(|| "no node on the screen matches `nodeSelector`".into())
+    }
+
+    /// The centre of the first node `sel` matches, or `None` when none does. A selector with no
+    /// predicate (it would match nothing, or everything) is refused, and a device failure stays one.
+    pub fn locate(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<Option<(i32, i32)>, ToolFailure> {
+        if let Some(path) = sel.without_predicate() {
+            return Err(format!(
+                "`nodeSelector{path}` has no predicate, so it says nothing about which node; name at least one property (e.g. `androidAccessibility.textRegex`)"
+            )
+            .into());
+        }
         let snap = self.screen.snapshot()?;
         let first = sel.resolve(&snap).into_iter().next();
-        first
-            .map(|i| snap.nodes[i].bounds.center())
-            .ok_or_else(|| "no node on the screen matches `nodeSelector`".into())
+        Ok(first.map(|i| snap.nodes[i].bounds.center()))
     }
 }
 

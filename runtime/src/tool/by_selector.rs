@@ -25,7 +25,6 @@ pub struct TapOnElementBySelector {
     #[serde(default)]
     pub long_press: bool,
     /// Why this step exists, for people reading the trail.
-    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
     #[allow(dead_code)]
     pub reason: Option<String>,
@@ -57,7 +56,6 @@ pub struct AssertVisibleBySelector {
     /// The node that must be visible.
     pub node_selector: TrailblazeNodeSelector,
     /// Why this check exists, for people reading the trail.
-    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
     #[allow(dead_code)]
     pub reason: Option<String>,
@@ -70,9 +68,10 @@ impl BuiltinTool for AssertVisibleBySelector {
     const NAME: &'static str = "assertVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        cx.find(&self.node_selector)
-            .map_err(|_| "not visible: no node on the screen matches `nodeSelector`".to_string())?;
-        results::done(Visibility { visible: true })
+        match cx.locate(&self.node_selector)? {
+            Some(_) => results::done(Visibility { visible: true }),
+            None => Err("not visible: no node on the screen matches `nodeSelector`".into()),
+        }
     }
 }
 
@@ -83,7 +82,6 @@ pub struct AssertNotVisibleBySelector {
     /// The node that must not be visible.
     pub node_selector: TrailblazeNodeSelector,
     /// Why this check exists, for people reading the trail.
-    /// Why the call is there, for whoever reads the recording; the tool does not act on it.
     #[serde(default)]
     #[allow(dead_code)]
     pub reason: Option<String>,
@@ -96,10 +94,11 @@ impl BuiltinTool for AssertNotVisibleBySelector {
     const NAME: &'static str = "assertNotVisibleBySelector";
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        if cx.find(&self.node_selector).is_ok() {
-            return Err("visible: a node on the screen matches `nodeSelector`".into());
+        // A device that fails is an error here too, never a pass.
+        match cx.locate(&self.node_selector)? {
+            Some(_) => Err("visible: a node on the screen matches `nodeSelector`".into()),
+            None => results::done(Visibility { visible: false }),
         }
-        results::done(Visibility { visible: false })
     }
 }
 
