@@ -210,13 +210,7 @@ impl Snapshot {
 }
 
 fn scrub(text: &str, redact: &[String]) -> String {
-    let mut out = text.to_string();
-    for r in redact.iter().filter(|r| !r.is_empty()) {
-        if out.contains(r.as_str()) {
-            out = out.replace(r.as_str(), "***");
-        }
-    }
-    out
+    crate::secret::redact_text(text, redact).into_owned()
 }
 
 /// The session's device and its cached snapshot: what built-in tools touch. The snapshot is captured

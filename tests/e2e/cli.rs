@@ -176,3 +176,73 @@ fn check_exits_1_on_findings_and_0_when_clean() {
     let usage = run(&f, &["check", "/no/such/place"]);
     assert_eq!(usage.status.code(), Some(2));
 }
+
+/// A secret value never reaches the terminal: not in a result, an error (a built-in echoing what it
+/// was given), a step line, `--json`, nor in any escaped form; control characters arrive escaped.
+#[test]
+fn the_terminal_never_shows_a_secret_or_a_raw_control_character() {
+    const SECRET: &str = "CANARY-it's-<b>-d41d8";
+    let f = Fixture::new("t");
+    f.file(
+        "host/lookupCredential.host.yaml",
+        "id: lookupCredential\nclass: lookupCredential\n",
+    );
+    f.tool(
+        "leak",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+/** Returns the password, throws it, and prints an escape sequence. */
+export const leak = trailblaze.tool<{ mode: string }, { password: string; nested: Record<string, string> }>(async (input, ctx) => {
+  const { password } = ctx.host.lookupCredential({ account: "demo" }) as { password: string };
+  if (input.mode === "throw") throw new Error("bad password " + password + " \u001b[31mred");
+  return { password, nested: { [password]: password } };
+});"#,
+    );
+    let run_with = |args: &[&str]| {
+        Command::new(trailblaze_bin())
+            .args(["--trailmaps"])
+            .arg(f.root())
+            .arg("--out")
+            .arg(f.out())
+            .args(args)
+            .env("TRAILBLAZE_CACHE_DIR", f.cache())
+            .env("TRAILBLAZE_SECRET_DEMO_USERNAME", "jane")
+            .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", SECRET)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs")
+    };
+    let forms = [
+        SECRET.to_string(),
+        SECRET.replace('\'', "&#39;"),
+        SECRET.replace('<', "&lt;"),
+        "d41d8".to_string(),
+    ];
+    let mut seen = Vec::new();
+    for args in [
+        vec!["tool", "leak", "mode=return"],
+        vec!["--json", "tool", "leak", "mode=return"],
+        vec!["tool", "leak", "mode=throw"],
+        vec!["tool", "launchApp", "appId={{secret:DEMO_PASSWORD}}"],
+        vec!["--json", "tool", "launchApp", "appId={{secret:DEMO_PASSWORD}}"],
+    ] {
+        let o = run_with(&args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for form in &forms {
+            assert!(!text.contains(form.as_str()), "{args:?} printed `{form}`:\n{text}");
+        }
+        assert!(!text.contains('\u{1b}'), "{args:?} printed a raw ESC:\n{text}");
+        seen.push(text);
+    }
+    // Positive controls: the calls did what they say, so the absence above means something.
+    assert!(seen[0].contains("\"password\": \"***\""), "{}", seen[0]);
+    assert!(
+        seen[2].contains("bad password ***") && seen[2].contains("\\u{1b}[31mred"),
+        "{}",
+        seen[2]
+    );
+    assert!(seen[3].contains("***"), "{}", seen[3]);
+}

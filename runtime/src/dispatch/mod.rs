@@ -54,6 +54,26 @@ impl CallError {
         }
     }
 
+    /// The same error with every secret value in its texts replaced by `***`.
+    pub fn redacted(self, values: &[String]) -> CallError {
+        let r = |m: String| crate::secret::redact_text(&m, values).into_owned();
+        match self {
+            CallError::Failed { tool, message } => CallError::Failed {
+                tool,
+                message: r(message),
+            },
+            CallError::Script { tool, message } => CallError::Script {
+                tool,
+                message: r(message),
+            },
+            CallError::Device { tool, message } => CallError::Device {
+                tool,
+                message: r(message),
+            },
+            other => other,
+        }
+    }
+
     /// Whether the device failed rather than the call (a run reports it as an error, exit 2).
     pub fn is_device_failure(&self) -> bool {
         matches!(self, CallError::Device { .. })
@@ -264,6 +284,9 @@ fn step(
     } else {
         work(args)
     };
+    // A device or tool may echo what it was given (`unknown app id ...`): after resolution that is
+    // the secret itself, so the error leaves here already redacted.
+    let outcome = outcome.map_err(|e| e.redacted(&s.redact));
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     // A failed call may still have changed the screen, so only a successful read-only call keeps it.
     if !matches!(outcome, Ok((_, true))) {

@@ -195,21 +195,7 @@ fn round(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
-/// Replaces every occurrence of a redacted value inside any string of `v` with `***`.
+/// Replaces every occurrence of a redacted value inside any string or key of `v` with `***`.
 pub fn scrub(v: &mut Value, redact: &[String]) {
-    if redact.is_empty() {
-        return;
-    }
-    match v {
-        Value::String(s) => {
-            for r in redact {
-                if s.contains(r.as_str()) {
-                    *s = s.replace(r.as_str(), "***");
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| scrub(i, redact)),
-        Value::Object(map) => map.values_mut().for_each(|i| scrub(i, redact)),
-        _ => {}
-    }
+    crate::secret::redact_value(v, redact);
 }

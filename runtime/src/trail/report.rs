@@ -135,19 +135,13 @@ impl RunReport {
     /// Replaces every occurrence of each value (resolved secrets) in every text of the report with
     /// `***`, as the session log does. A defence in depth: the replay should never have put one there.
     pub fn redact(&mut self, values: &[String]) {
-        // An empty value would match everywhere.
-        let values: Vec<&str> = values.iter().map(String::as_str).filter(|v| !v.is_empty()).collect();
-        if values.is_empty() {
+        if values.iter().all(String::is_empty) {
             return;
         }
+        // One redactor for every output: it knows the escaped forms (the SVG holds text XML-escaped).
         let scrub = |s: &mut String| {
-            for v in &values {
-                // The SVG holds text XML-escaped, so look for that form too.
-                for form in [v.to_string(), xml_escape(v)] {
-                    if s.contains(&form) {
-                        *s = s.replace(&form, "***");
-                    }
-                }
+            if let std::borrow::Cow::Owned(r) = crate::secret::redact_text(s, values) {
+                *s = r;
             }
         };
         for t in &mut self.trails {
@@ -164,19 +158,10 @@ impl RunReport {
                 }
                 for c in &mut s.calls {
                     c.error.iter_mut().for_each(scrub);
-                    scrub_value(&mut c.args, &scrub);
+                    crate::secret::redact_value(&mut c.args, values);
                 }
             }
         }
-    }
-}
-
-fn scrub_value(v: &mut Value, scrub: &impl Fn(&mut String)) {
-    match v {
-        Value::String(s) => scrub(s),
-        Value::Array(items) => items.iter_mut().for_each(|i| scrub_value(i, scrub)),
-        Value::Object(map) => map.values_mut().for_each(|i| scrub_value(i, scrub)),
-        _ => {}
     }
 }
 

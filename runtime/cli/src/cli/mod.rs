@@ -1,7 +1,10 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
+mod output;
 mod tool;
 mod trails;
+
+use output::err;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -88,11 +91,11 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Failed(e)) => {
-            eprintln!("error: {e:#}");
+            err!("error: {e:#}");
             ExitCode::from(1)
         }
         Err(Failure::Usage(e)) => {
-            eprintln!("error: {e:#}");
+            err!("error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -117,5 +120,6 @@ pub fn open_project(cli: &Cli) -> Result<Project, Failure> {
             secrets_file: cli.secrets.clone(),
         },
     )?;
+    output::set_secrets(project.secrets.values_to_redact());
     Ok(project)
 }

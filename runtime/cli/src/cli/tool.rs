@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use trailblaze::Settings;
 use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
 
+use super::output::{err, out};
 use super::{Cli, Failure, open_project};
 
 #[derive(Args)]
@@ -51,19 +52,19 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
             "log": log,
             "transpiled": project.transpiler.transpile_count(),
         });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else {
         if let Ok(v) = &result {
-            println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+            out!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
         }
-        eprintln!("steps:");
+        err!("steps:");
         for s in &steps {
             let mark = match s.ok {
                 Some(true) => "ok",
                 Some(false) => "FAILED",
                 None => "unfinished",
             };
-            eprintln!(
+            err!(
                 "  {:>3} {}{} {} [{mark}, {:.1} ms]",
                 s.seq,
                 "  ".repeat(s.depth as usize),
@@ -73,7 +74,7 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
             );
         }
         if let Some(log) = log {
-            eprintln!("log: {}", log.display());
+            err!("log: {}", log.display());
         }
     }
     result.map(|_| ()).map_err(|e| Failure::Failed(anyhow!(e)))
@@ -123,14 +124,14 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
         return print_tokens(cli, &catalog);
     }
     if cli.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&catalog.tool_definitions()).unwrap_or_default()
         );
     } else {
         for t in catalog.tool_definitions() {
             let first = t.description.lines().next().unwrap_or("");
-            println!("{:<20} {first}", t.name);
+            out!("{:<20} {first}", t.name);
         }
     }
     Ok(())
@@ -145,9 +146,9 @@ pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
         .call("snapshot", json!({}))
         .map_err(|e| Failure::Failed(anyhow!(e)))?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        print!("{}", v["text"].as_str().unwrap_or_default());
+        out!("{}", v["text"].as_str().unwrap_or_default().trim_end_matches('\n'));
     }
     Ok(())
 }
@@ -167,16 +168,16 @@ fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
     let total: usize = rows.iter().map(|r| r.1).sum();
     if cli.json {
         let tools: Vec<Value> = rows.iter().map(|(n, c)| json!({ "name": n, "tokens": c })).collect();
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&json!({ "tokenizer": "o200k_base", "tools": tools, "total": total }))
                 .unwrap_or_default()
         );
     } else {
         for (name, count) in &rows {
-            println!("{count:>6}  {name}");
+            out!("{count:>6}  {name}");
         }
-        println!("{total:>6}  total (o200k_base), sent with every LLM request");
+        out!("{total:>6}  total (o200k_base), sent with every LLM request");
     }
     Ok(())
 }

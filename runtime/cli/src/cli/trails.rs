@@ -12,6 +12,7 @@ use trailblaze::internals::{find_trails, parse_shard, shard};
 use trailblaze::{CheckReport, check_native, check_tsc};
 use trailblaze::{RunOptions, run_trails};
 
+use super::output::{err, out};
 use super::{Cli, Failure, open_project};
 
 #[derive(Args)]
@@ -88,14 +89,14 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         out: cli.out.clone(),
         settings: Settings::default(),
     };
-    let out = run_trails(&project, &files, &opts, &mut |line| eprintln!("{line}"))?;
+    let out = run_trails(&project, &files, &opts, &mut |line| err!("{line}"))?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
     }
-    eprintln!("{}", summary_line(&out.report));
-    eprintln!("report: {}", out.files.html.display());
-    eprintln!("        {}", out.files.json.display());
-    eprintln!("        {}", out.files.junit.display());
+    err!("{}", summary_line(&out.report));
+    err!("report: {}", out.files.html.display());
+    err!("        {}", out.files.json.display());
+    err!("        {}", out.files.junit.display());
     let summary = out.report.summary();
     if summary.errors > 0 {
         // The device failed: not the app's fault, so not exit 1.
@@ -160,16 +161,16 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
 fn print_findings(cli: &Cli, report: &CheckReport, problems: &[String]) {
     if cli.json {
         let v = serde_json::json!({ "trails": report.trails, "calls": report.calls, "findings": report.findings, "toolProblems": problems });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
     for p in problems {
-        println!("{p}");
+        out!("{p}");
     }
     for f in &report.findings {
-        println!("{}{f}", if f.warning { "warning: " } else { "" });
+        out!("{}{f}", if f.warning { "warning: " } else { "" });
     }
-    eprintln!(
+    err!(
         "checked {} trail(s), {} recorded call(s): {} finding(s)",
         report.trails,
         report.calls,
@@ -186,11 +187,11 @@ pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
         .get(&id)
         .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
     for p in &catalog.problems {
-        eprintln!("{p}");
+        err!("{p}");
     }
     let files = write_client_files(&catalog, &map.dir)?;
-    println!("{}", files.dts.display());
-    println!("{}", files.tsconfig.display());
+    out!("{}", files.dts.display());
+    out!("{}", files.tsconfig.display());
     if catalog.problems.is_empty() {
         Ok(())
     } else {
