@@ -13,6 +13,7 @@ pub(crate) mod catalog;
 pub(crate) mod check;
 pub mod device;
 pub(crate) mod dispatch;
+pub(crate) mod files;
 pub(crate) mod markup;
 pub(crate) mod project;
 pub(crate) mod run;

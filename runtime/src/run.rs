@@ -190,11 +190,7 @@ fn start_session(
     opts: &RunOptions,
     used_ids: &mut Vec<String>,
 ) -> Result<Session, ProjectError> {
-    let stem = trail
-        .file
-        .file_name()
-        .map(|n| n.to_string_lossy().replace(".trail.yaml", ""))
-        .unwrap_or_default();
+    let stem = session_stem(&trail.file);
     let mut id = stem.clone();
     let mut n = 1;
     while used_ids.contains(&id) {
@@ -211,6 +207,34 @@ fn start_session(
             ..SessionOptions::default()
         },
     )
+}
+
+/// The session folder's name for a trail file: its stem, cut to characters that are safe in a path,
+/// and never `.`/`..` or empty (`...trail.yaml` must not write its log outside the run folder).
+fn session_stem(file: &Path) -> String {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".trail.yaml")
+        .or_else(|| name.strip_suffix(".yaml"))
+        .unwrap_or(&name);
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if safe.trim_matches('.').is_empty() {
+        "trail".to_string()
+    } else {
+        safe
+    }
 }
 
 fn step_report(
@@ -292,4 +316,23 @@ pub fn summary_line(report: &RunReport) -> String {
         line.push_str(&format!(", {} stopped by a device error", s.errors));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_folder_never_leaves_the_run_folder() {
+        for (file, want) in [
+            ("trails/...trail.yaml", "trail"),
+            ("trails/..trail.yaml", "trail"),
+            ("trails/.trail.yaml", "trail"),
+            ("trails/a/../b/sign in.trail.yaml", "sign-in"),
+            ("trails/x/trail.yaml", "trail"),
+            ("trails/ok_1.trail.yaml", "ok_1"),
+        ] {
+            assert_eq!(session_stem(Path::new(file)), want, "{file}");
+        }
+    }
 }

@@ -235,7 +235,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
 
 /// Reads and parses `path`.
 pub fn parse_file(path: &Path) -> Result<Document, YamlError> {
-    let text = std::fs::read_to_string(path).map_err(|e| YamlError {
+    let text = crate::files::read_text(path).map_err(|e| YamlError {
         file: path.to_path_buf(),
         pos: Pos { line: 1, col: 1 },
         message: format!("cannot read: {e}"),

@@ -155,3 +155,60 @@ export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.bo
     assert!(err.contains("tool boom panicked"), "{err}");
     assert_next_call_works(&s);
 }
+
+#[test]
+fn results_that_expand_without_end_are_refused_by_budget() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(
+        "expand",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+export const sparse = trailblaze.tool<{}, unknown>(async () => { const a: number[] = []; a[2147483646] = 1; return { a }; });
+export const dag = trailblaze.tool<{}, unknown>(async () => {
+  let level: unknown = { leaf: "x" };
+  for (let i = 0; i < 24; i++) level = { l: level, r: level };
+  return level;
+});
+export const wide = trailblaze.tool<{}, unknown>(async () => "y".repeat(40 * 1024 * 1024));
+export const holes = trailblaze.tool<{}, unknown>(async () => { const a: number[] = []; a[3] = 7; return a; });
+"#,
+    );
+    let (_p, s) = f.session(Settings {
+        limits: EngineLimits {
+            timeout: Duration::from_secs(20),
+            memory_bytes: 256 << 20,
+            ..EngineLimits::default()
+        },
+        ..Settings::default()
+    });
+    for (name, budget) in [("sparse", "values"), ("dag", "values"), ("wide", "MiB of text")] {
+        let err = s.call(name, json!({})).expect_err("over budget").to_string();
+        assert!(
+            err.contains("its result: more than") && err.contains(budget),
+            "{name}: {err}"
+        );
+        assert_next_call_works(&s);
+    }
+    // Control: a small sparse array converts, holes as null.
+    assert_eq!(s.call("holes", json!({})).expect("small"), json!([null, null, null, 7]));
+}
+
+#[test]
+fn discovery_reads_regular_files_only() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    let zero = f.map_dir().join("tools/zero.ts");
+    std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
+    let project = f.project();
+    let catalog = project.catalog("t").expect("the trailmap still loads");
+    assert!(
+        catalog
+            .problems
+            .iter()
+            .any(|p| p.contains("zero.ts") && p.contains("not a regular file")),
+        "{:?}",
+        catalog.problems
+    );
+    let (_p, s) = f.session(settings());
+    assert_next_call_works(&s);
+}

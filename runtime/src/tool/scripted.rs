@@ -24,7 +24,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
     };
     for file in &map.scripts {
         let module = module_name(root, file);
-        let analyzed = std::fs::read_to_string(file)
+        let analyzed = crate::files::read_text(file)
             .map_err(|e| format!("{module}: cannot read: {e}"))
             .and_then(|source| {
                 let load = |spec: &str, from: &str| load_sibling(root, spec, from);
@@ -127,7 +127,7 @@ fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)>
         Some(_) => return None,
     }
     let file = root.join(&rel);
-    let source = std::fs::read_to_string(&file).ok()?;
+    let source = crate::files::read_text(&file).ok()?;
     Some((module_name(root, &file), source))
 }
 

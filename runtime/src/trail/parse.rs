@@ -59,7 +59,7 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
 
 /// Reads and parses a trail file.
 pub fn load_trail(file: &Path) -> Result<Trail, Vec<YamlError>> {
-    match std::fs::read_to_string(file) {
+    match crate::files::read_text(file) {
         Ok(text) => parse_trail(&text, file),
         Err(e) => Err(vec![YamlError {
             file: file.to_path_buf(),

@@ -109,7 +109,7 @@ impl State {
 impl SimDevice {
     /// Loads `path` (a trailmap's `app.yaml`).
     pub fn from_app_file(path: &Path) -> Result<SimDevice, DeviceError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::files::read_text(path)
             .map_err(|e| DeviceError::App(format!("cannot read {}: {e}", path.display())))?;
         SimDevice::from_app_yaml(&text, path)
     }

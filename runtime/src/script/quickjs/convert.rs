@@ -7,16 +7,63 @@ use serde_json::{Map, Number, Value as Json};
 /// Objects nested deeper than this are refused: it also stops cycles.
 const MAX_DEPTH: usize = 128;
 
-/// Converts a script value to JSON. `undefined` members are dropped, as `JSON.stringify` does. Errors
-/// name the JS type, never the value.
-pub fn to_json<'js>(v: &Value<'js>) -> Result<Json, String> {
-    walk(v, 0)
+/// Values (every array item, member and scalar) one conversion may produce. The walk expands shared
+/// references, so a small graph (each level referring to the one below twice) or a sparse array
+/// (`a[2147483646] = 1`) would otherwise cost gigabytes before anything noticed.
+pub const MAX_VALUES: usize = 200_000;
+
+/// Bytes of text (strings and keys) one conversion may produce.
+pub const MAX_TEXT_BYTES: usize = 32 << 20;
+
+/// What is left of one conversion's budget.
+struct Budget {
+    values: usize,
+    text: usize,
 }
 
-fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
+impl Budget {
+    /// Fails when `values` more would not fit, without spending them.
+    fn room(&self, values: usize) -> Result<(), String> {
+        if values > self.values {
+            return Err(too_many());
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, values: usize, text: usize) -> Result<(), String> {
+        if values > self.values {
+            return Err(too_many());
+        }
+        if text > self.text {
+            return Err(format!("more than {} MiB of text: return less", MAX_TEXT_BYTES >> 20));
+        }
+        self.values -= values;
+        self.text -= text;
+        Ok(())
+    }
+}
+
+fn too_many() -> String {
+    format!(
+        "more than {MAX_VALUES} values (a sparse array, references shared many times, or simply too much): return less"
+    )
+}
+
+/// Converts a script value to JSON. `undefined` members are dropped, as `JSON.stringify` does; array
+/// holes become `null`. Errors name the JS type or the budget, never the value.
+pub fn to_json<'js>(v: &Value<'js>) -> Result<Json, String> {
+    let mut budget = Budget {
+        values: MAX_VALUES,
+        text: MAX_TEXT_BYTES,
+    };
+    walk(v, 0, &mut budget)
+}
+
+fn walk<'js>(v: &Value<'js>, depth: usize, budget: &mut Budget) -> Result<Json, String> {
     if depth > MAX_DEPTH {
         return Err(format!("a value nested deeper than {MAX_DEPTH} levels (a cycle?)"));
     }
+    budget.take(1, 0)?;
     Ok(match v.type_of() {
         Type::Undefined | Type::Null | Type::Uninitialized => Json::Null,
         Type::Bool => Json::Bool(v.as_bool().unwrap_or_default()),
@@ -24,16 +71,19 @@ fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
         Type::Float => float(v.as_float().unwrap_or_default())?,
         Type::String => {
             let s = v.as_string().ok_or("a string")?;
-            Json::String(
-                s.to_string()
-                    .map_err(|e| format!("a string that is not valid text: {e}"))?,
-            )
+            let s = s
+                .to_string()
+                .map_err(|e| format!("a string that is not valid text: {e}"))?;
+            budget.take(0, s.len())?;
+            Json::String(s)
         }
         Type::Array => {
             let arr = v.as_array().ok_or("an array")?;
+            // The length first: a sparse array's holes cost nothing in JS and one value each here.
+            budget.room(arr.len())?;
             let mut out = Vec::with_capacity(arr.len());
             for item in arr.iter::<Value>() {
-                out.push(walk(&item.map_err(|e| e.to_string())?, depth + 1)?);
+                out.push(walk(&item.map_err(|e| e.to_string())?, depth + 1, budget)?);
             }
             Json::Array(out)
         }
@@ -45,7 +95,8 @@ fn walk<'js>(v: &Value<'js>, depth: usize) -> Result<Json, String> {
                 if matches!(item.type_of(), Type::Undefined | Type::Function | Type::Constructor) {
                     continue;
                 }
-                out.insert(k, walk(&item, depth + 1)?);
+                budget.take(0, k.len())?;
+                out.insert(k, walk(&item, depth + 1, budget)?);
             }
             Json::Object(out)
         }

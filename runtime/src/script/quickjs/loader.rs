@@ -99,7 +99,7 @@ impl Loader for ScriptLoader {
             rquickjs::Error::new_loading_message(name, msg)
         };
         let source =
-            std::fs::read_to_string(self.root.join(name)).map_err(|e| fail(format!("cannot read {name}: {e}")))?;
+            crate::files::read_text(&self.root.join(name)).map_err(|e| fail(format!("cannot read {name}: {e}")))?;
         let t = self
             .transpiler
             .transpile(name, &source)

@@ -31,9 +31,6 @@ use server::{Msg, Server};
 const RUNNER: &str = include_str!("runner.mjs");
 const HOOKS: &str = include_str!("hooks.mjs");
 
-/// Imported `.ts` files larger than this are refused (they are read whole and transpiled).
-const MAX_MODULE_BYTES: u64 = 8 << 20;
-
 /// How long a killed process may take to be reaped before the call gives up waiting for it.
 const REAP_WAIT: Duration = Duration::from_secs(5);
 
@@ -201,14 +198,7 @@ impl Subprocess {
                 "{name}: only `.ts` files inside the trailmaps folder can be imported"
             ));
         }
-        let path = self.cfg.root.join(relative);
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() && m.len() <= MAX_MODULE_BYTES => {}
-            Ok(m) if m.is_file() => return fail(format!("{name}: larger than {} MiB", MAX_MODULE_BYTES >> 20)),
-            Ok(_) => return fail(format!("cannot read {name}: not a regular file")),
-            Err(e) => return fail(format!("cannot read {name}: {e}")),
-        }
-        let source = match std::fs::read_to_string(&path) {
+        let source = match crate::files::read_text(&self.cfg.root.join(relative)) {
             Ok(s) => s,
             Err(e) => return fail(format!("cannot read {name}: {e}")),
         };

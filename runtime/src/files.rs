@@ -1,0 +1,74 @@
+//! Reading the user's files: regular files only, and not without end. A `.ts` or `.yaml` name on a
+//! FIFO would block a command forever, one on `/dev/zero` would allocate until the process dies.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest source or YAML file read (a trail, a tool, an app): far beyond any real one.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// The whole text of `path`, if it is a regular file (a symlink to one is fine) of at most
+/// [`MAX_FILE_BYTES`].
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
+        ));
+    }
+    let mut text = String::new();
+    // The size can change between the check and the read: the read is bounded too.
+    std::fs::File::open(path)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
+        ));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ok = dir.path().join("a.ts");
+        std::fs::write(&ok, "export const a = 1;").expect("write");
+        assert_eq!(read_text(&ok).expect("reads"), "export const a = 1;");
+        assert!(read_text(dir.path()).is_err(), "a folder");
+        #[cfg(unix)]
+        {
+            let zero = dir.path().join("zero.ts");
+            std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
+            let e = read_text(&zero).expect_err("a device");
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            let fifo = dir.path().join("fifo.ts");
+            let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+            // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            assert!(read_text(&fifo).is_err(), "a FIFO must not block");
+        }
+        let big = dir.path().join("big.ts");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_FILE_BYTES + 1))
+            .expect("sparse file");
+        assert!(
+            read_text(&big)
+                .expect_err("too big")
+                .to_string()
+                .contains("larger than")
+        );
+    }
+}
