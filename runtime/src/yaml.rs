@@ -8,7 +8,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr::Scalar;
+use saphyr_parser::Event;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError, DecodeErrorKind};
@@ -198,39 +199,150 @@ pub fn parent_path(path: &str) -> Option<String> {
 }
 
 /// Parses one YAML document. An empty file is `null`.
+///
+/// The tree is built straight from the parser's events (no intermediate YAML tree), which is where
+/// the reader's limits hold: an alias is refused where it stands, before anything is expanded (1 MB
+/// of aliases to a 10 KB anchor would otherwise cost gigabytes), and nesting deeper than
+/// [`MAX_DEPTH`] is refused before anything recursive sees it.
 pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| {
-        let m = e.marker();
-        YamlError::new(
-            file,
-            text,
-            Pos {
-                line: m.line(),
-                col: m.col() + 1,
-            },
-            e.info().to_string(),
-        )
-    })?;
-    if docs.len() > 1 {
-        return Err(YamlError::new(
-            file,
-            text,
-            Pos { line: 1, col: 1 },
-            "expected one YAML document, found several",
-        ));
-    }
     let mut doc = Document {
         file: file.to_path_buf(),
-        text: text.to_string(),
+        text: String::new(),
         value: Value::Null,
         tree: PosNode::default(),
     };
-    if let Some(root) = docs.first() {
-        let (value, tree) = convert(root, &doc)?;
+    let fail = |pos: Pos, msg: &str| YamlError::new(file, text, pos, msg);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut root: Option<(Value, PosNode)> = None;
+    let mut documents = 0;
+    for event in saphyr_parser::Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| {
+            let m = e.marker();
+            fail(
+                Pos {
+                    line: m.line(),
+                    col: m.col() + 1,
+                },
+                e.info(),
+            )
+        })?;
+        let pos = Pos {
+            line: span.start.line(),
+            col: span.start.col() + 1,
+        };
+        let done = match event {
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(fail(
+                        Pos { line: 1, col: 1 },
+                        "expected one YAML document, found several",
+                    ));
+                }
+                None
+            }
+            Event::Alias(_) => return Err(fail(pos, "YAML aliases are not supported")),
+            Event::Scalar(v, style, _, tag) => {
+                let Some(s) = Scalar::parse_from_cow_and_metadata(v, style, tag.as_ref()) else {
+                    return Err(fail(pos, "a value that does not match its tag"));
+                };
+                if let Some(Frame::Map { key: key @ None, .. }) = stack.last_mut() {
+                    *key = Some((
+                        map_key(&s).ok_or_else(|| fail(pos, "a mapping key must be a plain name"))?,
+                        pos,
+                    ));
+                    None
+                } else {
+                    let value =
+                        scalar(&s).ok_or_else(|| fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
+                    Some((
+                        value,
+                        PosNode {
+                            pos,
+                            ..PosNode::default()
+                        },
+                    ))
+                }
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                if matches!(stack.last(), Some(Frame::Map { key: None, .. })) {
+                    return Err(fail(pos, "a mapping key must be a plain name"));
+                }
+                if stack.len() >= MAX_DEPTH {
+                    return Err(fail(pos, &format!("nested more than {MAX_DEPTH} levels deep")));
+                }
+                let tree = PosNode {
+                    pos,
+                    ..PosNode::default()
+                };
+                stack.push(match event {
+                    Event::SequenceStart(..) => Frame::Seq {
+                        items: Vec::new(),
+                        tree,
+                    },
+                    _ => Frame::Map {
+                        map: serde_json::Map::new(),
+                        tree,
+                        key: None,
+                    },
+                });
+                None
+            }
+            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                Some(Frame::Seq { items, tree }) => Some((Value::Array(items), tree)),
+                Some(Frame::Map { map, tree, .. }) => Some((Value::Object(map), tree)),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some((value, tree)) = done {
+            match stack.last_mut() {
+                Some(Frame::Seq { items, tree: parent }) => {
+                    items.push(value);
+                    parent.items.push(tree);
+                }
+                Some(Frame::Map { map, tree: parent, key }) => {
+                    if let Some((k, at)) = key.take() {
+                        let mut child = tree;
+                        child.key = Some(at);
+                        parent.entries.push((k.clone(), child));
+                        map.insert(k, value);
+                    }
+                }
+                None => root = Some((value, tree)),
+            }
+        }
+    }
+    doc.text = text.to_string();
+    if let Some((value, tree)) = root {
         doc.value = value;
         doc.tree = tree;
     }
     Ok(doc)
+}
+
+/// A collection being built from events.
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        tree: PosNode,
+    },
+    Map {
+        map: serde_json::Map<String, Value>,
+        tree: PosNode,
+        /// The key read, waiting for its value.
+        key: Option<(String, Pos)>,
+    },
+}
+
+/// A mapping key: a plain name (strings, and the integers and booleans YAML reads unquoted).
+fn map_key(s: &Scalar<'_>) -> Option<String> {
+    match s {
+        Scalar::String(s) => Some(s.to_string()),
+        Scalar::Integer(i) => Some(i.to_string()),
+        Scalar::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 /// Reads and parses `path`.
@@ -254,62 +366,9 @@ pub fn from_file<T: DeserializeOwned>(path: &Path) -> Result<T, YamlError> {
     parse_file(path)?.decode()
 }
 
-fn pos_of(node: &MarkedYaml<'_>) -> Pos {
-    Pos {
-        line: node.span.start.line(),
-        col: node.span.start.col() + 1,
-    }
-}
-
-fn convert(node: &MarkedYaml<'_>, doc: &Document) -> Result<(Value, PosNode), YamlError> {
-    let pos = pos_of(node);
-    let mut tree = PosNode {
-        pos,
-        ..PosNode::default()
-    };
-    let err = |doc: &Document, msg: &str| YamlError::new(&doc.file, &doc.text, pos, msg);
-    let value = match &node.data {
-        YamlData::Value(s) => scalar(s).ok_or_else(|| err(doc, "a number that JSON cannot hold (NaN or infinity)"))?,
-        YamlData::Sequence(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                let (v, t) = convert(item, doc)?;
-                out.push(v);
-                tree.items.push(t);
-            }
-            Value::Array(out)
-        }
-        YamlData::Mapping(map) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in map {
-                let key = match &k.data {
-                    YamlData::Value(Scalar::String(s)) => s.to_string(),
-                    YamlData::Value(Scalar::Integer(i)) => i.to_string(),
-                    YamlData::Value(Scalar::Boolean(b)) => b.to_string(),
-                    _ => {
-                        return Err(YamlError::new(
-                            &doc.file,
-                            &doc.text,
-                            pos_of(k),
-                            "a mapping key must be a plain name",
-                        ));
-                    }
-                };
-                let (value, mut child) = convert(v, doc)?;
-                child.key = Some(pos_of(k));
-                tree.entries.push((key.clone(), child));
-                out.insert(key, value);
-            }
-            Value::Object(out)
-        }
-        YamlData::Tagged(_, inner) => return convert(inner, doc),
-        YamlData::Alias(_) => return Err(err(doc, "YAML aliases are not supported")),
-        YamlData::Representation(..) | YamlData::BadValue => {
-            return Err(err(doc, "a value that does not match its tag"));
-        }
-    };
-    Ok((value, tree))
-}
+/// Nesting followed before a document is refused: far deeper than any trail, tool or app, and shallow
+/// enough that nothing recursive over the result (checks, decoding, drop) can run out of stack.
+pub const MAX_DEPTH: usize = 128;
 
 fn scalar(s: &Scalar<'_>) -> Option<Value> {
     Some(match s {
@@ -395,5 +454,45 @@ mod tests {
         assert_eq!(parent_path("a.b").as_deref(), Some("a"));
         assert_eq!(parent_path("a").as_deref(), Some(""));
         assert_eq!(parent_path(""), None);
+    }
+
+    #[test]
+    fn nesting_is_bounded_where_it_happens_and_aliases_are_refused_before_expansion() {
+        let deep = format!("tools:\n  {}1\n", "- ".repeat(8000));
+        let e = parse(&deep, &file()).expect_err("too deep");
+        assert!(e.message.contains("nested more than 128 levels"), "{}", e.message);
+        assert_eq!(e.pos.line, 2);
+        let flow = format!("a: {}{}\n", "[".repeat(8000), "]".repeat(8000));
+        assert!(parse(&flow, &file()).is_err(), "deep flow nesting is refused too");
+        // A billion-laughs shape: refused at the first alias, with its position.
+        let anchor = format!("[{}1]", "1,".repeat(5000));
+        let laughs = format!("a: &a {anchor}\nb: [{}]\n", vec!["*a"; 5000].join(","));
+        let e = parse(&laughs, &file()).expect_err("aliases");
+        assert_eq!((e.pos.line, e.message.as_str()), (2, "YAML aliases are not supported"));
+        // Positive controls: nesting up to the limit, and an anchor alone, read fine.
+        let ok = format!("tools:\n  {}1\n", "- ".repeat(100));
+        assert!(parse(&ok, &file()).is_ok());
+        assert!(parse("a: &x 1\nb: 2\n", &file()).is_ok());
+    }
+
+    #[test]
+    fn keys_positions_and_documents_read_as_before() {
+        let doc = parse("a:\n  - x: 1\n    'y': '2'\n  - [3, 4]\n", &file()).expect("parses");
+        assert_eq!(doc.value, serde_json::json!({ "a": [{ "x": 1, "y": "2" }, [3, 4]] }));
+        assert_eq!(doc.position("a[0].y"), Pos { line: 3, col: 5 });
+        assert_eq!(doc.value_position("a[0].y"), Pos { line: 3, col: 10 });
+        assert!(
+            parse("a: 1\n---\nb: 2\n", &file())
+                .expect_err("two")
+                .message
+                .contains("several")
+        );
+        assert!(
+            parse("? [a]\n: 1\n", &file())
+                .expect_err("key")
+                .message
+                .contains("plain name")
+        );
+        assert_eq!(parse("", &file()).expect("empty").value, Value::Null);
     }
 }
