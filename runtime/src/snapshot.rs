@@ -218,6 +218,9 @@ fn scrub(text: &str, redact: &[String]) -> String {
 pub struct Screen {
     device: RefCell<Box<dyn Device>>,
     cached: RefCell<Option<Arc<Snapshot>>>,
+    /// Refs of editable fields a secret was typed into: their text reads `***` in every snapshot
+    /// until the field is empty again, so deleting a character cannot show the rest of the secret.
+    tainted: RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Screen {
@@ -225,6 +228,7 @@ impl Screen {
         Screen {
             device: RefCell::new(device),
             cached: RefCell::new(None),
+            tainted: RefCell::new(Default::default()),
         }
     }
 
@@ -240,9 +244,40 @@ impl Screen {
             return Ok(s.clone());
         }
         let tree = self.with_device(|d| d.snapshot())?;
-        let snap = Arc::new(Snapshot::from_tree(tree));
+        let mut snap = Snapshot::from_tree(tree);
+        self.mask_tainted(&mut snap);
+        let snap = Arc::new(snap);
         *self.cached.borrow_mut() = Some(snap.clone());
         Ok(snap)
+    }
+
+    /// Marks the focused editable field as holding a secret (called after typing one).
+    pub fn taint_focused(&self) -> Result<(), DeviceError> {
+        let tree = self.with_device(|d| d.snapshot())?;
+        let snap = Snapshot::from_tree(tree);
+        if let Some(n) = snap.nodes.iter().find(|n| n.focused && n.editable) {
+            self.tainted.borrow_mut().insert(n.r#ref.clone());
+        }
+        self.invalidate();
+        Ok(())
+    }
+
+    /// Tainted fields read `***`; one that is empty again is no longer tainted.
+    fn mask_tainted(&self, snap: &mut Snapshot) {
+        let mut tainted = self.tainted.borrow_mut();
+        if tainted.is_empty() {
+            return;
+        }
+        for n in &mut snap.nodes {
+            if !tainted.contains(&n.r#ref) {
+                continue;
+            }
+            if n.view.text.as_deref().is_none_or(str::is_empty) {
+                tainted.remove(&n.r#ref);
+            } else {
+                n.view.text = Some("***".to_string());
+            }
+        }
     }
 
     pub fn invalidate(&self) {

@@ -283,3 +283,36 @@ fn run_sequence_reaches_llm_visible_tools_only() {
     )
     .expect("hidden tools stay callable directly");
 }
+
+#[test]
+fn a_field_that_held_a_secret_stays_masked_until_cleared_and_no_result_tells_its_length() {
+    let f = Fixture::new("t");
+    let (_secrets, s) = counting_session(&f);
+    let email = ref_of(&s, "email");
+    let typed = s
+        .call("type", json!({ "text": "{{secret:PIN}}", "ref": email }))
+        .expect("type");
+    assert_eq!(typed["typed"], 3, "a secret counts as its `***`: {typed}");
+    let prefix: String = CANARY.chars().take(CANARY.chars().count() - 1).collect();
+    // Delete one character: the field now holds all of the secret but its last character.
+    s.call("pressKey", json!({ "keyCode": "BACKSPACE" }))
+        .expect("backspace");
+    assert_eq!(
+        field_text(&device_tree(&s), "email").as_deref(),
+        Some(prefix.as_str()),
+        "control: the device holds the prefix"
+    );
+    let snap = s.call("snapshot", json!({})).expect("snapshot").to_string();
+    assert!(
+        !snap.contains(&prefix[..8]),
+        "the snapshot shows part of the secret: {snap}"
+    );
+    assert!(snap.contains("***"), "{snap}");
+    // Cleared, the field is ordinary again: what is typed next shows.
+    s.call("eraseText", json!({ "charactersToErase": 100 })).expect("erase");
+    s.call("snapshot", json!({})).expect("snapshot of the empty field");
+    s.call("type", json!({ "text": "plain@example.com", "ref": email }))
+        .expect("type");
+    let snap = s.call("snapshot", json!({})).expect("snapshot").to_string();
+    assert!(snap.contains("plain@example.com"), "{snap}");
+}

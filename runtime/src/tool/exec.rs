@@ -65,9 +65,14 @@ impl BuiltinTool for InputText {
             cx.screen.with_device(|d| d.tap(x, y))?;
         }
         cx.screen.with_device(|d| d.input_text(&self.text))?;
-        // The result reports the length only: the text may be a resolved secret.
+        let redacted = crate::secret::redact_text(&self.text, cx.redact);
+        if matches!(redacted, std::borrow::Cow::Owned(_)) {
+            // A secret went in: the field stays masked until it is cleared.
+            cx.screen.taint_focused()?;
+        }
+        // The length as the caller wrote it, each secret counted as its `***`: never a secret's length.
         results::done(Typed {
-            typed: self.text.chars().count(),
+            typed: redacted.chars().count(),
         })
     }
 }

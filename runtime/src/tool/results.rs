@@ -21,7 +21,7 @@ pub struct Tapped {
     pub tapped: Point,
 }
 
-/// What was typed: the number of characters only, since the text may be a resolved secret.
+/// What was typed: the number of characters only, each secret counted as the three of `***`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Typed {
     pub typed: usize,
