@@ -28,6 +28,9 @@ pub enum NotLlmVisible {
     Hidden { name: String, instead: Option<String> },
     #[error("unknown tool `{name}`{}", crate::tool::did_you_mean(.suggestions))]
     Unknown { name: String, suggestions: Vec<String> },
+    /// Its file did not load: why, with file:line:col.
+    #[error("{message}")]
+    Broken { message: String },
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -160,6 +163,7 @@ impl Catalog {
                 cat.host_visible.insert(decl.id.clone(), file.clone());
             }
         }
+        break_composed_cycles(&mut cat);
         offer_to_llm(&mut cat, map);
         // The catalog rules hold for built-ins by test; a trailmap's own tools are told at load.
         let own = cat.tools.values().filter(|t| t.trailmap.is_some()).map(|t| t.as_ref());
@@ -210,8 +214,11 @@ impl Catalog {
     /// The LLM-visible tool `name`, or why not: hidden (with the visible tool to use instead where
     /// there is one), or unknown (with the nearest LLM-visible names).
     pub fn llm_tool(&self, name: &str) -> Result<&Arc<ToolDescriptor>, NotLlmVisible> {
-        match self.tool(name) {
-            Some(t) if t.flags.surface_to_llm => Ok(t),
+        match self.tool(name).map(|t| (t, &t.kind)) {
+            Some((_, ToolKind::Broken { message, .. })) => Err(NotLlmVisible::Broken {
+                message: message.clone(),
+            }),
+            Some((t, _)) if t.flags.surface_to_llm => Ok(t),
             Some(_) => Err(NotLlmVisible::Hidden {
                 name: name.to_string(),
                 instead: (name == "inputText").then(|| "type".to_string()),
@@ -233,6 +240,60 @@ impl Catalog {
 
     pub fn host_names(&self) -> Vec<String> {
         self.host_visible.keys().cloned().collect()
+    }
+}
+
+/// A composed tool that reaches itself again (directly or through others) would expand forever: each
+/// one on a cycle becomes a broken tool that says so, and `check` and `dts` report it.
+fn break_composed_cycles(cat: &mut Catalog) {
+    let calls = |t: &ToolDescriptor| -> Vec<String> {
+        match &t.kind {
+            ToolKind::Composed(c) => c.calls.iter().map(|(n, _)| n.clone()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut cyclic: Vec<(String, String)> = Vec::new();
+    for (name, t) in &cat.tools {
+        if !matches!(t.kind, ToolKind::Composed(_)) {
+            continue;
+        }
+        // Depth-first from `name`, looking for `name` again; the path says how.
+        let mut stack: Vec<(String, Vec<String>)> = calls(t).into_iter().map(|c| (c.clone(), vec![c])).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some((at, path)) = stack.pop() {
+            if at == *name {
+                cyclic.push((name.clone(), path.join(" → ")));
+                break;
+            }
+            if !seen.insert(at.clone()) {
+                continue;
+            }
+            if let Some(next) = cat.tools.get(&at) {
+                for c in calls(next) {
+                    let mut p = path.clone();
+                    p.push(c.clone());
+                    stack.push((c, p));
+                }
+            }
+        }
+    }
+    for (name, path) in cyclic {
+        let Some(t) = cat.tools.get(&name) else { continue };
+        let file = cat
+            .trailmap
+            .as_ref()
+            .map(|_| PathBuf::from(format!("tools/{name}.tool.yaml")))
+            .unwrap_or_default();
+        let message = format!(
+            "{}: composed tool `{name}` calls itself ({name} → {path}), so it would never finish",
+            file.display()
+        );
+        cat.problems.push(message.clone());
+        let broken = ToolDescriptor {
+            kind: ToolKind::Broken { file, message },
+            ..t.as_ref().clone()
+        };
+        cat.tools.insert(name, Arc::new(broken));
     }
 }
 

@@ -219,7 +219,14 @@ fn session_thread(
     let root = catalog.script_root.clone();
     let (tool_names, host_names) = (catalog.tool_names(), catalog.host_names());
     let limits = settings.limits.clone();
-    let core = Rc::new(SessionCore::new(catalog, settings, secrets, log, Screen::new(device)));
+    let core = Rc::new(SessionCore::new(
+        catalog,
+        settings,
+        secrets,
+        log,
+        Screen::new(device),
+        deadline.clone(),
+    ));
     let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
         root: root.clone(),
         transpiler: transpiler.clone(),

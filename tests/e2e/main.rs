@@ -4,6 +4,7 @@ mod cli;
 mod device_errors;
 mod host;
 mod hostile;
+mod limits;
 mod llm_tools;
 mod registration;
 mod runtimes;

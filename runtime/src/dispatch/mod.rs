@@ -123,6 +123,9 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
         .enter_call(name)
         .map_err(|(cap, name)| CallError::Depth { cap, name })?;
     let depth = guard.depth();
+    if depth == 0 {
+        s.expanded.set(0);
+    }
     let Some(tool) = s.catalog.tool(name) else {
         let names = s.catalog.tool_names();
         return Err(CallError::UnknownTool {
@@ -178,6 +181,9 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
     }
 }
 
+/// Calls one top-level call may expand into through delegating and composed tools.
+pub const MAX_EXPANDED: u64 = 10_000;
+
 /// Strict arguments for every kind of tool, before anything runs: a built-in decodes into its Rust
 /// type; a scripted or composed tool is held to the input schema its analyzer or `parameters:` gave.
 /// Either way an error reads the same: the path, the expected type, never the value.
@@ -222,6 +228,25 @@ fn llm_visible_only(s: &SessionCore, name: &str, calls: &[(String, Value)]) -> R
 fn run_expansion(s: &SessionCore, rt: &dyn ScriptRuntime, calls: Vec<(String, Value)>) -> Result<Value, CallError> {
     let mut last = Value::Null;
     for (tool, args) in calls {
+        // Composed tools fan out (each call may expand again): a budget and the call's deadline hold
+        // here too, not only inside scripts.
+        let n = s.expanded.get() + 1;
+        s.expanded.set(n);
+        if n > MAX_EXPANDED {
+            return Err(CallError::Failed {
+                tool,
+                message: format!(
+                    "the call expanded into more than {MAX_EXPANDED} calls (a composed tool that fans out?); refusing the rest"
+                ),
+            });
+        }
+        if s.deadline.expired() {
+            let message = s
+                .deadline
+                .stop_message(&s.settings.limits)
+                .unwrap_or_else(|| "stopped".into());
+            return Err(CallError::Failed { tool, message });
+        }
         last = call(s, rt, &tool, args)?;
     }
     Ok(last)

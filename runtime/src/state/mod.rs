@@ -10,7 +10,7 @@ use std::sync::Arc;
 use trailblaze_host_functions::HostEnv;
 use trailblaze_host_functions::secrets::SecretStore;
 
-use crate::budget::Limits;
+use crate::budget::{Deadline, Limits};
 use crate::catalog::Catalog;
 use crate::snapshot::Screen;
 use crate::tool::ToolCx;
@@ -45,6 +45,10 @@ pub struct SessionCore {
     pub screen: Screen,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
+    /// The running top-level call's deadline (the script runtimes check it too).
+    pub deadline: Arc<Deadline>,
+    /// Calls that delegating and composed tools expanded into during the running top-level call.
+    pub expanded: Cell<u64>,
 }
 
 impl SessionCore {
@@ -54,6 +58,7 @@ impl SessionCore {
         secrets: Arc<SecretStore>,
         mut log: SessionLog,
         screen: Screen,
+        deadline: Arc<Deadline>,
     ) -> SessionCore {
         let redact = secrets.values_to_redact();
         log.set_redactions(redact.clone());
@@ -69,6 +74,8 @@ impl SessionCore {
             redact,
             screen,
             depth: Cell::new(0),
+            deadline,
+            expanded: Cell::new(0),
         }
     }
 

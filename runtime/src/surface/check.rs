@@ -291,7 +291,10 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
     }
 
     match value {
-        Value::Number(_) => bounds(obj, value, path, out),
+        Value::Number(_) => {
+            integer_format(obj, value, path, out);
+            bounds(obj, value, path, out)
+        }
         Value::Object(map) => object(obj, defs, map, path, depth, out),
         Value::Array(items) => array(obj, defs, items, path, depth, out),
         _ => {}
@@ -304,6 +307,31 @@ fn not_one_of(allowed: &[&Value], value: &Value) -> String {
         format!("not one of the allowed values: {}", list_literals(allowed))
     } else {
         format!("expected one of {}, found {}", list_literals(allowed), kind(value))
+    }
+}
+
+/// schemars writes an integer's Rust width as `format` (`int32`, `uint32`, ...); replay decodes with
+/// serde into that width, so a value outside it is a finding here, not a failure at run time.
+fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
+    let range: (i128, i128) = match obj.get("format").and_then(Value::as_str) {
+        Some("int8") => (i8::MIN.into(), i8::MAX.into()),
+        Some("uint8") => (0, u8::MAX.into()),
+        Some("int16") => (i16::MIN.into(), i16::MAX.into()),
+        Some("uint16") => (0, u16::MAX.into()),
+        Some("int32") => (i32::MIN.into(), i32::MAX.into()),
+        Some("uint32") => (0, u32::MAX.into()),
+        Some("int64") => (i64::MIN.into(), i64::MAX.into()),
+        Some("uint64" | "uint") => (0, u64::MAX.into()),
+        _ => return,
+    };
+    let n = value
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| value.as_u64().map(i128::from));
+    if let Some(n) = n
+        && (n < range.0 || n > range.1)
+    {
+        push(out, path, format!("must be between {} and {}", range.0, range.1));
     }
 }
 
