@@ -89,7 +89,7 @@ fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a ToolDescriptor, 
                 "; to type, run `trailblaze tool type text=... [ref=...]`"
             }
             NotLlmVisible::Hidden { .. } => " (see `trailblaze tools`)",
-            NotLlmVisible::Unknown { .. } => "",
+            NotLlmVisible::Unknown { .. } | NotLlmVisible::Broken { .. } => "",
         };
         Failure::Usage(anyhow!("{e}{hint}"))
     })
