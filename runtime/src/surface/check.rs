@@ -292,8 +292,13 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
 
     match value {
         Value::Number(_) => {
-            integer_format(obj, value, path, out);
-            bounds(obj, value, path, out)
+            // The schema's own bounds say it better (`must be at least 0`); the width only when they
+            // said nothing.
+            let before = out.len();
+            bounds(obj, value, path, out);
+            if out.len() == before {
+                integer_format(obj, value, path, out);
+            }
         }
         Value::Object(map) => object(obj, defs, map, path, depth, out),
         Value::Array(items) => array(obj, defs, items, path, depth, out),
