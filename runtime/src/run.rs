@@ -55,12 +55,19 @@ pub fn run_trails(
         trails: Vec::new(),
     };
     let mut used_ids: Vec<String> = Vec::new();
+    let secrets = project.secrets.values_to_redact();
     for file in files {
-        let t = run_one(project, file, &dir, opts, &mut used_ids, progress);
+        let mut t = run_one(project, file, &dir, opts, &mut used_ids, progress);
+        t.redact(&secrets);
         report.trails.push(t);
+        // The reports so far, after every trail: a run killed by a CI timeout (SIGTERM, SIGKILL)
+        // still leaves the trails that finished reported. Each file is replaced whole (renamed).
+        if report.trails.len() < files.len() {
+            report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            let _ = trail::report::write_all(&report, &dir);
+        }
     }
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-    report.redact(&project.secrets.values_to_redact());
     let files = trail::report::write_all(&report, &dir)
         .map_err(|e| ProjectError::Usage(format!("writing the reports: {e}")))?;
     Ok(RunOutput { dir, report, files })

@@ -416,3 +416,65 @@ fn the_native_gate_is_stricter_on_integers() {
     );
     assert!(r.findings[0].message.contains("fractional"), "{}", r.findings[0]);
 }
+
+#[test]
+fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
+    let f = Fixture::demo();
+    f.tool(
+        "slow",
+        "import { trailblaze } from \"@trailblaze/scripting\";\nexport const slow = trailblaze.tool<{}, {}>(async () => { const t = Date.now(); while (Date.now() - t < 40) {} return {}; });\n",
+    );
+    let mut steps = String::from("config:\n  target: demo\ntrail:\n");
+    for i in 0..300 {
+        steps.push_str(&format!(
+            "  - step: slow {i}\n    recording:\n      tools:\n        - slow: {{}}\n"
+        ));
+    }
+    write(&f, "zzz-long.trail.yaml", &steps);
+    let secrets = f.root().join("demo/demo.secrets");
+    let mut child = Command::new(trailblaze_bin())
+        .arg("--trailmaps")
+        .arg(f.root())
+        .arg("--out")
+        .arg(f.out())
+        .arg("--secrets")
+        .arg(&secrets)
+        .arg("run")
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("starts");
+    let run_dir = || {
+        std::fs::read_dir(f.out())
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|r| r.ok())
+            .map(|run| run.path())
+    };
+    // The long trail has started once its log exists: the three demo trails before it are done.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while run_dir().is_none_or(|d| !d.join("zzz-long/log.jsonl").exists()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let dir = run_dir().expect("a run folder");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
+        .expect("a whole JSON report");
+    let outcomes: Vec<&Value> = report["trails"]
+        .as_array()
+        .expect("trails")
+        .iter()
+        .map(|t| &t["outcome"])
+        .collect();
+    assert_eq!(
+        outcomes.len(),
+        3,
+        "the finished trails, not the one killed: {outcomes:?}"
+    );
+    assert!(outcomes.iter().all(|o| o["status"] == "passed"), "{outcomes:?}");
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("junit.xml");
+    roxmltree::Document::parse(&junit).expect("well-formed JUnit");
+    assert!(dir.join("report.html").exists());
+}

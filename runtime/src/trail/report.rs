@@ -135,6 +135,15 @@ impl RunReport {
     /// Replaces every occurrence of each value (resolved secrets) in every text of the report with
     /// `***`, as the session log does. A defence in depth: the replay should never have put one there.
     pub fn redact(&mut self, values: &[String]) {
+        for t in &mut self.trails {
+            t.redact(values);
+        }
+    }
+}
+
+impl TrailReport {
+    /// [`RunReport::redact`] for one trail.
+    pub fn redact(&mut self, values: &[String]) {
         if values.iter().all(String::is_empty) {
             return;
         }
@@ -144,22 +153,21 @@ impl RunReport {
                 *s = r;
             }
         };
-        for t in &mut self.trails {
-            t.error.iter_mut().for_each(scrub);
-            if let Outcome::Skipped { reason } = &mut t.outcome {
+        let t = self;
+        t.error.iter_mut().for_each(scrub);
+        if let Outcome::Skipped { reason } = &mut t.outcome {
+            scrub(reason);
+        }
+        for s in &mut t.steps {
+            scrub(&mut s.text);
+            s.error.iter_mut().for_each(scrub);
+            s.screen_svg.iter_mut().for_each(scrub);
+            if let Outcome::Skipped { reason } = &mut s.outcome {
                 scrub(reason);
             }
-            for s in &mut t.steps {
-                scrub(&mut s.text);
-                s.error.iter_mut().for_each(scrub);
-                s.screen_svg.iter_mut().for_each(scrub);
-                if let Outcome::Skipped { reason } = &mut s.outcome {
-                    scrub(reason);
-                }
-                for c in &mut s.calls {
-                    c.error.iter_mut().for_each(scrub);
-                    crate::secret::redact_value(&mut c.args, values);
-                }
+            for c in &mut s.calls {
+                c.error.iter_mut().for_each(scrub);
+                crate::secret::redact_value(&mut c.args, values);
             }
         }
     }
