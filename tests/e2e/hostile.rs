@@ -212,3 +212,28 @@ fn discovery_reads_regular_files_only() {
     let (_p, s) = f.session(settings());
     assert_next_call_works(&s);
 }
+
+#[test]
+fn a_long_call_chain_or_concatenation_is_refused_with_its_position_not_a_crash() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    let chain = "()".repeat(120_000);
+    f.tool(
+        "chain",
+        &format!("import {{ trailblaze }} from \"@trailblaze/scripting\";\nexport const chain = trailblaze.tool(async () => f{chain});\n"),
+    );
+    let concat = "\"ab\" + ".repeat(10_000);
+    f.tool(
+        "concat",
+        &format!("import {{ trailblaze }} from \"@trailblaze/scripting\";\nexport const concat = trailblaze.tool(async () => ({{ s: {concat}\"ab\" }}));\n"),
+    );
+    let (_p, s) = f.session(settings());
+    for name in ["chain", "concat"] {
+        let err = s.call(name, json!({})).expect_err("refused").to_string();
+        assert!(
+            err.contains(&format!("t/tools/{name}.ts:2:")) && err.contains("nested more than"),
+            "{name}: {err}"
+        );
+    }
+    assert_next_call_works(&s);
+}

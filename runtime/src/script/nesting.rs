@@ -8,7 +8,9 @@
 //! `else`, ...). A closing bracket restores the level from before its opener; a statement or
 //! list boundary (`;`, `,`, a newline where ASI would end the statement) restores the level of
 //! the enclosing bracket, except before `else`, which keeps an `if`/`else if` chain counted.
-//! Strings, comments, regexes and template text are skipped.
+//! Strings, comments, regexes and template text are skipped. Left-leaning chains count too
+//! (`f()()()`, `a.b.c`, `"x" + "x" + ...`): swc nests them as deep as they are long, and a long one
+//! is as dangerous as deep brackets (and costs swc memory quadratic in its length).
 
 /// What adds a level, besides brackets and template `${`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +109,11 @@ impl NestingScan<'_> {
                 }
                 b'(' | b'[' | b'{' => {
                     angles = 0;
+                    // A call or an index after a value (`f()()`, `a[0][1]`) is one more link of a
+                    // left-leaning chain, which swc nests as deep as it is long.
+                    if operators && prev_value && c != b'{' {
+                        level += 1;
+                    }
                     level += 1;
                     self.check(level)?;
                     stack.push(Open::Bracket(level));
@@ -174,7 +181,9 @@ impl NestingScan<'_> {
                         nests = !prev_value;
                     } else {
                         self.i += 1;
-                        nests = !prev_value;
+                        // Unary nests what follows; binary (`a + b + c`) lengthens a left-leaning
+                        // chain, which nests too.
+                        nests = !prev_value || operators;
                         prev_value = false;
                     }
                 }
@@ -209,6 +218,8 @@ impl NestingScan<'_> {
                 }
                 _ => {
                     self.i += 1;
+                    // After a value, `.`, `*`, `%`, `&`, `|`, `^`, `>` join a left-leaning chain.
+                    nests = operators && prev_value && matches!(c, b'.' | b'*' | b'%' | b'&' | b'|' | b'^' | b'>');
                     prev_value = false;
                 }
             }

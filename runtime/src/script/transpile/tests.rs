@@ -231,16 +231,37 @@ fn long_but_shallow_code_is_not_refused() {
         "\\(".repeat(n),
         "{".repeat(n),
     ));
-    // Many statements, with and without semicolons; long lists; a long flat chain.
+    // Many statements, with and without semicolons; long lists; a chain within the limit.
     let mut src = String::new();
     for i in 0..n {
         src.push_str(&format!("export const a{i}: number = -{i} + (x ? 1 : 2)\n"));
         src.push_str(&format!("let b{i} = !a{i};\n"));
     }
     src.push_str(&format!("const list = [{}];\n", "!1, ".repeat(n)));
-    src.push_str(&format!("const sum = {}1;\n", "1 + ".repeat(n)));
+    src.push_str(&format!("const sum = {}1;\n", "1 + ".repeat(MAX_NESTING / 2)));
     src.push_str("declare const x: boolean;\n");
     ok(&src);
+}
+
+#[test]
+fn long_left_leaning_chains_are_refused_before_swc() {
+    // swc nests `f()()()`, `a.b.c` and `x + x + x` as deep as they are long: a 240 KB call chain
+    // overflowed its stack, a 20 KB concatenation cost gigabytes. Each is refused with a position.
+    let n = 3 * MAX_NESTING;
+    for src in [
+        format!("export const x = f{};\n", "()".repeat(n)),
+        format!("export const x = a{};\n", ".b".repeat(n)),
+        format!("export const x = {}\"ab\";\n", "\"ab\" + ".repeat(n)),
+        format!("export const x = a{};\n", "[0]".repeat(n)),
+    ] {
+        let e = transpile_uncached("t.ts", &src).expect_err("too long a chain");
+        let msg = e.to_string();
+        assert!(msg.starts_with("t.ts:1:") && msg.contains("nested more than"), "{msg}");
+    }
+    // Control: the same chains at half the limit transpile.
+    let half = MAX_NESTING / 2;
+    ok(&format!("export const x = f{};\n", "()".repeat(half)));
+    ok(&format!("export const x = {}\"ab\";\n", "\"ab\" + ".repeat(half)));
 }
 
 #[test]
