@@ -8,6 +8,7 @@ mod limits;
 mod llm_tools;
 mod registration;
 mod runtimes;
+mod secret_property;
 mod spine;
 mod surface;
 mod trails;

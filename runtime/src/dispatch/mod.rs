@@ -311,7 +311,14 @@ fn step(
     };
     // A device or tool may echo what it was given (`unknown app id ...`): after resolution that is
     // the secret itself, so the error leaves here already redacted.
-    let outcome = outcome.map_err(|e| e.redacted(&s.redact));
+    // Results likewise: no reply of the dispatcher (to a script, a trail, MCP, the FFI) carries a
+    // secret value, whoever computed it.
+    let outcome = outcome
+        .map(|(mut v, read_only)| {
+            crate::secret::redact_value(&mut v, &s.redact);
+            (v, read_only)
+        })
+        .map_err(|e| e.redacted(&s.redact));
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     // A failed call may still have changed the screen, so only a successful read-only call keeps it.
     if !matches!(outcome, Ok((_, true))) {
