@@ -4,7 +4,6 @@
 //! fewer. A positive control plants a leak and checks the scan finds it.
 
 use serde_json::{Value, json};
-use trailblaze::Settings;
 use trailblaze_e2e::{Fixture, session_with, traces};
 use trailblaze_host_functions::{HostRegistry, SecretStore};
 
