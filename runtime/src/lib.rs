@@ -50,6 +50,6 @@ pub mod internals {
     pub use crate::surface::catalog::write_client_files;
     pub use crate::surface::{find_tsc, run_tsc};
     pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
-    pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, shard};
+    pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, parse_trail, shard};
     pub use crate::yaml::parse as parse_yaml;
 }

@@ -2,6 +2,7 @@
 
 mod cli;
 mod device_errors;
+mod fuzz;
 mod host;
 mod hostile;
 mod limits;

@@ -19,7 +19,7 @@ pub mod report;
 
 pub use find::{find_trails, parse_shard, shard};
 pub use model::{Step, Trail};
-pub use parse::load_trail;
+pub use parse::{load_trail, parse_trail};
 pub use report::{CallReport, Outcome, RunReport, StepReport, TrailReport};
 
 #[cfg(test)]

@@ -1,0 +1,152 @@
+//! Mutation fuzzing of the two readers a hostile file reaches first: the trail reader (YAML and the
+//! parse gate) and the transpile guard (before swc). Whatever comes in, the answer is a value or an
+//! error, never a panic, an abort or a hang. CI runs a smoke-sized pass; `tests/fuzz.sh` runs it for
+//! as long as asked (`TRAILBLAZE_FUZZ_SECONDS`).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// xorshift64*, seeded per target so a failure replays.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+    }
+}
+
+/// How long to fuzz each target: `TRAILBLAZE_FUZZ_SECONDS`, or a smoke-sized pass.
+fn budget() -> (Option<Instant>, usize) {
+    match std::env::var("TRAILBLAZE_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        Some(secs) => (Some(Instant::now() + Duration::from_secs(secs)), usize::MAX),
+        None => (None, 1_500),
+    }
+}
+
+/// One mutation of `input`: insert tokens, delete or repeat a slice (repetition makes depth and
+/// length), splice another seed in.
+fn mutate(rng: &mut Rng, input: &str, tokens: &[&str], seeds: &[&str]) -> String {
+    let mut s: Vec<char> = input.chars().collect();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(s.len() + 1);
+        match rng.below(5) {
+            0 | 1 => {
+                let t = tokens[rng.below(tokens.len())];
+                s.splice(at..at, t.chars());
+            }
+            2 if !s.is_empty() => {
+                let end = (at + rng.below(16)).min(s.len());
+                s.drain(at.min(end)..end);
+            }
+            3 => {
+                let end = (at + 1 + rng.below(8)).min(s.len());
+                let slice: Vec<char> = s[at.min(end)..end].to_vec();
+                let times = [2, 10, 100, 2_000][rng.below(4)];
+                let repeated: Vec<char> = slice.iter().copied().cycle().take(slice.len() * times).collect();
+                s.splice(at..at, repeated);
+            }
+            _ => {
+                let other: Vec<char> = seeds[rng.below(seeds.len())].chars().collect();
+                let from = rng.below(other.len());
+                let end = (from + rng.below(64)).min(other.len());
+                s.splice(at..at, other[from..end].iter().copied());
+            }
+        }
+        // Keep inputs near the size of real files (the readers cap files far above this anyway).
+        s.truncate(400_000);
+    }
+    s.into_iter().collect()
+}
+
+fn seeds_in(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("seed folder").flatten() {
+        if e.file_name().to_string_lossy().ends_with(suffix)
+            && let Ok(t) = std::fs::read_to_string(e.path())
+        {
+            out.push(t);
+        }
+    }
+    assert!(!out.is_empty(), "seeds in {}", dir.display());
+    out
+}
+
+fn fuzz(name: &str, seed: u64, seeds: &[String], tokens: &[&str], target: impl Fn(&str)) {
+    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let (until, rounds) = budget();
+    let mut rng = Rng(seed);
+    let mut corpus: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
+    let mut n = 0usize;
+    while n < rounds && until.is_none_or(|u| Instant::now() < u) {
+        let base = corpus[rng.below(corpus.len())].clone();
+        let input = mutate(&mut rng, &base, tokens, &seeds);
+        target(&input);
+        // Keep some mutants as bases: mutations compound into deeper shapes.
+        if corpus.len() < 256 && rng.below(8) == 0 {
+            corpus.push(input);
+        }
+        n += 1;
+    }
+    eprintln!("fuzz {name}: {n} inputs, corpus {}", corpus.len());
+}
+
+#[test]
+fn the_trail_reader_answers_every_input() {
+    let root = trailblaze_e2e::repo_root();
+    let seeds = seeds_in(&root.join("trailmaps/demo/trails"), ".trail.yaml");
+    let tokens = [
+        "- ",
+        "- - - ",
+        ": ",
+        "[",
+        "]",
+        "{",
+        "}",
+        "&a ",
+        "*a",
+        "!!str ",
+        "|\n",
+        ">\n",
+        "'",
+        "\"",
+        "\n",
+        "\n  ",
+        "#",
+        "? ",
+        "---\n",
+        "recording:\n",
+        "tools:\n",
+        "config:\n",
+        "step: x\n",
+        "1e999",
+        "~",
+        "\t",
+        "\u{0}",
+        "é",
+    ];
+    fuzz("trail reader", 0xA5A5_1234_5678_9ABC, &seeds, &tokens, |text| {
+        let _ = trailblaze::internals::parse_trail(text, Path::new("fuzz.trail.yaml"));
+    });
+}
+
+#[test]
+fn the_transpile_guard_answers_every_input() {
+    let root = trailblaze_e2e::repo_root();
+    let seeds = seeds_in(&root.join("trailmaps/demo/tools"), ".ts");
+    let tokens = [
+        "(", ")", "[", "]", "{", "}", "()", ".a", " + ", "=>", "`${", "}`", "/*", "*/", "//", "\n", "'", "\"", "/re/",
+        "?", ":", "<T>", "async ", "await ", "new ", "!", "-", "++", ";", ",", "\\", "\u{2028}",
+    ];
+    fuzz("transpile guard", 0x1357_9BDF_2468_ACE0, &seeds, &tokens, |src| {
+        let _ = trailblaze::internals::transpile_uncached("fuzz.ts", src);
+    });
+}
