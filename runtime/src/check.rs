@@ -339,6 +339,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         project,
         built: BTreeMap::new(),
     };
+    let selectors = selector_document();
     // Per target trailmap: the gen files and their line tables.
     let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
     for (i, t) in targets.iter().enumerate() {
@@ -427,10 +428,21 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
                 }),
             }
         }
+        // TypeScript cannot tell a valid regular expression from an invalid one; the native gate
+        // can, and both gates must refuse one, so its regex findings join tsc's.
+        for (i, _, _) in gens {
+            let (_, native) = check_trail(&targets[*i].trail, surface, &selectors, warning);
+            report
+                .findings
+                .extend(native.into_iter().filter(|f| f.message.contains(REGEX_FINDING)));
+        }
     }
     sort(&mut report.findings);
     Ok(report)
 }
+
+/// What every invalid-regex finding says (see [`crate::selector::check_pattern`]).
+const REGEX_FINDING: &str = "regular expression";
 
 /// `trails/x.trail.yaml` → `trails/x.trail.gen.ts`.
 pub fn gen_path(trail: &Path) -> PathBuf {

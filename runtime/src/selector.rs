@@ -14,18 +14,23 @@ use crate::snapshot::Snapshot;
 pub struct AndroidAccessibilityMatch {
     /// The node's visible text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub text_regex: Option<String>,
     /// The hint (placeholder) of an editable field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub hint_text_regex: Option<String>,
     /// The Android resource id, e.g. `com.example.demo:id/email`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub resource_id_regex: Option<String>,
     /// The content description (accessibility label).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub content_description_regex: Option<String>,
     /// The view class, e.g. `android.widget.EditText`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub class_name_regex: Option<String>,
     /// Whether the node is enabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,18 +58,23 @@ pub struct AndroidAccessibilityMatch {
 pub struct AndroidMaestroMatch {
     /// The node's visible text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub text_regex: Option<String>,
     /// The Android resource id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub resource_id_regex: Option<String>,
     /// The accessibility text (content description).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub accessibility_text_regex: Option<String>,
     /// The view class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub class_name_regex: Option<String>,
     /// The hint of an editable field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub hint_text_regex: Option<String>,
     /// Whether the node is enabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +99,7 @@ pub struct WebMatch {
     pub aria_role: Option<String>,
     /// The accessible name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
     pub aria_name_regex: Option<String>,
     /// A CSS selector the element must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +173,18 @@ fn text_matches(pattern: &str, value: Option<&str>) -> bool {
     })
 }
 
+/// Whether `pattern` is a regular expression the matcher accepts; the reason when not. The pattern
+/// itself is not repeated (it may hold a resolved secret).
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    match regex::Regex::new(&format!("^(?:{pattern})$")) {
+        Ok(_) => Ok(()),
+        Err(regex::Error::CompiledTooBig(_)) => Err("the regular expression is too large".into()),
+        Err(_) => Err(
+            "not a valid regular expression (escape `(`, `[`, `+`, `*`, `?` with `\\` to match them as text)".into(),
+        ),
+    }
+}
+
 fn opt_text(pattern: &Option<String>, value: Option<&str>) -> bool {
     pattern.as_deref().is_none_or(|p| text_matches(p, value))
 }
@@ -208,6 +231,28 @@ impl TrailblazeNodeSelector {
             s.without_predicate()
                 .map(|inner| format!(".containsDescendants[{i}]{inner}"))
         })
+    }
+
+    /// The path and reason of the first `*Regex` field in this selector (nested ones included) that is
+    /// not a valid regular expression: an invalid one would silently match nothing.
+    pub fn invalid_pattern(&self) -> Option<(String, String)> {
+        fn walk(v: &serde_json::Value, path: &str) -> Option<(String, String)> {
+            match v {
+                serde_json::Value::Object(m) => m.iter().find_map(|(k, item)| {
+                    let at = format!("{path}.{k}");
+                    match item {
+                        serde_json::Value::String(p) if k.ends_with("Regex") => check_pattern(p).err().map(|e| (at, e)),
+                        other => walk(other, &at),
+                    }
+                }),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, item)| walk(item, &format!("{path}[{i}]"))),
+                _ => None,
+            }
+        }
+        walk(&serde_json::to_value(self).ok()?, "")
     }
 
     pub fn resolve(&self, snap: &Snapshot) -> Vec<usize> {

@@ -237,3 +237,30 @@ fn a_long_call_chain_or_concatenation_is_refused_with_its_position_not_a_crash()
     }
     assert_next_call_works(&s);
 }
+
+#[test]
+fn a_huge_result_is_returned_but_not_kept_whole_in_the_log() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(
+        "huge",
+        "import { trailblaze } from \"@trailblaze/scripting\";\nexport const huge = trailblaze.tool(async () => ({ s: \"z\".repeat(5 * 1024 * 1024) }));\n",
+    );
+    let (_p, s) = f.session(settings());
+    let v = s.call("huge", json!({})).expect("returned");
+    assert_eq!(
+        v["s"].as_str().map(str::len),
+        Some(5 * 1024 * 1024),
+        "the caller gets it whole"
+    );
+    let step = s.steps().into_iter().find(|r| r.tool == "huge").expect("the step");
+    drop(s);
+    let log = f.all_output();
+    assert!(
+        log.len() < 1024 * 1024,
+        "the log holds a note, not 5 MiB: {} bytes",
+        log.len()
+    );
+    assert!(log.contains("notLogged"), "control: the note is there");
+    assert!(step.error.is_none());
+}

@@ -99,3 +99,45 @@ fn a_broken_scripted_tool_says_why_when_called_by_name() {
         "file:line:col, not `not LLM-visible`: {err}"
     );
 }
+
+#[test]
+fn an_invalid_regex_is_refused_by_both_gates_and_at_run_time() {
+    let f = Fixture::new("t");
+    f.file(
+        "trails/typo.trail.yaml",
+        "config:\n  id: t/typo\n  target: t\ntrail:\n  - verify: Gone\n    recording:\n      tools:\n        - assertNotVisibleBySelector:\n            nodeSelector: { androidAccessibility: { textRegex: 'Inbox (' } }\n        - assertNotVisibleBySelector:\n            nodeSelector: { androidAccessibility: { textRegex: 'Inbox \\(' } }\n",
+    );
+    let project = f.project();
+    let files = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("trails");
+    let native = check_native(&project, &files);
+    let tsc = trailblaze::check_tsc(&project, &files).expect("tsc runs");
+    for (gate, report) in [("native", &native), ("tsc", &tsc)] {
+        let found: Vec<String> = report.findings.iter().map(|x| x.to_string()).collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "{gate}: only the invalid pattern, not the escaped one: {found:?}"
+        );
+        assert!(
+            found[0].contains("typo.trail.yaml:9:") && found[0].contains("not a valid regular expression"),
+            "{gate}: {found:?}"
+        );
+    }
+    let (_p, s) = f.session(Settings::default());
+    let err = s
+        .call(
+            "assertNotVisibleBySelector",
+            json!({ "nodeSelector": { "androidAccessibility": { "textRegex": "Inbox (" } } }),
+        )
+        .expect_err("an invalid pattern never passes an assertion")
+        .to_string();
+    assert!(
+        err.contains("`nodeSelector.androidAccessibility.textRegex`: not a valid regular expression"),
+        "{err}"
+    );
+    s.call(
+        "assertNotVisibleBySelector",
+        json!({ "nodeSelector": { "androidAccessibility": { "textRegex": "Inbox \\(" } } }),
+    )
+    .expect("control: the escaped pattern is fine");
+}

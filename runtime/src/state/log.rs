@@ -147,6 +147,7 @@ impl SessionLog {
     }
 
     fn write_line(&mut self, mut line: Value) {
+        cap(&mut line);
         scrub(&mut line, &self.redact);
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
@@ -156,6 +157,24 @@ impl SessionLog {
             if !ok {
                 tracing::warn!(path = %self.path.display(), "cannot append to the session log");
             }
+        }
+    }
+}
+
+/// The most a step's arguments, result or error may take in the log (and in the session's memory):
+/// beyond it the value is replaced by a note of its size. A real step is a few kilobytes.
+pub const MAX_LOGGED_BYTES: usize = 256 << 10;
+
+/// Replaces each of `args`, `result` and `error` that serializes past [`MAX_LOGGED_BYTES`] by a note.
+fn cap(line: &mut Value) {
+    for field in ["args", "result", "error"] {
+        let Some(v) = line.get_mut(field) else { continue };
+        if v.is_null() {
+            continue;
+        }
+        let size = serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
+        if size > MAX_LOGGED_BYTES {
+            *v = json!({ "notLogged": format!("{size} bytes, more than the log keeps ({MAX_LOGGED_BYTES})") });
         }
     }
 }

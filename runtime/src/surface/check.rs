@@ -291,6 +291,11 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
     }
 
     match value {
+        Value::String(s) if obj.get("format").and_then(Value::as_str) == Some("regex") => {
+            if let Err(why) = crate::selector::check_pattern(s) {
+                push(out, path, why);
+            }
+        }
         Value::Number(_) => {
             // The schema's own bounds say it better (`must be at least 0`); the width only when they
             // said nothing.

@@ -78,6 +78,9 @@ impl ToolCx<'_> {
             )
             .into());
         }
+        if let Some((path, why)) = sel.invalid_pattern() {
+            return Err(format!("`nodeSelector{path}`: {why}").into());
+        }
         let snap = self.screen.snapshot()?;
         let first = sel.resolve(&snap).into_iter().next();
         Ok(first.map(|i| snap.nodes[i].bounds.center()))
