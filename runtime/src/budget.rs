@@ -32,6 +32,8 @@ impl Default for Limits {
 pub enum Stop {
     TimedOut,
     Cancelled,
+    /// The top-level call already returned (something it left behind tried to go on).
+    Returned,
 }
 
 /// The deadline of the running top-level call, shared by the session and its script runtimes.
@@ -42,6 +44,7 @@ pub struct Deadline {
     at: AtomicU64,
     timed_out: AtomicBool,
     cancelled: AtomicBool,
+    closed: AtomicBool,
 }
 
 impl Deadline {
@@ -51,6 +54,7 @@ impl Deadline {
             at: AtomicU64::new(0),
             timed_out: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -59,12 +63,21 @@ impl Deadline {
         let at = self.base.elapsed() + timeout;
         self.timed_out.store(false, Ordering::Relaxed);
         self.cancelled.store(false, Ordering::Relaxed);
+        self.closed.store(false, Ordering::Relaxed);
         self.at.store((at.as_nanos() as u64).max(1), Ordering::Relaxed);
     }
 
     /// Stops the clock: no call is running.
     pub fn end(&self) {
         self.at.store(0, Ordering::Relaxed);
+    }
+
+    /// The call has returned: whatever it left behind (an async chain, a microtask loop) stops at
+    /// its runtime's next check, and no tool call is dispatched for it any more.
+    pub fn close(&self) {
+        if self.at.load(Ordering::Relaxed) != 0 {
+            self.closed.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Ends the running call as soon as its runtime next checks (a no-op between calls).
@@ -76,7 +89,7 @@ impl Deadline {
 
     /// Whether the running call must stop now; remembers why.
     pub fn expired(&self) -> bool {
-        if self.cancelled.load(Ordering::Relaxed) {
+        if self.cancelled.load(Ordering::Relaxed) || self.closed.load(Ordering::Relaxed) {
             return true;
         }
         let at = self.at.load(Ordering::Relaxed);
@@ -100,7 +113,9 @@ impl Deadline {
 
     /// Why the running call was stopped, if it was.
     pub fn stopped(&self) -> Option<Stop> {
-        if self.cancelled.load(Ordering::Relaxed) {
+        if self.closed.load(Ordering::Relaxed) {
+            Some(Stop::Returned)
+        } else if self.cancelled.load(Ordering::Relaxed) {
             Some(Stop::Cancelled)
         } else if self.timed_out.load(Ordering::Relaxed) {
             Some(Stop::TimedOut)
@@ -114,6 +129,7 @@ impl Deadline {
         self.stopped().map(|s| match s {
             Stop::TimedOut => format!("exceeded its time limit of {} ms", limits.timeout.as_millis()),
             Stop::Cancelled => "cancelled".to_string(),
+            Stop::Returned => "its top-level call has already returned".to_string(),
         })
     }
 }

@@ -264,3 +264,68 @@ fn a_huge_result_is_returned_but_not_kept_whole_in_the_log() {
     assert!(log.contains("notLogged"), "control: the note is there");
     assert!(step.error.is_none());
 }
+
+const LEFTOVERS: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+/** Starts a chain of tool calls it does not await, and returns at once. */
+export const orphan = trailblaze.tool<{}, {}>(async (_i, ctx) => {
+  (async () => { for (;;) await ctx.tools.pressKey({ keyCode: "TAB" }); })();
+  return {};
+});
+/** Leaves a microtask loop behind. */
+export const spinner = trailblaze.tool<{}, {}>(async () => {
+  const spin = (): Promise<void> => Promise.resolve().then(spin);
+  spin();
+  return {};
+});
+/** Loops on tool calls, catching every failure. */
+export const stubborn = trailblaze.tool<{}, { refused: number }>(async (_i, ctx) => {
+  let refused = 0;
+  for (let i = 0; i < 1000000; i++) {
+    try { await ctx.tools.pressKey({ keyCode: "TAB" }); } catch { refused++; if (refused > 50) break; }
+  }
+  return { refused };
+});
+/** Replaces Promise.resolve for everyone after it. */
+export const poison = trailblaze.tool<{}, {}>(async () => {
+  (Promise as any).resolve = () => ({ then: (ok: (v: unknown) => void) => ok("POISONED") });
+  return {};
+});
+"#;
+
+#[test]
+fn nothing_of_a_call_runs_after_it_returned_and_no_call_outlives_the_deadline() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool("leftovers", LEFTOVERS);
+    let (_p, s) = f.session(settings());
+    let before = s.steps().len();
+    eprintln!("PROBE orphan");
+    s.call("orphan", json!({})).expect("returns at once");
+    let after_orphan = s.steps().len();
+    // The orphaned chain got as far as the call's own queue went, then nothing more.
+    assert_next_call_works(&s);
+    let later = s.steps().len();
+    assert!(
+        after_orphan - before < 100,
+        "the chain stopped with its call: {} steps",
+        after_orphan - before
+    );
+    assert_eq!(later, after_orphan + 1, "no step of the chain ran during the next call");
+    eprintln!("PROBE spinner");
+    s.call("spinner", json!({}))
+        .expect("a leftover microtask loop does not hold the call");
+    assert_next_call_works(&s);
+    // A loop of tool calls that catches its failures: past the deadline every call is refused, and
+    // the script's own loop is then interrupted.
+    eprintln!("PROBE stubborn");
+    let err = s.call("stubborn", json!({}));
+    eprintln!("PROBE stubborn done {err:?}");
+    match err {
+        Ok(v) => assert!(v["refused"].as_u64().unwrap_or(0) > 50, "{v}"),
+        Err(e) => assert!(e.to_string().contains("exceeded its time limit"), "{e}"),
+    }
+    assert_next_call_works(&s);
+    eprintln!("PROBE poison");
+    s.call("poison", json!({})).expect("runs");
+    assert_next_call_works(&s);
+}

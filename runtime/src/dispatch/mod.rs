@@ -119,6 +119,16 @@ pub fn call(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) ->
 }
 
 fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) -> Result<Value, CallError> {
+    // A loop of tool calls spends its time here, not in JS where the interrupt handler looks: every
+    // call past the deadline (or after a cancel, or after the top-level call returned) is refused.
+    if s.deadline.expired()
+        && let Some(message) = s.deadline.stop_message(&s.settings.limits)
+    {
+        return Err(CallError::Failed {
+            tool: name.to_string(),
+            message,
+        });
+    }
     let guard = s
         .enter_call(name)
         .map_err(|(cap, name)| CallError::Depth { cap, name })?;
@@ -228,8 +238,8 @@ fn llm_visible_only(s: &SessionCore, name: &str, calls: &[(String, Value)]) -> R
 fn run_expansion(s: &SessionCore, rt: &dyn ScriptRuntime, calls: Vec<(String, Value)>) -> Result<Value, CallError> {
     let mut last = Value::Null;
     for (tool, args) in calls {
-        // Composed tools fan out (each call may expand again): a budget and the call's deadline hold
-        // here too, not only inside scripts.
+        // Composed tools fan out (each call may expand again): a budget holds here, and the deadline
+        // at each call's entry.
         let n = s.expanded.get() + 1;
         s.expanded.set(n);
         if n > MAX_EXPANDED {
@@ -240,13 +250,7 @@ fn run_expansion(s: &SessionCore, rt: &dyn ScriptRuntime, calls: Vec<(String, Va
                 ),
             });
         }
-        if s.deadline.expired() {
-            let message = s
-                .deadline
-                .stop_message(&s.settings.limits)
-                .unwrap_or_else(|| "stopped".into());
-            return Err(CallError::Failed { tool, message });
-        }
+
         last = call(s, rt, &tool, args)?;
     }
     Ok(last)

@@ -57,15 +57,24 @@ struct EngineState {
     load_error: Rc<RefCell<Option<String>>>,
 }
 
-/// A session's QuickJS runtime and context, created on the session's thread.
-pub struct Embedded {
+/// One QuickJS runtime and context with the bindings installed.
+struct Engine {
     // Field order matters: the context must go before its runtime.
     context: Context,
     _runtime: Runtime,
     state: Rc<EngineState>,
 }
 
+/// A session's embedded engine, created on the session's thread. When a call leaves work behind that
+/// does not stop (a microtask loop QuickJS's interrupt check does not reach), the engine is replaced
+/// by a fresh one: nothing of a call outlives it, and no later call inherits it.
+pub struct Embedded {
+    config: EmbeddedConfig,
+    engine: RefCell<Engine>,
+}
+
 /// Everything the engine starts from.
+#[derive(Clone)]
 pub struct EmbeddedConfig {
     pub limits: Limits,
     pub deadline: Arc<Deadline>,
@@ -77,10 +86,60 @@ pub struct EmbeddedConfig {
     pub reentry: Reentry,
 }
 
+/// Jobs a returned call may leave queued and still have them run out (with the deadline closed, so
+/// they can no longer dispatch anything); past this the engine is replaced.
+const MAX_LEFTOVER_JOBS: usize = 10_000;
+
 impl Embedded {
+    /// Creates the engine: see [`Engine::create`].
+    pub fn create(config: EmbeddedConfig) -> rquickjs::Result<Embedded> {
+        let engine = Engine::create(config.clone())?;
+        Ok(Embedded {
+            config,
+            engine: RefCell::new(engine),
+        })
+    }
+
+    /// Runs `f` with this engine entered: `f` gets the engine as a script runtime. Afterwards the
+    /// call's deadline is closed and what it left queued runs out without reaching the dispatcher
+    /// (an interrupted script leaves some); any exception it raised is dropped, so a failure of one
+    /// call never surfaces in the next. Work that does not run out replaces the engine.
+    pub fn enter<R>(&self, f: impl FnOnce(&dyn ScriptRuntime) -> R) -> R {
+        let (r, clean) = {
+            let engine = self.engine.borrow();
+            engine.context.with(|ctx| {
+                let here = Entered {
+                    ctx: &ctx,
+                    state: &engine.state,
+                };
+                let r = f(&here);
+                engine.state.deadline.close();
+                let mut drained = 0;
+                while drained < MAX_LEFTOVER_JOBS && ctx.execute_pending_job() {
+                    drained += 1;
+                }
+                let clean = drained < MAX_LEFTOVER_JOBS;
+                if ctx.has_exception() {
+                    ctx.catch();
+                }
+                (r, clean)
+            })
+        };
+        if !clean {
+            tracing::warn!("a scripted tool left endless work queued; the script engine was restarted");
+            match Engine::create(self.config.clone()) {
+                Ok(fresh) => *self.engine.borrow_mut() = fresh,
+                Err(e) => tracing::error!(error = %e, "the script engine could not be restarted"),
+            }
+        }
+        r
+    }
+}
+
+impl Engine {
     /// Creates the runtime and context with the limits and loader, installs the bindings and evaluates
     /// the SDK and the bootstrap that builds `ctx`.
-    pub fn create(config: EmbeddedConfig) -> rquickjs::Result<Embedded> {
+    fn create(config: EmbeddedConfig) -> rquickjs::Result<Engine> {
         let runtime = Runtime::new()?;
         runtime.set_memory_limit(config.limits.memory_bytes);
         runtime.set_max_stack_size(config.limits.stack_bytes);
@@ -126,28 +185,10 @@ impl Embedded {
             Module::evaluate(ctx.clone(), BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE)?.finish::<()>()?;
             Ok(())
         })?;
-        Ok(Embedded {
+        Ok(Engine {
             context,
             _runtime: runtime,
             state,
-        })
-    }
-
-    /// Runs `f` with this engine entered: `f` gets the engine as a script runtime. Afterwards runs
-    /// what jobs the call left behind while its deadline still holds (an interrupted script leaves
-    /// some) and drops any exception they raised, so a failure of one call never surfaces in the next.
-    pub fn enter<R>(&self, f: impl FnOnce(&dyn ScriptRuntime) -> R) -> R {
-        self.context.with(|ctx| {
-            let here = Entered {
-                ctx: &ctx,
-                state: &self.state,
-            };
-            let r = f(&here);
-            while ctx.execute_pending_job() {}
-            if ctx.has_exception() {
-                ctx.catch();
-            }
-            r
         })
     }
 }
