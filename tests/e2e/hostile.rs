@@ -299,7 +299,6 @@ fn nothing_of_a_call_runs_after_it_returned_and_no_call_outlives_the_deadline() 
     f.tool("leftovers", LEFTOVERS);
     let (_p, s) = f.session(settings());
     let before = s.steps().len();
-    eprintln!("PROBE orphan");
     s.call("orphan", json!({})).expect("returns at once");
     let after_orphan = s.steps().len();
     // The orphaned chain got as far as the call's own queue went, then nothing more.
@@ -311,21 +310,17 @@ fn nothing_of_a_call_runs_after_it_returned_and_no_call_outlives_the_deadline() 
         after_orphan - before
     );
     assert_eq!(later, after_orphan + 1, "no step of the chain ran during the next call");
-    eprintln!("PROBE spinner");
     s.call("spinner", json!({}))
         .expect("a leftover microtask loop does not hold the call");
     assert_next_call_works(&s);
     // A loop of tool calls that catches its failures: past the deadline every call is refused, and
     // the script's own loop is then interrupted.
-    eprintln!("PROBE stubborn");
     let err = s.call("stubborn", json!({}));
-    eprintln!("PROBE stubborn done {err:?}");
     match err {
         Ok(v) => assert!(v["refused"].as_u64().unwrap_or(0) > 50, "{v}"),
         Err(e) => assert!(e.to_string().contains("exceeded its time limit"), "{e}"),
     }
     assert_next_call_works(&s);
-    eprintln!("PROBE poison");
     s.call("poison", json!({})).expect("runs");
     assert_next_call_works(&s);
 }

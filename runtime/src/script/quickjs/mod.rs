@@ -295,16 +295,34 @@ fn run_tool<'js>(
     let input = convert::to_js(ctx, &args).map_err(|e| e.to_string())?;
     let value = run
         .call::<_, Promise>((tool, input))
-        .and_then(|p| p.finish::<Value>())
+        .and_then(|p| drive(ctx, &p, &s.deadline))
         .map_err(|e| describe_error(s, ctx, e))?;
     let value = convert::to_json(&value).map_err(|e| format!("its result: {e}"))?;
     Ok(ScriptOutcome { value, read_only })
 }
 
+/// Runs the job queue until `p` settles, like `Promise::finish`, but never past the call's deadline:
+/// QuickJS checks its interrupt handler only every so many function calls, and a queue that keeps
+/// refilling itself (a microtask loop, a chain a tool left behind) could otherwise hold the call.
+fn drive<'js, T: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, p: &Promise<'js>, deadline: &Deadline) -> rquickjs::Result<T> {
+    loop {
+        if let Some(settled) = p.result::<T>() {
+            return settled;
+        }
+        if deadline.expired() {
+            // `describe_error` words it from the deadline.
+            return Err(rquickjs::Error::WouldBlock);
+        }
+        if !ctx.execute_pending_job() {
+            return Err(rquickjs::Error::WouldBlock);
+        }
+    }
+}
+
 /// Imports the module and finds the `trailblaze.tool(...)` export named `name`.
 fn load_tool<'js>(s: &EngineState, ctx: &Ctx<'js>, script: &ScriptedTool, name: &str) -> Result<Object<'js>, String> {
     s.load_error.borrow_mut().take();
-    let ns = Module::import(ctx, script.module.as_str()).and_then(|p| p.finish::<Object>());
+    let ns = Module::import(ctx, script.module.as_str()).and_then(|p| drive::<Object>(ctx, &p, &s.deadline));
     let ns = match ns {
         Ok(ns) => ns,
         Err(e) => {
