@@ -238,3 +238,21 @@ pub fn field_text(tree: &trailblaze::device::ViewTree, id: &str) -> Option<Strin
     }
     find(&tree.root, &format!(":id/{id}"))
 }
+
+/// xorshift64*: a deterministic generator for the property and fuzz tests, so a failing case replays
+/// from its seed and number.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+    }
+}

@@ -446,13 +446,6 @@ const REGEX_FINDING: &str = "regular expression";
 
 /// `trails/x.trail.yaml` → `trails/x.trail.gen.ts`.
 pub fn gen_path(trail: &Path) -> PathBuf {
-    let name = trail
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name
-        .strip_suffix(".trail.yaml")
-        .or_else(|| name.strip_suffix(".yaml"))
-        .unwrap_or(&name);
+    let stem = crate::trail::trail_stem(trail);
     trail.with_file_name(format!("{stem}.trail.gen.ts"))
 }

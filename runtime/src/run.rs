@@ -219,15 +219,7 @@ fn start_session(
 /// The session folder's name for a trail file: its stem, cut to characters that are safe in a path,
 /// and never `.`/`..` or empty (`...trail.yaml` must not write its log outside the run folder).
 fn session_stem(file: &Path) -> String {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name
-        .strip_suffix(".trail.yaml")
-        .or_else(|| name.strip_suffix(".yaml"))
-        .unwrap_or(&name);
-    let safe: String = stem
+    let safe: String = trail::trail_stem(file)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {

@@ -5,6 +5,11 @@ use std::process::Command;
 use trailblaze_e2e::{Fixture, trailblaze_bin};
 
 fn run(f: &Fixture, args: &[&str]) -> std::process::Output {
+    run_env(f, args, &[])
+}
+
+/// `trailblaze --trailmaps <fixture> --out <fixture out> ARGS` with extra environment variables.
+fn run_env(f: &Fixture, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     Command::new(trailblaze_bin())
         .args(["--trailmaps"])
         .arg(f.root())
@@ -13,6 +18,7 @@ fn run(f: &Fixture, args: &[&str]) -> std::process::Output {
         .args(args)
         .env("TRAILBLAZE_CACHE_DIR", f.cache())
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("trailblaze runs")
 }
@@ -197,20 +203,11 @@ export const leak = trailblaze.tool<{ mode: string }, { password: string; nested
   return { password, nested: { [password]: password } };
 });"#,
     );
-    let run_with = |args: &[&str]| {
-        Command::new(trailblaze_bin())
-            .args(["--trailmaps"])
-            .arg(f.root())
-            .arg("--out")
-            .arg(f.out())
-            .args(args)
-            .env("TRAILBLAZE_CACHE_DIR", f.cache())
-            .env("TRAILBLAZE_SECRET_DEMO_USERNAME", "jane")
-            .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", SECRET)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("runs")
-    };
+    let env = [
+        ("TRAILBLAZE_SECRET_DEMO_USERNAME", "jane"),
+        ("TRAILBLAZE_SECRET_DEMO_PASSWORD", SECRET),
+    ];
+    let run_with = |args: &[&str]| run_env(&f, args, &env);
     let forms = [
         SECRET.to_string(),
         SECRET.replace('\'', "&#39;"),

@@ -6,20 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// xorshift64*, seeded per target so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-}
+use trailblaze_e2e::Rng;
 
 /// How long to fuzz each target: `TRAILBLAZE_FUZZ_SECONDS`, or a smoke-sized pass.
 fn budget() -> (Option<Instant>, usize) {

@@ -4,23 +4,8 @@
 //! fewer. A positive control plants a leak and checks the scan finds it.
 
 use serde_json::{Value, json};
-use trailblaze_e2e::{Fixture, session_with, traces};
+use trailblaze_e2e::{Fixture, Rng, session_with, traces};
 use trailblaze_host_functions::{HostRegistry, SecretStore};
-
-/// xorshift64*: deterministic, so a failing case can be replayed from its number.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 const ALPHABET: &[char] = &[
     'a', 'b', 'c', 'x', 'Y', 'Z', '\'', '"', '&', '<', '>', ';', ' ', '\\', '/', 'é', '✓', '💥', '\u{202e}', '%', '$',

@@ -344,8 +344,8 @@ fn a_step_without_a_recording_is_not_passed() {
     assert!(!out.report.summary().ok());
 }
 
-#[test]
-fn kill_9_leaves_every_finished_step_readable() {
+/// The demo with a 300-step trail `name` whose every step busy-waits 40 ms: a run to kill mid-way.
+fn demo_with_a_slow_trail(name: &str) -> (Fixture, std::path::PathBuf) {
     let f = Fixture::demo();
     f.tool(
         "slow",
@@ -357,7 +357,13 @@ fn kill_9_leaves_every_finished_step_readable() {
             "  - step: slow {i}\n    recording:\n      tools:\n        - slow: {{}}\n"
         ));
     }
-    let file = write(&f, "long.trail.yaml", &steps);
+    let file = write(&f, name, &steps);
+    (f, file)
+}
+
+#[test]
+fn kill_9_leaves_every_finished_step_readable() {
+    let (f, file) = demo_with_a_slow_trail("long.trail.yaml");
     let mut child = Command::new(trailblaze_bin())
         .arg("--trailmaps")
         .arg(f.root())
@@ -419,18 +425,7 @@ fn the_native_gate_is_stricter_on_integers() {
 
 #[test]
 fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
-    let f = Fixture::demo();
-    f.tool(
-        "slow",
-        "import { trailblaze } from \"@trailblaze/scripting\";\nexport const slow = trailblaze.tool<{}, {}>(async () => { const t = Date.now(); while (Date.now() - t < 40) {} return {}; });\n",
-    );
-    let mut steps = String::from("config:\n  target: demo\ntrail:\n");
-    for i in 0..300 {
-        steps.push_str(&format!(
-            "  - step: slow {i}\n    recording:\n      tools:\n        - slow: {{}}\n"
-        ));
-    }
-    write(&f, "zzz-long.trail.yaml", &steps);
+    let (f, _) = demo_with_a_slow_trail("zzz-long.trail.yaml");
     let secrets = f.root().join("demo/demo.secrets");
     let mut child = Command::new(trailblaze_bin())
         .arg("--trailmaps")

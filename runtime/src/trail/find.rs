@@ -17,6 +17,18 @@ pub enum FindError {
 /// The trail files named by `paths`: a file is taken as it is (whatever its name: it was asked for);
 /// a folder is searched recursively for `*.trail.yaml`, skipping hidden folders (scratch output such
 /// as `.trailblaze/` lives there). Sorted by path, each file once even when named twice.
+/// `trails/x.trail.yaml` → `x` (and `blaze.yaml` → `blaze`): the name a trail file goes by.
+pub fn trail_stem(file: &Path) -> String {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.strip_suffix(".trail.yaml")
+        .or_else(|| name.strip_suffix(".yaml"))
+        .unwrap_or(&name)
+        .to_string()
+}
+
 pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
     let mut found = Vec::new();
     for path in paths {
