@@ -150,7 +150,8 @@ impl Session {
         self.run(|core, _| core.screen.captures()).unwrap_or(0)
     }
 
-    /// The steps logged so far, in order (placeholders, never secret values).
+    /// The steps logged so far, in order, the most recent 10,000 at most (`log.jsonl` has all);
+    /// placeholders, never secret values.
     pub fn steps(&self) -> Vec<StepRecord> {
         self.run(|core, _| core.log.borrow().records().to_vec())
             .unwrap_or_default()

@@ -324,3 +324,31 @@ fn nothing_of_a_call_runs_after_it_returned_and_no_call_outlives_the_deadline() 
     s.call("poison", json!({})).expect("runs");
     assert_next_call_works(&s);
 }
+
+#[test]
+fn a_long_session_keeps_recent_steps_in_memory_and_all_in_the_log() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(
+        "many",
+        "import { trailblaze } from \"@trailblaze/scripting\";\nexport const many = trailblaze.tool<{ n: number }, {}>(async (input, ctx) => { for (let i = 0; i < input.n; i++) await ctx.tools.pressKey({ keyCode: \"TAB\" }); return {}; });\n",
+    );
+    let (_p, s) = f.session(Settings {
+        limits: EngineLimits {
+            timeout: Duration::from_secs(120),
+            ..EngineLimits::default()
+        },
+        ..Settings::default()
+    });
+    s.call("many", json!({ "n": 12_000 })).expect("runs");
+    let steps = s.steps();
+    assert!(steps.len() <= 10_000, "memory keeps the recent steps: {}", steps.len());
+    assert_eq!(
+        steps.last().map(|r| r.seq),
+        Some(12_001),
+        "the most recent are the ones kept"
+    );
+    drop(s);
+    let logged = f.all_output().matches("\"step_finished\"").count();
+    assert_eq!(logged, 12_001, "the log keeps every step");
+}

@@ -47,6 +47,8 @@ pub struct StepRecord {
 pub struct SessionLog {
     path: PathBuf,
     records: Vec<StepRecord>,
+    /// Whether an append already failed (and was reported).
+    write_failed: bool,
     out: Option<BufWriter<File>>,
     /// Values that must never be written (resolved secrets); every string is scrubbed of them.
     redact: Vec<String>,
@@ -65,6 +67,7 @@ impl SessionLog {
             path,
             out: Some(BufWriter::new(file)),
             records: Vec::new(),
+            write_failed: false,
             redact: Vec::new(),
             steps: 0,
             host_calls: Default::default(),
@@ -77,6 +80,7 @@ impl SessionLog {
             path: PathBuf::new(),
             out: None,
             records: Vec::new(),
+            write_failed: false,
             redact: Vec::new(),
             steps: 0,
             host_calls: Default::default(),
@@ -93,6 +97,7 @@ impl SessionLog {
         self.steps
     }
 
+    /// The most recent steps (at most [`MAX_RECORDS`]; `log.jsonl` holds them all).
     pub fn records(&self) -> &[StepRecord] {
         &self.records
     }
@@ -154,12 +159,17 @@ impl SessionLog {
             // A log line that cannot be written must not fail the step; the run's report says so.
             let ok =
                 serde_json::to_writer(&mut *out, &line).is_ok() && out.write_all(b"\n").is_ok() && out.flush().is_ok();
-            if !ok {
-                tracing::warn!(path = %self.path.display(), "cannot append to the session log");
+            // Said once per session, not once per event (a full disk would repeat it for every step).
+            if !ok && !self.write_failed {
+                self.write_failed = true;
+                tracing::warn!(path = %self.path.display(), "cannot append to the session log (said once per session; later failures are silent)");
             }
         }
     }
 }
+
+/// Step records kept in memory per session.
+pub const MAX_RECORDS: usize = 10_000;
 
 /// The most a step's arguments, result or error may take in the log (and in the session's memory):
 /// beyond it the value is replaced by a note of its size. A real step is a few kilobytes.
@@ -189,15 +199,22 @@ impl SessionLog {
     fn remember(&mut self, line: &Value) {
         let seq = line["seq"].as_u64().unwrap_or(0);
         match line["event"].as_str() {
-            Some("step_started") => self.records.push(StepRecord {
-                seq,
-                depth: line["depth"].as_u64().unwrap_or(0) as u32,
-                tool: line["tool"].as_str().unwrap_or_default().to_string(),
-                args: line["args"].clone(),
-                ok: None,
-                error: None,
-                millis: 0.0,
-            }),
+            Some("step_started") => {
+                if self.records.len() >= MAX_RECORDS {
+                    // The file keeps every step; memory keeps the recent ones (a long session would
+                    // otherwise grow by a step record per call for as long as it lives).
+                    self.records.drain(..MAX_RECORDS / 2);
+                }
+                self.records.push(StepRecord {
+                    seq,
+                    depth: line["depth"].as_u64().unwrap_or(0) as u32,
+                    tool: line["tool"].as_str().unwrap_or_default().to_string(),
+                    args: line["args"].clone(),
+                    ok: None,
+                    error: None,
+                    millis: 0.0,
+                })
+            }
             Some("step_finished") => {
                 if let Some(r) = self.records.iter_mut().rev().find(|r| r.seq == seq) {
                     r.ok = line["ok"].as_bool();
