@@ -163,9 +163,9 @@ impl Session {
             .map_err(|e| e.to_string())?
     }
 
-    /// A screenshot of the device, for reports.
+    /// A screenshot of the device, for reports: secrets and fields that held one are masked.
     pub fn screenshot(&self) -> Result<Screenshot, String> {
-        self.run(|core, _| core.screen.with_device(|d| d.screenshot()).map_err(|e| e.to_string()))
+        self.run(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
 }

@@ -262,6 +262,33 @@ impl Screen {
         Ok(())
     }
 
+    /// A screenshot for reports, with secrets redacted and the text of every field a secret was typed
+    /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
+    /// secret). PNG screens are returned as they are.
+    pub fn screenshot(&self, redact: &[String]) -> Result<crate::device::Screenshot, DeviceError> {
+        let mut values = redact.to_vec();
+        if !self.tainted.borrow().is_empty() {
+            let tree = self.with_device(|d| d.snapshot())?;
+            let snap = Snapshot::from_tree(tree);
+            let tainted = self.tainted.borrow();
+            values.extend(
+                snap.nodes
+                    .iter()
+                    .filter(|n| tainted.contains(&n.r#ref))
+                    .filter_map(|n| n.view.text.clone())
+                    .filter(|t| !t.is_empty()),
+            );
+        }
+        let mut shot = self.with_device(|d| d.screenshot())?;
+        if shot.mime == "image/svg+xml"
+            && let Ok(svg) = std::str::from_utf8(&shot.bytes)
+            && let std::borrow::Cow::Owned(clean) = crate::secret::redact_text(svg, &values)
+        {
+            shot.bytes = clean.into_bytes();
+        }
+        Ok(shot)
+    }
+
     /// Tainted fields read `***`; one that is empty again is no longer tainted.
     fn mask_tainted(&self, snap: &mut Snapshot) {
         let mut tainted = self.tainted.borrow_mut();

@@ -473,3 +473,40 @@ fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
     roxmltree::Document::parse(&junit).expect("well-formed JUnit");
     assert!(dir.join("report.html").exists());
 }
+
+#[test]
+fn a_partly_deleted_secret_never_shows_in_the_report_screens() {
+    const SECRET: &str = "CANARY-partial-0123456789";
+    let f = Fixture::demo();
+    let file = write(
+        &f,
+        "partial.trail.yaml",
+        "config:\n  target: demo\ntrail:\n  - step: Type a secret into the email field, then delete a character\n    recording:\n      tools:\n        - inputText: { text: \"{{secret:PIN}}\", nodeSelector: { androidAccessibility: { hintTextRegex: Email } } }\n        - pressKey: { keyCode: BACKSPACE }\n",
+    );
+    let project = f
+        .project()
+        .with_secrets(trailblaze_host_functions::SecretStore::from_pairs([(
+            "PIN".to_string(),
+            SECRET.to_string(),
+        )]));
+    let out = run_trails(
+        &project,
+        &[file],
+        &RunOptions {
+            out: f.out(),
+            settings: Settings::default(),
+        },
+        &mut |_| {},
+    )
+    .expect("runs");
+    assert!(out.report.summary().ok(), "{:?}", out.report.trails[0]);
+    let screen = out.report.trails[0].steps[0].screen_svg.clone().unwrap_or_default();
+    assert!(screen.contains("<svg"), "control: the step has a screen");
+    let prefix = &SECRET[..SECRET.len() - 1];
+    let everything = f.all_output();
+    assert!(
+        !everything.contains(&prefix[..12]),
+        "a report or log shows part of the secret"
+    );
+    assert!(!screen.contains(&prefix[..12]), "{screen}");
+}
