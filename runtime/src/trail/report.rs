@@ -207,9 +207,12 @@ fn write(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
     let path = dir.join(name);
     // Written beside and renamed, so a reader never sees half a report.
     let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)?;
-    Ok(path)
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+    if written.is_err() {
+        // A full disk must not leave half a report behind either.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map(|()| path)
 }
 
 /// `report.json`: the summary, then the report itself.
