@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 /// The limits of one top-level call, in one place.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Wall-clock time a top-level call may run scripts for.
+    /// Time a top-level call's scripts may run, device actions excluded (the script clock pauses
+    /// while a built-in tool works the device).
     pub timeout: Duration,
+    /// Wall-clock time for the whole top-level call, device actions included.
+    pub wall_timeout: Duration,
     /// Memory a session's JS heap may hold (embedded engine).
     pub memory_bytes: usize,
     /// Native stack JS may use (recursion depth; embedded engine).
@@ -21,6 +24,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             timeout: Duration::from_secs(10),
+            wall_timeout: Duration::from_secs(300),
             memory_bytes: 256 << 20,
             stack_bytes: 4 << 20,
         }
@@ -31,6 +35,8 @@ impl Default for Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
     TimedOut,
+    /// The wall-clock budget (device time included) ran out.
+    WallTimedOut,
     Cancelled,
     /// The top-level call already returned (something it left behind tried to go on).
     Returned,
@@ -40,9 +46,14 @@ pub enum Stop {
 #[derive(Debug)]
 pub struct Deadline {
     base: Instant,
-    /// Nanoseconds after `base`; 0 means no call is running.
+    /// The script clock's deadline, nanoseconds after `base`; 0 means no call is running.
     at: AtomicU64,
+    /// The wall clock's deadline, nanoseconds after `base`.
+    wall_at: AtomicU64,
+    /// When the script clock was paused (a device action), nanoseconds after `base`; 0 when running.
+    paused_since: AtomicU64,
     timed_out: AtomicBool,
+    wall_timed_out: AtomicBool,
     cancelled: AtomicBool,
     closed: AtomicBool,
 }
@@ -52,19 +63,51 @@ impl Deadline {
         Arc::new(Deadline {
             base: Instant::now(),
             at: AtomicU64::new(0),
+            wall_at: AtomicU64::new(0),
+            paused_since: AtomicU64::new(0),
             timed_out: AtomicBool::new(false),
+            wall_timed_out: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
             closed: AtomicBool::new(false),
         })
     }
 
-    /// Starts the clock for one top-level call.
-    pub fn begin(&self, timeout: Duration) {
-        let at = self.base.elapsed() + timeout;
+    fn now(&self) -> u64 {
+        (self.base.elapsed().as_nanos() as u64).max(1)
+    }
+
+    /// Starts both clocks for one top-level call.
+    pub fn begin(&self, limits: &Limits) {
+        let now = self.base.elapsed();
+        let at = now + limits.timeout;
+        self.wall_at.store(
+            ((now + limits.wall_timeout).as_nanos() as u64).max(1),
+            Ordering::Relaxed,
+        );
+        self.paused_since.store(0, Ordering::Relaxed);
         self.timed_out.store(false, Ordering::Relaxed);
+        self.wall_timed_out.store(false, Ordering::Relaxed);
         self.cancelled.store(false, Ordering::Relaxed);
         self.closed.store(false, Ordering::Relaxed);
         self.at.store((at.as_nanos() as u64).max(1), Ordering::Relaxed);
+    }
+
+    /// Pauses the script clock while the device works (the wall clock runs on).
+    pub fn pause(&self) {
+        let _ = self
+            .paused_since
+            .compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Resumes the script clock, moving its deadline by the time paused.
+    pub fn resume(&self) {
+        let since = self.paused_since.swap(0, Ordering::Relaxed);
+        if since != 0 {
+            let paused = self.now().saturating_sub(since);
+            let _ = self.at.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |at| {
+                (at != 0).then(|| at + paused)
+            });
+        }
     }
 
     /// Stops the clock: no call is running.
@@ -93,7 +136,15 @@ impl Deadline {
             return true;
         }
         let at = self.at.load(Ordering::Relaxed);
-        if at != 0 && self.base.elapsed().as_nanos() as u64 >= at {
+        if at == 0 {
+            return false;
+        }
+        let now = self.now();
+        if now >= self.wall_at.load(Ordering::Relaxed) {
+            self.wall_timed_out.store(true, Ordering::Relaxed);
+            return true;
+        }
+        if self.paused_since.load(Ordering::Relaxed) == 0 && now >= at {
             self.timed_out.store(true, Ordering::Relaxed);
             return true;
         }
@@ -106,8 +157,9 @@ impl Deadline {
         if at == 0 {
             return None;
         }
+        let wall = self.wall_at.load(Ordering::Relaxed);
         Some(Duration::from_nanos(
-            at.saturating_sub(self.base.elapsed().as_nanos() as u64),
+            at.min(wall).saturating_sub(self.base.elapsed().as_nanos() as u64),
         ))
     }
 
@@ -117,6 +169,8 @@ impl Deadline {
             Some(Stop::Returned)
         } else if self.cancelled.load(Ordering::Relaxed) {
             Some(Stop::Cancelled)
+        } else if self.wall_timed_out.load(Ordering::Relaxed) {
+            Some(Stop::WallTimedOut)
         } else if self.timed_out.load(Ordering::Relaxed) {
             Some(Stop::TimedOut)
         } else {
@@ -128,6 +182,10 @@ impl Deadline {
     pub fn stop_message(&self, limits: &Limits) -> Option<String> {
         self.stopped().map(|s| match s {
             Stop::TimedOut => format!("exceeded its time limit of {} ms", limits.timeout.as_millis()),
+            Stop::WallTimedOut => format!(
+                "exceeded its wall-clock limit of {} ms (device time included)",
+                limits.wall_timeout.as_millis()
+            ),
             Stop::Cancelled => "cancelled".to_string(),
             Stop::Returned => "its top-level call has already returned".to_string(),
         })
@@ -154,19 +212,28 @@ mod tests {
     fn cancel_between_calls_is_a_no_op_and_during_a_call_stops_it() {
         let d = Deadline::new();
         d.cancel();
-        d.begin(Duration::from_secs(60));
+        d.begin(&Limits {
+            timeout: Duration::from_secs(60),
+            ..Limits::default()
+        });
         assert!(!d.expired(), "a cancel before the call must not stop it");
         d.cancel();
         assert!(d.expired());
         assert_eq!(d.stopped(), Some(Stop::Cancelled));
-        d.begin(Duration::from_secs(60));
+        d.begin(&Limits {
+            timeout: Duration::from_secs(60),
+            ..Limits::default()
+        });
         assert_eq!(d.stopped(), None, "a new call starts clean");
     }
 
     #[test]
     fn a_zero_timeout_expires_and_says_so() {
         let d = Deadline::new();
-        d.begin(Duration::ZERO);
+        d.begin(&Limits {
+            timeout: Duration::ZERO,
+            ..Limits::default()
+        });
         assert!(d.expired());
         assert_eq!(d.stopped(), Some(Stop::TimedOut));
         d.end();

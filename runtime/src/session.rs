@@ -267,7 +267,7 @@ fn session_thread(
     };
     let _ = ready.send(Ok(()));
     while let Ok(job) = jobs.recv() {
-        deadline.begin(limits.timeout);
+        deadline.begin(&limits);
         // A panic in a job must not take the session down with it; the caller sees `Gone` for that
         // one job only because its reply channel is dropped.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

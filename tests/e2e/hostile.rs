@@ -18,6 +18,7 @@ fn settings() -> Settings {
             timeout: Duration::from_millis(500),
             memory_bytes: 64 << 20,
             stack_bytes: 1 << 20,
+            ..EngineLimits::default()
         },
         ..Settings::default()
     }

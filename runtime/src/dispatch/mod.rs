@@ -304,12 +304,16 @@ fn step(
     };
     let started = Instant::now();
     let outcome = if resolve_secrets {
-        secret::resolve_placeholders(s.secrets(), args)
+        // A built-in works the device: its time counts against the wall clock, not the script's.
+        s.deadline.pause();
+        let outcome = secret::resolve_placeholders(s.secrets(), args)
             .map_err(|message| CallError::Failed {
                 tool: name.to_string(),
                 message,
             })
-            .and_then(|resolved| work(&resolved))
+            .and_then(|resolved| work(&resolved));
+        s.deadline.resume();
+        outcome
     } else {
         work(args)
     };
