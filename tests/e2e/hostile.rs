@@ -353,3 +353,33 @@ fn a_long_session_keeps_recent_steps_in_memory_and_all_in_the_log() {
     let logged = f.all_output().matches("\"step_finished\"").count();
     assert_eq!(logged, 12_001, "the log keeps every step");
 }
+
+#[test]
+fn the_memory_limit_is_per_call_not_per_session() {
+    let f = Fixture::new("t");
+    f.tool("fine", OK_TOOL);
+    f.tool(
+        "memory",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+function take(mib: number): string[] { const a: string[] = []; for (let i = 0; i < mib; i++) a.push("x".repeat(1 << 20) + i); return a; }
+/** Keeps 40 MiB in a global. */
+export const hoard = trailblaze.tool(async () => { (globalThis as any).kept = take(40); return {}; });
+/** Uses `mib` MiB for the length of the call. */
+export const use = trailblaze.tool<{ mib: number }, { n: number }>(async (input) => ({ n: take(input.mib).length }));
+"#,
+    );
+    let (_p, s) = f.session(settings());
+    s.call("hoard", json!({})).expect("40 MiB fit in a call's 64");
+    // The next call gets its own 64 MiB on top of what the first one left behind.
+    assert_eq!(
+        s.call("use", json!({ "mib": 40 })).expect("its own budget"),
+        json!({ "n": 40 })
+    );
+    // Control: one call past its 64 MiB still fails, and the session goes on.
+    let err = s
+        .call("use", json!({ "mib": 80 }))
+        .expect_err("over a call's budget")
+        .to_string();
+    assert!(err.starts_with("use: exceeded its memory limit of 64 MiB"), "{err}");
+    assert_next_call_works(&s);
+}

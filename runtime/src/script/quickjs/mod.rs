@@ -61,7 +61,7 @@ struct EngineState {
 struct Engine {
     // Field order matters: the context must go before its runtime.
     context: Context,
-    _runtime: Runtime,
+    runtime: Runtime,
     state: Rc<EngineState>,
 }
 
@@ -107,6 +107,14 @@ impl Embedded {
     pub fn enter<R>(&self, f: impl FnOnce(&dyn ScriptRuntime) -> R) -> R {
         let (r, clean) = {
             let engine = self.engine.borrow();
+            // The memory limit is per call, as promised: this call may allocate its budget on top of
+            // what earlier calls left in the session's globals (up to four budgets in all, after
+            // which the session's heap is simply full).
+            let limit = self.config.limits.memory_bytes;
+            let held = usize::try_from(engine.runtime.memory_usage().malloc_size).unwrap_or(0);
+            engine
+                .runtime
+                .set_memory_limit(held.min(3 * limit).saturating_add(limit));
             engine.context.with(|ctx| {
                 let here = Entered {
                     ctx: &ctx,
@@ -187,7 +195,7 @@ impl Engine {
         })?;
         Ok(Engine {
             context,
-            _runtime: runtime,
+            runtime,
             state,
         })
     }
