@@ -344,6 +344,11 @@ fn a_step_without_a_recording_is_not_passed() {
     assert!(!out.report.summary().ok());
 }
 
+/// The (only) run folder under `out`, once the run has made it.
+fn first_run_dir(out: &std::path::Path) -> Option<PathBuf> {
+    std::fs::read_dir(out).ok()?.next()?.ok().map(|run| run.path())
+}
+
 /// The demo with a 300-step trail `name` whose every step busy-waits 40 ms: a run to kill mid-way.
 fn demo_with_a_slow_trail(name: &str) -> (Fixture, std::path::PathBuf) {
     let f = Fixture::demo();
@@ -375,13 +380,7 @@ fn kill_9_leaves_every_finished_step_readable() {
         .spawn()
         .expect("starts");
     // Wait until some steps are logged (bounded), then kill -9.
-    let log = || {
-        std::fs::read_dir(f.out())
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|r| r.ok())
-            .map(|run| run.path().join("long/log.jsonl"))
-    };
+    let log = || first_run_dir(&f.out()).map(|run| run.join("long/log.jsonl"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let finished = log()
@@ -439,13 +438,7 @@ fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("starts");
-    let run_dir = || {
-        std::fs::read_dir(f.out())
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|r| r.ok())
-            .map(|run| run.path())
-    };
+    let run_dir = || first_run_dir(&f.out());
     // The long trail has started once its log exists: the three demo trails before it are done.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while run_dir().is_none_or(|d| !d.join("zzz-long/log.jsonl").exists()) && std::time::Instant::now() < deadline {
