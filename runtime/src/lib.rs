@@ -45,7 +45,7 @@ pub mod internals {
     pub use crate::run::summary_line;
     pub use crate::script::sdk;
     pub use crate::script::transpile::{Transpiler, transpile_uncached};
-    pub use crate::secret::{redact_text, redact_value};
+    pub use crate::secret::Redaction;
     pub use crate::session::SessionConfig;
     pub use crate::surface::catalog::write_client_files;
     pub use crate::surface::{find_tsc, run_tsc};

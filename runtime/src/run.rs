@@ -55,7 +55,7 @@ pub fn run_trails(
         trails: Vec::new(),
     };
     let mut used_ids: Vec<String> = Vec::new();
-    let secrets = project.secrets.values_to_redact();
+    let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
     for file in files {
         let mut t = run_one(project, file, &dir, opts, &mut used_ids, progress);
         t.redact(&secrets);

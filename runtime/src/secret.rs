@@ -83,56 +83,72 @@ fn forms(value: &str) -> Vec<String> {
     out
 }
 
-/// `text` with every secret value (in any of its escaped forms) replaced by `***`. Values are tried
-/// longest first, so a secret that contains another is replaced whole, not around the shorter one.
-pub fn redact_text<'a>(text: &'a str, values: &[String]) -> std::borrow::Cow<'a, str> {
-    if values.is_empty() || !values.iter().any(|v| !v.is_empty()) {
-        return std::borrow::Cow::Borrowed(text);
+/// What every output is scrubbed of: each secret value in each of its escaped forms, computed once
+/// (per session, per run) and tried longest first, so a secret that contains another is replaced
+/// whole, not around the shorter one.
+#[derive(Debug, Clone, Default)]
+pub struct Redaction {
+    forms: Vec<String>,
+}
+
+impl Redaction {
+    pub fn new(values: &[String]) -> Redaction {
+        let mut forms: Vec<String> = Vec::new();
+        for v in values.iter().filter(|v| !v.is_empty()) {
+            for f in self::forms(v) {
+                if !forms.contains(&f) {
+                    forms.push(f);
+                }
+            }
+        }
+        forms.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        Redaction { forms }
     }
-    let mut sorted: Vec<&String> = values.iter().filter(|v| !v.is_empty()).collect();
-    sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    let mut out: Option<String> = None;
-    for v in sorted {
-        for f in forms(v) {
+
+    pub fn is_empty(&self) -> bool {
+        self.forms.is_empty()
+    }
+
+    /// `text` with every secret replaced by `***`; borrowed when there was nothing to replace.
+    pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let mut out: Option<String> = None;
+        for f in &self.forms {
             let current = out.as_deref().unwrap_or(text);
             if current.contains(f.as_str()) {
                 out = Some(current.replace(f.as_str(), "***"));
             }
         }
+        match out {
+            Some(s) => std::borrow::Cow::Owned(s),
+            None => std::borrow::Cow::Borrowed(text),
+        }
     }
-    match out {
-        Some(s) => std::borrow::Cow::Owned(s),
-        None => std::borrow::Cow::Borrowed(text),
-    }
-}
 
-/// [`redact_text`] over every string of a JSON value, object keys included.
-pub fn redact_value(v: &mut Value, values: &[String]) {
-    if values.is_empty() {
-        return;
-    }
-    match v {
-        Value::String(s) => {
-            if let std::borrow::Cow::Owned(r) = redact_text(s, values) {
-                *s = r;
-            }
+    /// [`Redaction::text`] over every string of a JSON value, object keys included.
+    pub fn value(&self, v: &mut Value) {
+        if self.is_empty() {
+            return;
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| redact_value(i, values)),
-        Value::Object(map) => {
-            let needs_key = map
-                .keys()
-                .any(|k| matches!(redact_text(k, values), std::borrow::Cow::Owned(_)));
-            if needs_key {
-                let old = std::mem::take(map);
-                for (k, mut item) in old {
-                    redact_value(&mut item, values);
-                    map.insert(redact_text(&k, values).into_owned(), item);
+        match v {
+            Value::String(s) => {
+                if let std::borrow::Cow::Owned(r) = self.text(s) {
+                    *s = r;
                 }
-            } else {
-                map.values_mut().for_each(|i| redact_value(i, values));
             }
+            Value::Array(items) => items.iter_mut().for_each(|i| self.value(i)),
+            Value::Object(map) => {
+                if map.keys().any(|k| matches!(self.text(k), std::borrow::Cow::Owned(_))) {
+                    let old = std::mem::take(map);
+                    for (k, mut item) in old {
+                        self.value(&mut item);
+                        map.insert(self.text(&k).into_owned(), item);
+                    }
+                } else {
+                    map.values_mut().for_each(|i| self.value(i));
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -149,25 +165,23 @@ mod redact_tests {
             "CANARY-long".to_string(),
             "it's <a&b>".to_string(),
         ];
-        assert_eq!(redact_text("x CANARY-long y", &values), "x *** y", "not `***-long`");
-        assert_eq!(redact_text("CANARY", &values), "***");
+        let r = Redaction::new(&values);
+        assert_eq!(r.text("x CANARY-long y"), "x *** y", "not `***-long`");
+        assert_eq!(r.text("CANARY"), "***");
         for form in [
             "it's <a&b>",
             "it&apos;s &lt;a&amp;b&gt;",
             "it&#39;s &lt;a&amp;b&gt;",
             "it&#x27;s &lt;a&amp;b&gt;",
         ] {
-            assert_eq!(redact_text(&format!("[{form}]"), &values), "[***]", "{form}");
+            assert_eq!(r.text(&format!("[{form}]")), "[***]", "{form}");
         }
         let json_form = serde_json::to_string("say \"CANARY\"\n").expect("json");
-        assert!(!redact_text(&json_form, &values).contains("CANARY"));
+        assert!(!r.text(&json_form).contains("CANARY"));
         let mut v = json!({ "CANARY": { "k": ["it's <a&b>", 1] }, "plain": "ok" });
-        redact_value(&mut v, &values);
+        r.value(&mut v);
         assert_eq!(v, json!({ "***": { "k": ["***", 1] }, "plain": "ok" }));
         // Control: nothing to redact leaves text as it is (and unallocated).
-        assert!(matches!(
-            redact_text("nothing here", &values),
-            std::borrow::Cow::Borrowed(_)
-        ));
+        assert!(matches!(r.text("nothing here"), std::borrow::Cow::Borrowed(_)));
     }
 }

@@ -233,7 +233,7 @@ fn session_thread(
         transpiler: transpiler.clone(),
         deadline: deadline.clone(),
         limits: limits.clone(),
-        redact: core.redact.clone(),
+        redact: core.secrets().values_to_redact(),
     }));
     // How a QuickJS binding re-enters the dispatcher: with the engine it was called from in effect.
     let reentry: Reentry = {

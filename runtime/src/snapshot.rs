@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::device::{Device, DeviceError, ViewNode, ViewTree};
+use crate::secret::Redaction;
 
 /// One node of the flattened tree: the device's node (its `children` moved out into the flat list),
 /// its ref and where it sits.
@@ -140,7 +141,7 @@ impl Snapshot {
 
     /// The compact text the LLM reads: one line per meaningful node, `[ref] Class "text" hint="..."`.
     /// Every value in `redact` (resolved secrets) reads `***`.
-    pub fn render(&self, redact: &[String]) -> String {
+    pub fn render(&self, redact: &Redaction) -> String {
         let mut out = String::new();
         let mut levels: Vec<usize> = vec![0; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
@@ -189,11 +190,11 @@ impl Snapshot {
     }
 
     /// The snapshot as a tool result: the app, the compact text, and the tree with a ref on each node.
-    pub fn to_json(&self, redact: &[String]) -> Value {
+    pub fn to_json(&self, redact: &Redaction) -> Value {
         json!({ "appId": self.app_id, "text": self.render(redact), "root": self.node_json(0, redact) })
     }
 
-    fn node_json(&self, i: usize, redact: &[String]) -> Value {
+    fn node_json(&self, i: usize, redact: &Redaction) -> Value {
         let n = &self.nodes[i];
         let s = |v: &Option<String>| v.as_deref().map(|t| scrub(t, redact));
         let children: Vec<Value> = (i + 1..self.nodes.len())
@@ -209,8 +210,8 @@ impl Snapshot {
     }
 }
 
-fn scrub(text: &str, redact: &[String]) -> String {
-    crate::secret::redact_text(text, redact).into_owned()
+fn scrub(text: &str, redact: &Redaction) -> String {
+    redact.text(text).into_owned()
 }
 
 /// The session's device and its cached snapshot: what built-in tools touch. The snapshot is captured
@@ -265,13 +266,13 @@ impl Screen {
     /// A screenshot for reports, with secrets redacted and the text of every field a secret was typed
     /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
     /// secret). PNG screens are returned as they are.
-    pub fn screenshot(&self, redact: &[String]) -> Result<crate::device::Screenshot, DeviceError> {
-        let mut values = redact.to_vec();
+    pub fn screenshot(&self, redact: &Redaction) -> Result<crate::device::Screenshot, DeviceError> {
+        let mut fields: Vec<String> = Vec::new();
         if !self.tainted.borrow().is_empty() {
             let tree = self.with_device(|d| d.snapshot())?;
             let snap = Snapshot::from_tree(tree);
             let tainted = self.tainted.borrow();
-            values.extend(
+            fields.extend(
                 snap.nodes
                     .iter()
                     .filter(|n| tainted.contains(&n.r#ref))
@@ -282,9 +283,12 @@ impl Screen {
         let mut shot = self.with_device(|d| d.screenshot())?;
         if shot.mime == "image/svg+xml"
             && let Ok(svg) = std::str::from_utf8(&shot.bytes)
-            && let std::borrow::Cow::Owned(clean) = crate::secret::redact_text(svg, &values)
         {
-            shot.bytes = clean.into_bytes();
+            // The fields' current texts join the session's secrets for this one screen.
+            let clean = Redaction::new(&fields).text(&redact.text(svg)).into_owned();
+            if clean != svg {
+                shot.bytes = clean.into_bytes();
+            }
         }
         Ok(shot)
     }

@@ -76,14 +76,15 @@ fn ten_thousand_random_secrets_never_survive_the_redactor() {
             value[format!("k{i}{s}")] = json!([s, { "inner": format!("<{s}>") }]);
         }
         text.push_str(&serde_json::to_string(&value).unwrap_or_default());
-        let redacted = trailblaze::internals::redact_text(&text, &secrets);
+        let redaction = trailblaze::internals::Redaction::new(&secrets);
+        let redacted = redaction.text(&text);
         assert_eq!(
             leak(&redacted, &secrets),
             None,
             "case {case}: {secrets:?} in {redacted}"
         );
         let mut v = value.clone();
-        trailblaze::internals::redact_value(&mut v, &secrets);
+        redaction.value(&mut v);
         assert_eq!(leak(&v.to_string(), &secrets), None, "case {case}: {secrets:?} in {v}");
     }
 }

@@ -55,8 +55,8 @@ impl CallError {
     }
 
     /// The same error with every secret value in its texts replaced by `***`.
-    pub fn redacted(self, values: &[String]) -> CallError {
-        let r = |m: String| crate::secret::redact_text(&m, values).into_owned();
+    pub fn redacted(self, redaction: &crate::secret::Redaction) -> CallError {
+        let r = |m: String| redaction.text(&m).into_owned();
         match self {
             CallError::Failed { tool, message } => CallError::Failed {
                 tool,
@@ -323,7 +323,7 @@ fn step(
     // secret value, whoever computed it.
     let outcome = outcome
         .map(|(mut v, read_only)| {
-            crate::secret::redact_value(&mut v, &s.redact);
+            s.redact.value(&mut v);
             (v, read_only)
         })
         .map_err(|e| e.redacted(&s.redact));

@@ -51,7 +51,7 @@ pub struct SessionLog {
     write_failed: bool,
     out: Option<BufWriter<File>>,
     /// Values that must never be written (resolved secrets); every string is scrubbed of them.
-    redact: Vec<String>,
+    redact: crate::secret::Redaction,
     steps: u64,
     /// Host calls since the last summary, by name: calls, failures, milliseconds.
     host_calls: std::collections::BTreeMap<String, (u64, u64, f64)>,
@@ -68,7 +68,7 @@ impl SessionLog {
             out: Some(BufWriter::new(file)),
             records: Vec::new(),
             write_failed: false,
-            redact: Vec::new(),
+            redact: Default::default(),
             steps: 0,
             host_calls: Default::default(),
         })
@@ -81,15 +81,15 @@ impl SessionLog {
             out: None,
             records: Vec::new(),
             write_failed: false,
-            redact: Vec::new(),
+            redact: Default::default(),
             steps: 0,
             host_calls: Default::default(),
         }
     }
 
     /// Values to scrub from everything written from now on.
-    pub fn set_redactions(&mut self, values: Vec<String>) {
-        self.redact = values.into_iter().filter(|v| !v.is_empty()).collect();
+    pub fn set_redactions(&mut self, redaction: crate::secret::Redaction) {
+        self.redact = redaction;
     }
 
     pub fn next_seq(&mut self) -> u64 {
@@ -153,7 +153,7 @@ impl SessionLog {
 
     fn write_line(&mut self, mut line: Value) {
         cap(&mut line);
-        scrub(&mut line, &self.redact);
+        self.redact.value(&mut line);
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
             // A log line that cannot be written must not fail the step; the run's report says so.
@@ -229,9 +229,4 @@ impl SessionLog {
 
 fn round(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
-}
-
-/// Replaces every occurrence of a redacted value inside any string or key of `v` with `***`.
-pub fn scrub(v: &mut Value, redact: &[String]) {
-    crate::secret::redact_value(v, redact);
 }

@@ -41,7 +41,7 @@ pub struct SessionCore {
     pub host_env: HostEnv,
     pub log: RefCell<SessionLog>,
     /// Secret values: what snapshots and logs show as `***`.
-    pub redact: Vec<String>,
+    pub redact: crate::secret::Redaction,
     pub screen: Screen,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
@@ -60,7 +60,7 @@ impl SessionCore {
         screen: Screen,
         deadline: Arc<Deadline>,
     ) -> SessionCore {
-        let redact = secrets.values_to_redact();
+        let redact = crate::secret::Redaction::new(&secrets.values_to_redact());
         log.set_redactions(redact.clone());
         let host_env = HostEnv {
             secrets: secrets.clone(),

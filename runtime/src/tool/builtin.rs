@@ -59,7 +59,7 @@ impl From<crate::device::DeviceError> for ToolFailure {
 /// to redact from what it shows. Nothing else of the session.
 pub struct ToolCx<'a> {
     pub screen: &'a Screen,
-    pub redact: &'a [String],
+    pub redact: &'a crate::secret::Redaction,
 }
 
 impl ToolCx<'_> {

@@ -65,7 +65,7 @@ impl BuiltinTool for InputText {
             cx.screen.with_device(|d| d.tap(x, y))?;
         }
         cx.screen.with_device(|d| d.input_text(&self.text))?;
-        let redacted = crate::secret::redact_text(&self.text, cx.redact);
+        let redacted = cx.redact.text(&self.text);
         if matches!(redacted, std::borrow::Cow::Owned(_)) {
             // A secret went in: the field stays masked until it is cleared.
             cx.screen.taint_focused()?;

@@ -135,21 +135,22 @@ impl RunReport {
     /// Replaces every occurrence of each value (resolved secrets) in every text of the report with
     /// `***`, as the session log does. A defence in depth: the replay should never have put one there.
     pub fn redact(&mut self, values: &[String]) {
+        let redaction = crate::secret::Redaction::new(values);
         for t in &mut self.trails {
-            t.redact(values);
+            t.redact(&redaction);
         }
     }
 }
 
 impl TrailReport {
     /// [`RunReport::redact`] for one trail.
-    pub fn redact(&mut self, values: &[String]) {
-        if values.iter().all(String::is_empty) {
+    pub fn redact(&mut self, redaction: &crate::secret::Redaction) {
+        if redaction.is_empty() {
             return;
         }
         // One redactor for every output: it knows the escaped forms (the SVG holds text XML-escaped).
         let scrub = |s: &mut String| {
-            if let std::borrow::Cow::Owned(r) = crate::secret::redact_text(s, values) {
+            if let std::borrow::Cow::Owned(r) = redaction.text(s) {
                 *s = r;
             }
         };
@@ -167,7 +168,7 @@ impl TrailReport {
             }
             for c in &mut s.calls {
                 c.error.iter_mut().for_each(scrub);
-                crate::secret::redact_value(&mut c.args, values);
+                redaction.value(&mut c.args);
             }
         }
     }

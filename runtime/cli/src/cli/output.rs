@@ -5,17 +5,21 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-static SECRETS: OnceLock<Vec<String>> = OnceLock::new();
+use trailblaze::internals::Redaction;
+
+static SECRETS: OnceLock<Redaction> = OnceLock::new();
 
 /// The secret values to redact from now on (set once, when the project opens).
 pub fn set_secrets(values: Vec<String>) {
-    let _ = SECRETS.set(values);
+    let _ = SECRETS.set(Redaction::new(&values));
 }
 
 /// `text` as it may reach a terminal or a file: redacted, control characters escaped.
 pub fn clean(text: &str) -> String {
-    let values = SECRETS.get().map(Vec::as_slice).unwrap_or_default();
-    let redacted = trailblaze::internals::redact_text(text, values);
+    let redacted = match SECRETS.get() {
+        Some(r) => r.text(text),
+        None => std::borrow::Cow::Borrowed(text),
+    };
     let mut out = String::with_capacity(redacted.len());
     for c in redacted.chars() {
         match c {

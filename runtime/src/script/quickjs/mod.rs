@@ -109,7 +109,8 @@ impl Embedded {
             let engine = self.engine.borrow();
             // The memory limit is per call, as promised: this call may allocate its budget on top of
             // what earlier calls left in the session's globals (up to four budgets in all, after
-            // which the session's heap is simply full).
+            // which the session's heap is simply full). Measuring walks the heap's objects once per
+            // top-level call: microseconds for a tool's heap, and never on the host-call path.
             let limit = self.config.limits.memory_bytes;
             let held = usize::try_from(engine.runtime.memory_usage().malloc_size).unwrap_or(0);
             engine

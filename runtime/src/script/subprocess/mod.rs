@@ -37,8 +37,14 @@ const REAP_WAIT: Duration = Duration::from_secs(5);
 /// What a finished process left: its stdout and exit status.
 type Exit = (Vec<u8>, Option<i32>);
 
-/// The callback URL, the sender the process's exit is reported on, and the inbox.
-type Wiring = (String, mpsc::Sender<Msg>, Rc<mpsc::Receiver<Msg>>);
+/// What a run needs of the endpoint.
+struct Wiring {
+    url: String,
+    token: String,
+    /// Where the process's exit is reported.
+    to_session: mpsc::Sender<Msg>,
+    inbox: Rc<mpsc::Receiver<Msg>>,
+}
 
 /// Everything the runtime starts from.
 pub struct SubprocessConfig {
@@ -53,6 +59,9 @@ pub struct SubprocessConfig {
 /// The endpoint and its channel, started on first use.
 struct Endpoint {
     server: Server,
+    /// This session's bearer token (made with the endpoint: a session that never runs a subprocess
+    /// tool reads no randomness).
+    token: String,
     to_session: mpsc::Sender<Msg>,
     inbox: Rc<mpsc::Receiver<Msg>>,
 }
@@ -60,7 +69,6 @@ struct Endpoint {
 /// A session's subprocess runtime.
 pub struct Subprocess {
     cfg: SubprocessConfig,
-    token: String,
     endpoint: RefCell<Option<Endpoint>>,
     next_run: Cell<u64>,
     /// Runs in progress, innermost last, with their process ids (= process group ids).
@@ -79,7 +87,6 @@ impl Subprocess {
     pub fn new(cfg: SubprocessConfig) -> Subprocess {
         Subprocess {
             cfg,
-            token: new_token(),
             endpoint: RefCell::new(None),
             next_run: Cell::new(1),
             active: RefCell::new(Vec::new()),
@@ -95,18 +102,25 @@ impl Subprocess {
         let mut slot = self.endpoint.borrow_mut();
         if slot.is_none() {
             let (tx, rx) = mpsc::channel();
-            let server = Server::start(self.token.clone(), tx.clone(), self.shared_active.clone())?;
+            let token = new_token();
+            let server = Server::start(token.clone(), tx.clone(), self.shared_active.clone())?;
             *slot = Some(Endpoint {
                 server,
+                token,
                 to_session: tx,
                 inbox: Rc::new(rx),
             });
         }
         let e = slot.as_ref().ok_or("the callback endpoint did not start")?;
-        Ok((e.server.url(), e.to_session.clone(), e.inbox.clone()))
+        Ok(Wiring {
+            url: e.server.url(),
+            token: e.token.clone(),
+            to_session: e.to_session.clone(),
+            inbox: e.inbox.clone(),
+        })
     }
 
-    fn spawn(&self, url: &str, run: u64) -> Result<Child, String> {
+    fn spawn(&self, wiring: &Wiring, run: u64) -> Result<Child, String> {
         let dir = node_files()?;
         let node = std::env::var_os("TRAILBLAZE_NODE").unwrap_or_else(|| "node".into());
         let mut cmd = Command::new(&node);
@@ -115,8 +129,8 @@ impl Subprocess {
             (self.cfg.limits.memory_bytes >> 20).max(16)
         ))
         .arg(dir.join("runner.mjs"))
-        .env("TRAILBLAZE_CALLBACK_URL", url)
-        .env("TRAILBLAZE_TOKEN", &self.token)
+        .env("TRAILBLAZE_CALLBACK_URL", &wiring.url)
+        .env("TRAILBLAZE_TOKEN", &wiring.token)
         .env("TRAILBLAZE_RUN", run.to_string())
         .env("TRAILBLAZE_ROOT", &self.cfg.root)
         .stdin(Stdio::piped())
@@ -313,11 +327,11 @@ impl ScriptRuntime for Subprocess {
         name: &str,
         args: Value,
     ) -> Result<ScriptOutcome, String> {
-        let (url, to_session, inbox) = self.endpoint()?;
+        let wiring = self.endpoint()?;
         let run = self.next_run.get();
         self.next_run.set(run + 1);
         self.load_error.borrow_mut().take();
-        let mut child = self.spawn(&url, run)?;
+        let mut child = self.spawn(&wiring, run)?;
         let pid = child.id();
         let input = json!({ "module": tool.module, "name": name, "args": args }).to_string();
         if let Some(mut stdin) = child.stdin.take() {
@@ -328,6 +342,7 @@ impl ScriptRuntime for Subprocess {
             // Drained so a chatty script cannot block on a full pipe; not shown (it may hold secrets).
             std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         }
+        let to_session = wiring.to_session.clone();
         std::thread::spawn(move || {
             let mut stdout = Vec::new();
             if let Some(mut out) = child.stdout.take() {
@@ -337,6 +352,7 @@ impl ScriptRuntime for Subprocess {
             let _ = to_session.send(Msg::Exited { run, stdout, status });
         });
         self.set_active(run, Some(pid));
+        let inbox = wiring.inbox;
         let waited = self.wait(back, &inbox, run, pid);
         self.set_active(run, None);
         if self.active.borrow().is_empty() {
