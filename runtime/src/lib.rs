@@ -27,6 +27,7 @@ pub(crate) mod surface;
 pub(crate) mod tool;
 pub(crate) mod trail;
 pub(crate) mod trailmap;
+pub mod workspace;
 pub(crate) mod yaml;
 
 pub use budget::{CancelHandle, Limits};
@@ -37,6 +38,8 @@ pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
 pub use run::{RunOptions, run_trails};
 pub use session::{Session, SessionError, Settings};
 pub use state::log::StepRecord;
+pub use trailmap::LoadErrors;
+pub use yaml::{Pos, YamlError};
 
 /// The crate's insides, for this workspace's CLI, tests and benches only: no stability promise.
 #[doc(hidden)]

@@ -13,8 +13,7 @@ fn run_env(f: &Fixture, args: &[&str], env: &[(&str, &str)]) -> std::process::Ou
     Command::new(trailblaze_bin())
         .args(["--trailmaps"])
         .arg(f.root())
-        .arg("--out")
-        .arg(f.out())
+        .env("TRAILBLAZE_OUT", f.out())
         .args(args)
         .env("TRAILBLAZE_CACHE_DIR", f.cache())
         .env("NO_COLOR", "1")
@@ -32,16 +31,16 @@ fn json_out(o: &std::process::Output) -> serde_json::Value {
 fn a_second_process_transpiles_nothing() {
     let f = Fixture::demo();
     let args = [
+        "tool",
         "--secrets",
         "trailmaps/demo/demo.secrets",
         "--json",
-        "tool",
         "signIn",
         "account=demo",
     ];
     let secrets = f.root().join("demo/demo.secrets");
     let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    args[1] = secrets.display().to_string();
+    args[2] = secrets.display().to_string();
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let first = run(&f, &argv);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
@@ -65,10 +64,10 @@ fn tool_runs_a_scripted_tool_and_lists_its_steps() {
     let o = run(
         &f,
         &[
+            "tool",
             "--secrets",
             secrets.to_str().unwrap_or_default(),
             "--json",
-            "tool",
             "signIn",
             "account=demo",
         ],
@@ -134,7 +133,7 @@ fn tool_accepts_only_llm_visible_tools() {
 #[test]
 fn tools_tokens_prints_each_cost_and_the_total() {
     let f = Fixture::demo();
-    let o = run(&f, &["--json", "tools", "--tokens"]);
+    let o = run(&f, &["tools", "--json", "--tokens"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v = json_out(&o);
     let tools = v["tools"].as_array().expect("tools");
@@ -176,7 +175,7 @@ fn check_exits_1_on_findings_and_0_when_clean() {
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("bad.trail.yaml:7:") && out.contains(" · step 1 · inputText: "),
+        out.contains("bad.trail.yaml:7:") && out.contains("error: step 1 · inputText: "),
         "{out}"
     );
     let usage = run(&f, &["check", "/no/such/place"]);
@@ -217,10 +216,10 @@ export const leak = trailblaze.tool<{ mode: string }, { password: string; nested
     let mut seen = Vec::new();
     for args in [
         vec!["tool", "leak", "mode=return"],
-        vec!["--json", "tool", "leak", "mode=return"],
+        vec!["tool", "--json", "leak", "mode=return"],
         vec!["tool", "leak", "mode=throw"],
         vec!["tool", "launchApp", "appId={{secret:DEMO_PASSWORD}}"],
-        vec!["--json", "tool", "launchApp", "appId={{secret:DEMO_PASSWORD}}"],
+        vec!["tool", "--json", "launchApp", "appId={{secret:DEMO_PASSWORD}}"],
     ] {
         let o = run_with(&args);
         let text = format!(

@@ -1,6 +1,7 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod cli;
+mod cli_first_hour;
 mod device_errors;
 mod fuzz;
 mod host;

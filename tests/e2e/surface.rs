@@ -105,7 +105,7 @@ fn tools_json_prints_llm_schemas() {
     let out = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
         .arg("--trailmaps")
         .arg(f.root())
-        .args(["--json", "tools"])
+        .args(["tools", "--json"])
         .output()
         .expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -310,16 +310,16 @@ fn a_failing_assertion_exits_1_naming_the_step() {
     let o = Command::new(trailblaze_bin())
         .arg("--trailmaps")
         .arg(f.root())
-        .arg("--out")
-        .arg(f.out())
+        .env("TRAILBLAZE_OUT", f.out())
         .args(["run"])
         .arg(f.map_dir().join("trails/fails.trail.yaml"))
         .output()
         .expect("runs");
     assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("✗ step 2 The inbox is shown"), "{err}");
-    assert!(err.contains("0 passed, 1 failed"), "{err}");
+    // Progress and the summary are the run's results: stdout.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("✗ step 2 The inbox is shown"), "{out}");
+    assert!(out.contains("0 passed, 1 failed"), "{out}");
 }
 
 #[test]
@@ -372,8 +372,7 @@ fn kill_9_leaves_every_finished_step_readable() {
     let mut child = Command::new(trailblaze_bin())
         .arg("--trailmaps")
         .arg(f.root())
-        .arg("--out")
-        .arg(f.out())
+        .env("TRAILBLAZE_OUT", f.out())
         .arg("run")
         .arg(&file)
         .stderr(std::process::Stdio::null())
@@ -429,10 +428,8 @@ fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
     let mut child = Command::new(trailblaze_bin())
         .arg("--trailmaps")
         .arg(f.root())
-        .arg("--out")
-        .arg(f.out())
-        .arg("--secrets")
-        .arg(&secrets)
+        .env("TRAILBLAZE_OUT", f.out())
+        .env("TRAILBLAZE_SECRETS_FILE", &secrets)
         .arg("run")
         .stderr(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -1,16 +1,19 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
+mod diag;
 mod output;
 mod tool;
 mod trails;
 
-use output::err;
-
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
-use trailblaze::{Project, ProjectOptions};
+use anyhow::anyhow;
+use clap::{Args, Parser, Subcommand};
+use trailblaze::{Limits, Project, ProjectError, ProjectOptions, Settings};
+
+use diag::{Diagnostic, Severity};
 
 /// A failure with the exit code it maps to.
 pub enum Failure {
@@ -18,6 +21,8 @@ pub enum Failure {
     Failed(anyhow::Error),
     /// Bad usage or input: exit 2.
     Usage(anyhow::Error),
+    /// Already reported (diagnostics printed): just the exit code.
+    Reported(u8),
 }
 
 impl<E: Into<anyhow::Error>> From<E> for Failure {
@@ -26,28 +31,31 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
     }
 }
 
+const EXAMPLES: &str = "\
+Examples:
+  trailblaze run                                 replay every trail of every trailmap
+  trailblaze run demo --shard 1/4 --junit j.xml  one shard of trailmap `demo`'s trails, for CI
+  trailblaze check --all --tsc                   both gates, with the real TypeScript compiler
+  trailblaze tools                               the tools an LLM sees
+  trailblaze tool tap ref=c422                   one tool on a fresh simulated device
+  trailblaze dts                                 types for the IDE: tools/trailblaze-client.d.ts
+
+Trailmaps are found in ./trailmaps/ (or trails/config/trailmaps/) here or in the nearest parent
+folder; outputs go to trailblaze-out/ beside them. Exit codes: 0 ok, 1 a failed tool or trail or
+findings, 2 bad usage or input, or a device failure.";
+
 #[derive(Parser)]
 #[command(
     name = "trailblaze",
     version,
-    about = "Run TypeScript scripted tools and trails against mobile apps"
+    about = "Run TypeScript scripted tools and trails against mobile apps",
+    after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// Folder holding the trailmaps.
-    #[arg(long, global = true, default_value = "trailmaps", env = "TRAILBLAZE_TRAILMAPS")]
-    pub trailmaps: PathBuf,
-    /// Folder the session logs and reports are written under.
-    #[arg(long, global = true, default_value = "trailblaze-out", env = "TRAILBLAZE_OUT")]
-    pub out: PathBuf,
-    /// The trailmap to use (defaults to the only one).
-    #[arg(long, global = true, env = "TRAILBLAZE_TRAILMAP")]
-    pub trailmap: Option<String>,
-    /// A `NAME=value` file of secrets, besides the `TRAILBLAZE_SECRET_<NAME>` environment variables.
-    #[arg(long, global = true, env = "TRAILBLAZE_SECRETS_FILE")]
-    pub secrets: Option<PathBuf>,
-    /// Print machine-readable JSON on stdout.
-    #[arg(long, global = true)]
-    pub json: bool,
+    /// Folder holding the trailmaps [default: ./trailmaps or trails/config/trailmaps, here or in
+    /// the nearest parent folder].
+    #[arg(long, global = true, env = "TRAILBLAZE_TRAILMAPS", value_name = "DIR")]
+    pub trailmaps: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -56,7 +64,7 @@ pub struct Cli {
 pub enum Command {
     /// Run one LLM-visible tool on the device: `trailblaze tool NAME key=value ...`.
     Tool(tool::ToolArgs),
-    /// List the tools the LLM sees.
+    /// List the tools the LLM sees, or show one in full.
     Tools(tool::ToolsArgs),
     /// Print the device's current screen.
     Snapshot(tool::SnapshotArgs),
@@ -68,9 +76,69 @@ pub enum Command {
     Dts(trails::DtsArgs),
 }
 
+/// `--trailmap`, for commands that work with one trailmap.
+#[derive(Args)]
+pub struct MapArg {
+    /// The trailmap to use (defaults to the only one).
+    #[arg(long, env = "TRAILBLAZE_TRAILMAP", value_name = "ID")]
+    pub trailmap: Option<String>,
+}
+
+/// `--secrets`, for commands that reach the device.
+#[derive(Args)]
+pub struct SecretsArg {
+    /// A `NAME=value` file of secrets, besides the `TRAILBLAZE_SECRET_<NAME>` environment variables.
+    #[arg(long, env = "TRAILBLAZE_SECRETS_FILE", value_name = "FILE")]
+    pub secrets: Option<PathBuf>,
+}
+
+/// `--out`, for commands that write session logs.
+#[derive(Args)]
+pub struct OutArg {
+    /// Folder the session logs and reports are written under [default: trailblaze-out/ beside the
+    /// trailmaps' project].
+    #[arg(long, env = "TRAILBLAZE_OUT", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The per-call budgets, for commands that run tools.
+#[derive(Args)]
+pub struct LimitArgs {
+    /// Seconds a top-level call's scripts may run; time inside device actions does not count.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
+    pub script_timeout: f64,
+    /// Seconds a whole top-level call may take, device time included.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = seconds)]
+    pub wall_timeout: f64,
+    /// MiB a call may add to the embedded script engine's heap.
+    #[arg(long, value_name = "MIB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub memory_limit: u64,
+}
+
+impl LimitArgs {
+    pub fn settings(&self) -> Settings {
+        Settings {
+            limits: Limits {
+                timeout: Duration::from_secs_f64(self.script_timeout),
+                wall_timeout: Duration::from_secs_f64(self.wall_timeout),
+                memory_bytes: usize::try_from(self.memory_limit << 20).unwrap_or(usize::MAX),
+                ..Limits::default()
+            },
+            ..Settings::default()
+        }
+    }
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err("expected a number of seconds, more than 0 and at most 86400".into()),
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    output::init_tracing();
     // Panics in tools and host functions are caught and reported as that call's error; the default
     // hook would also print the panic message, which may quote an argument value.
     std::panic::set_hook(Box::new(|info| {
@@ -91,35 +159,148 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Failed(e)) => {
-            err!("error: {e:#}");
+            report(&e);
             ExitCode::from(1)
         }
         Err(Failure::Usage(e)) => {
-            err!("error: {e:#}");
+            report(&e);
             ExitCode::from(2)
         }
+        Err(Failure::Reported(code)) => ExitCode::from(code),
     }
 }
 
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TRAILBLAZE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::env::var_os("NO_COLOR").is_none())
-        .try_init();
+/// An error with a help line, drawn as `= help: ...` under it.
+#[derive(Debug)]
+pub struct WithHelp {
+    pub message: String,
+    pub help: String,
 }
 
-/// Opens the project named by the global flags.
-pub fn open_project(cli: &Cli) -> Result<Project, Failure> {
+impl std::fmt::Display for WithHelp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.help)
+    }
+}
+
+impl std::error::Error for WithHelp {}
+
+/// A usage error with a help line.
+pub fn usage_help(message: impl Into<String>, help: impl Into<String>) -> Failure {
+    Failure::Usage(anyhow::Error::new(WithHelp {
+        message: message.into(),
+        help: help.into(),
+    }))
+}
+
+/// Prints an error through the one renderer: each file error with its frame, anything else as one
+/// message whose causes are added only when they say something new.
+fn report(e: &anyhow::Error) {
+    if let Some(ProjectError::Load(load)) = e.downcast_ref::<ProjectError>() {
+        for y in &load.errors {
+            diag::emit(&file_error(y));
+        }
+        return;
+    }
+    if let Some(h) = e.downcast_ref::<WithHelp>() {
+        diag::emit(&Diagnostic::parse(Severity::Error, &h.message).with_help(h.help.clone()));
+        return;
+    }
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    diag::emit(&Diagnostic::parse(Severity::Error, &text));
+}
+
+/// A YAML file error as a diagnostic; about a folder or an unreadable file, no frame.
+pub fn file_error(y: &trailblaze::YamlError) -> Diagnostic {
+    if y.file.is_file() {
+        Diagnostic::error(y.message.clone()).at(&y.file, y.pos.line, y.pos.col, Some(y.source_line.clone()))
+    } else {
+        Diagnostic::error(format!("{}: {}", y.file.display(), y.message))
+    }
+}
+
+/// Where the trailmaps are and where outputs go.
+pub struct Located {
+    pub trailmaps: PathBuf,
+    pub root: PathBuf,
+}
+
+/// `--trailmaps`, or the nearest workspace above the current folder.
+pub fn locate(cli: &Cli) -> Result<Located, Failure> {
+    const HELP: &str = "run from the project root or pass --trailmaps DIR";
+    if let Some(dir) = &cli.trailmaps {
+        if !dir.is_dir() {
+            return Err(usage_help(
+                format!("--trailmaps: `{}` is not a folder", dir.display()),
+                HELP,
+            ));
+        }
+        return Ok(Located {
+            trailmaps: dir.clone(),
+            root: PathBuf::from("."),
+        });
+    }
+    let cwd = std::env::current_dir().map_err(|e| anyhow!("the current folder cannot be read: {e}"))?;
+    match trailblaze::workspace::find(&cwd) {
+        Some(w) => Ok(Located {
+            trailmaps: relative_to(&w.trailmaps, &cwd),
+            root: relative_to(&w.root, &cwd),
+        }),
+        None => Err(usage_help(
+            format!(
+                "no trailmaps folder in {} or above it (looked for {})",
+                cwd.display(),
+                trailblaze::workspace::LAYOUTS.join(", ")
+            ),
+            HELP,
+        )),
+    }
+}
+
+/// `path` relative to `base` when it is under it (shorter to read, and what a terminal opens).
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    match path.strip_prefix(base) {
+        Ok(p) if p.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(p) => p.to_path_buf(),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// The output folder: `--out`, or `trailblaze-out/` beside the trailmaps' project.
+pub fn out_dir(located: &Located, out: &OutArg) -> PathBuf {
+    out.out.clone().unwrap_or_else(|| {
+        if located.root == Path::new(".") {
+            PathBuf::from("trailblaze-out")
+        } else {
+            located.root.join("trailblaze-out")
+        }
+    })
+}
+
+/// Opens the project: the trailmaps found by [`locate`], with `secrets` if given.
+pub fn open_project(cli: &Cli, secrets: Option<&SecretsArg>) -> Result<(Project, Located), Failure> {
+    let located = locate(cli)?;
     let project = Project::open(
-        &cli.trailmaps,
+        &located.trailmaps,
         ProjectOptions {
             cache_dir: None,
-            secrets_file: cli.secrets.clone(),
+            secrets_file: secrets.and_then(|s| s.secrets.clone()),
         },
     )?;
     output::set_secrets(project.secrets.values_to_redact());
-    Ok(project)
+    Ok((project, located))
+}
+
+/// Prints the catalog's warnings once each, through the renderer.
+pub fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        diag::emit(&Diagnostic::parse(Severity::Warning, w));
+    }
 }

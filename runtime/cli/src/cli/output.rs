@@ -34,6 +34,7 @@ pub fn clean(text: &str) -> String {
     out
 }
 
+#[derive(Debug, Clone, Copy)]
 pub enum Stream {
     Out,
     Err,
@@ -41,7 +42,12 @@ pub enum Stream {
 
 /// Writes one cleaned line. A closed pipe ends the program at once, quietly, as a filter expects.
 pub fn line(stream: Stream, text: &str) {
-    let text = format!("{}\n", clean(text));
+    raw(stream, &clean(text));
+}
+
+/// Writes one line the caller has cleaned already (styled text: its escapes are the renderer's).
+pub fn raw(stream: Stream, text: &str) {
+    let text = format!("{text}\n");
     let result = match stream {
         Stream::Out => std::io::stdout().lock().write_all(text.as_bytes()),
         Stream::Err => std::io::stderr().lock().write_all(text.as_bytes()),
@@ -50,6 +56,78 @@ pub fn line(stream: Stream, text: &str) {
         && e.kind() == std::io::ErrorKind::BrokenPipe
     {
         std::process::exit(0);
+    }
+}
+
+/// A progress line with its leading mark (`✓`, `✗`, `-`) coloured when `stream` is a terminal.
+pub fn progress(stream: Stream, text: &str) {
+    let text = clean(text);
+    if !super::diag::colour(stream) {
+        return raw(stream, &text);
+    }
+    let body = text.trim_start();
+    let indent = &text[..text.len() - body.len()];
+    let colour = match body.chars().next() {
+        Some('✓') => "32",
+        Some('✗') => "31",
+        Some('-') | Some('↻') => "33",
+        _ => return raw(stream, &text),
+    };
+    let mark_len = body.chars().next().map(char::len_utf8).unwrap_or(0);
+    raw(
+        stream,
+        &format!(
+            "{indent}\u{1b}[{colour}m{}\u{1b}[0m{}",
+            &body[..mark_len],
+            &body[mark_len..]
+        ),
+    );
+}
+
+/// Traces and warnings on stderr as `warning: message`, no module paths, colour on a terminal only.
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRAILBLAZE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .event_format(Plain {
+            colour: super::diag::colour(Stream::Err),
+        })
+        .try_init();
+}
+
+/// `warning: message key=value`: what a user reads, not a log line.
+struct Plain {
+    colour: bool,
+}
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for Plain
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut writer: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        use tracing::Level;
+        let (word, colour) = match *event.metadata().level() {
+            Level::ERROR => ("error", "31"),
+            Level::WARN => ("warning", "33"),
+            Level::INFO => ("info", "36"),
+            Level::DEBUG => ("debug", "2"),
+            Level::TRACE => ("trace", "2"),
+        };
+        if self.colour {
+            write!(writer, "\u{1b}[1;{colour}m{word}\u{1b}[0m: ")?;
+        } else {
+            write!(writer, "{word}: ")?;
+        }
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
     }
 }
 

@@ -3,47 +3,78 @@
 use anyhow::anyhow;
 use clap::Args;
 use serde_json::{Map, Value, json};
-use trailblaze::Settings;
 use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
+use trailblaze::{CallError, Settings};
 
 use super::output::{err, out};
-use super::{Cli, Failure, open_project};
+use super::{Cli, Failure, LimitArgs, MapArg, OutArg, SecretsArg, open_project, out_dir, warn_all};
 
 #[derive(Args)]
+#[command(
+    after_help = "Examples:\n  trailblaze tool tap ref=c422\n  trailblaze tool type text=hello\n  trailblaze tool signIn account=demo --json"
+)]
 pub struct ToolArgs {
     /// The tool's name (an LLM-visible tool; see `trailblaze tools`).
     pub name: String,
     /// Arguments as `key=value`. A value is taken as a string when the tool's schema says so,
     /// otherwise as JSON when it parses (`count=3`, `flag=true`, `sel={"a":1}`) and as a string when not.
     pub args: Vec<String>,
+    /// Print the result, the error and the steps as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[command(flatten)]
+    pub secrets: SecretsArg,
+    #[command(flatten)]
+    pub out: OutArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args)]
+#[command(
+    after_help = "Examples:\n  trailblaze tools\n  trailblaze tools tap          one tool in full, hidden ones too\n  trailblaze tools --tokens     what the definitions cost per LLM request"
+)]
 pub struct ToolsArgs {
+    /// Show this tool in full: its description and arguments (LLM-visible or not).
+    pub name: Option<String>,
     /// Also print what each tool's definition (name, description, schema) costs in tokens, with the
     /// o200k tokenizer, and the total sent with every LLM request.
     #[arg(long)]
     pub tokens: bool,
+    /// The definitions as JSON (what an LLM is sent).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub map: MapArg,
 }
 
 #[derive(Args)]
-pub struct SnapshotArgs {}
+pub struct SnapshotArgs {
+    /// The snapshot as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[command(flatten)]
+    pub secrets: SecretsArg,
+}
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
-    let project = open_project(cli)?;
-    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+    let (project, located) = open_project(cli, Some(&a.secrets))?;
+    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
     let catalog = project.catalog(&id)?;
-    for w in &catalog.warnings {
-        tracing::warn!("{w}");
-    }
+    warn_all(&catalog.warnings);
     let tool = llm_tool(&catalog, &a.name)?;
     let args = parse_args(&a.args, &tool.input_schema)?;
     let device = project.sim_device(&id)?;
-    let session = project.session(&id, device, Some(&cli.out), Settings::default())?;
+    let out = out_dir(&located, &a.out);
+    let session = project.session(&id, device, Some(&out), a.limits.settings())?;
     let result = session.call(&a.name, args);
     let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
-    if cli.json {
+    if a.json {
         let out = json!({
             "ok": result.is_ok(),
             "result": result.as_ref().ok(),
@@ -57,7 +88,9 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
         if let Ok(v) = &result {
             out!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
         }
-        err!("steps:");
+        if !steps.is_empty() {
+            err!("steps:");
+        }
         for s in &steps {
             let mark = match s.ok {
                 Some(true) => "ok",
@@ -77,7 +110,13 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
             err!("log: {}", log.display());
         }
     }
-    result.map(|_| ()).map_err(|e| Failure::Failed(anyhow!(e)))
+    result.map(|_| ()).map_err(|e| match e {
+        // The call never ran: bad usage, exit 2.
+        CallError::Args { .. } | CallError::UnknownTool { .. } => Failure::Usage(anyhow!(e)),
+        // The device failed: not the tool's fault, exit 2 as for `run`.
+        CallError::Device { .. } => Failure::Usage(anyhow!(e)),
+        _ => Failure::Failed(anyhow!(e)),
+    })
 }
 
 /// The named tool if the LLM may see it; otherwise the library's answer (hidden, or the nearest
@@ -117,35 +156,142 @@ fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Failure> {
 }
 
 pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
-    let project = open_project(cli)?;
-    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+    let (project, _) = open_project(cli, None)?;
+    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
     let catalog = project.catalog(&id)?;
-    if a.tokens {
-        return print_tokens(cli, &catalog);
+    warn_all(&catalog.warnings);
+    if let Some(name) = &a.name {
+        return show_tool(&catalog, name, a.json);
     }
-    if cli.json {
+    if a.tokens {
+        return print_tokens(a.json, &catalog);
+    }
+    if a.json {
         out!(
             "{}",
             serde_json::to_string_pretty(&catalog.tool_definitions()).unwrap_or_default()
         );
     } else {
+        let width = catalog
+            .tool_definitions()
+            .iter()
+            .map(|t| t.name.len())
+            .max()
+            .unwrap_or(0);
         for t in catalog.tool_definitions() {
-            let first = t.description.lines().next().unwrap_or("");
-            out!("{:<20} {first}", t.name);
+            out!("{:<width$}  {}", t.name, first_sentence(&t.description));
         }
+        err!("`trailblaze tools NAME` shows a tool in full");
     }
     Ok(())
 }
 
-pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
-    let project = open_project(cli)?;
-    let id = project.trailmap_id(cli.trailmap.as_deref())?;
+/// A description's first sentence, whole (never cut mid-sentence): up to the first `. ` or the
+/// first blank line.
+fn first_sentence(text: &str) -> String {
+    let para = text
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // A sentence ends at `. ` before a capital letter (so `e.g. \`y778\`` does not end one).
+    let ends = para
+        .match_indices(". ")
+        .map(|(i, _)| i)
+        .find(|&i| para[i + 2..].chars().next().is_some_and(char::is_uppercase));
+    match ends {
+        Some(i) => para[..=i].to_string(),
+        None => para,
+    }
+}
+
+/// One tool in full: visibility, description, arguments from its schema.
+fn show_tool(catalog: &Catalog, name: &str, json_out: bool) -> Result<(), Failure> {
+    let tool = match catalog.tool(name) {
+        Some(t) => t,
+        // Not in the catalog: the library's nearest names.
+        None => return llm_tool(catalog, name).map(|_| ()),
+    };
+    if json_out {
+        let v = json!({
+            "name": tool.name,
+            "description": tool.description,
+            "llmVisible": tool.flags.surface_to_llm,
+            "inputSchema": tool.input_schema,
+            "outputSchema": tool.output_schema,
+        });
+        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
+    }
+    let seen = if tool.flags.surface_to_llm {
+        "LLM-visible"
+    } else {
+        "hidden from the LLM (trails and scripts call it)"
+    };
+    out!("{} · {seen}", tool.name);
+    out!("");
+    out!("{}", tool.description.trim());
+    let schema = &tool.input_schema;
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = schema["properties"].as_object().filter(|p| !p.is_empty()) {
+        out!("");
+        out!("arguments:");
+        for (k, p) in props {
+            let kind = type_words(p);
+            let need = if required.contains(&k.as_str()) {
+                "required"
+            } else {
+                "optional"
+            };
+            out!("  {k}: {kind} ({need})");
+            if let Some(d) = p["description"].as_str() {
+                out!("      {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }
+    } else {
+        out!("");
+        out!("arguments: none");
+    }
+    Ok(())
+}
+
+/// A property's type in words: `string`, `integer`, `one of: A, B`, `object`.
+fn type_words(p: &Value) -> String {
+    if let Some(e) = p["enum"].as_array() {
+        let names: Vec<String> = e
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+            .collect();
+        return format!("one of: {}", names.join(", "));
+    }
+    match &p["type"] {
+        Value::String(t) => t.clone(),
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+        _ if p.get("$ref").is_some() => p["$ref"]
+            .as_str()
+            .unwrap_or("")
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        _ => "any".into(),
+    }
+}
+
+pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
+    let (project, _) = open_project(cli, Some(&a.secrets))?;
+    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
     let device = project.sim_device(&id)?;
     let session = project.session(&id, device, None, Settings::default())?;
     let v = session
         .call("snapshot", json!({}))
         .map_err(|e| Failure::Failed(anyhow!(e)))?;
-    if cli.json {
+    if a.json {
         out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         out!("{}", v["text"].as_str().unwrap_or_default().trim_end_matches('\n'));
@@ -154,7 +300,7 @@ pub fn snapshot(cli: &Cli, _a: &SnapshotArgs) -> Result<(), Failure> {
 }
 
 /// Each LLM-visible tool's definition as sent to the model, counted with the o200k tokenizer.
-fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
+fn print_tokens(json_out: bool, catalog: &Catalog) -> Result<(), Failure> {
     let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
     let mut rows: Vec<(String, usize)> = catalog
         .tool_definitions()
@@ -166,7 +312,7 @@ fn print_tokens(cli: &Cli, catalog: &Catalog) -> Result<(), Failure> {
         .collect();
     rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     let total: usize = rows.iter().map(|r| r.1).sum();
-    if cli.json {
+    if json_out {
         let tools: Vec<Value> = rows.iter().map(|(n, c)| json!({ "name": n, "tokens": c })).collect();
         out!(
             "{}",

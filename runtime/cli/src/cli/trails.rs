@@ -5,29 +5,54 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use trailblaze::Project;
-use trailblaze::Settings;
 use trailblaze::internals::summary_line;
 use trailblaze::internals::write_client_files;
 use trailblaze::internals::{find_trails, parse_shard, shard};
 use trailblaze::{CheckReport, check_native, check_tsc};
 use trailblaze::{RunOptions, run_trails};
 
-use super::output::{err, out};
-use super::{Cli, Failure, open_project};
+use super::diag::{self, Diagnostic};
+use super::output::{Stream, err, out, progress};
+use super::{Cli, Failure, LimitArgs, OutArg, SecretsArg, open_project, out_dir, warn_all};
 
 #[derive(Args)]
+#[command(after_help = "\
+Examples:
+  trailblaze run                              every trail of every trailmap
+  trailblaze run demo                         trailmap `demo`'s trails
+  trailblaze run trailmaps/demo/trails/sign-in.trail.yaml
+  trailblaze run --shard 2/4                  one quarter of the trails, for a CI matrix
+
+The type gate runs first: a trail `check` rejects is not run (`--no-check` runs it anyway).")]
 pub struct RunArgs {
-    /// Trail files or folders (searched for `*.trail.yaml`). Default: every trailmap's trails.
-    pub paths: Vec<PathBuf>,
+    /// Trailmap ids, trail files or folders (searched for trails). Default: every trailmap's trails.
+    pub paths: Vec<String>,
     /// The device: `sim` (the simulated device running the trailmap's app.yaml).
     #[arg(long, default_value = "sim")]
     pub device: String,
     /// Run only shard I of N (1-based), e.g. `--shard 2/4`: a deterministic split for CI matrices.
-    #[arg(long, value_parser = parse_shard)]
+    #[arg(long, value_parser = parse_shard, value_name = "I/N")]
     pub shard: Option<(usize, usize)>,
+    /// Skip the type gate before the run.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Print the run's report as JSON on stdout (progress goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub secrets: SecretsArg,
+    #[command(flatten)]
+    pub out: OutArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args)]
+#[command(after_help = "\
+Examples:
+  trailblaze check                every trailmap's trails, native type gate
+  trailblaze check demo --tsc     trailmap `demo`, with the real TypeScript compiler
+  trailblaze check trails/x.trail.yaml --json")]
 pub struct CheckArgs {
     /// Trailmap ids, trail files or folders.
     pub targets: Vec<String>,
@@ -38,6 +63,9 @@ pub struct CheckArgs {
     /// `npm ci --prefix sdk-ts`).
     #[arg(long)]
     pub tsc: bool,
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -58,6 +86,27 @@ fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// What `run` and `check` were pointed at: trailmap ids become their trails folders, anything else
+/// is a path. Returns the roots and the trailmap ids involved.
+fn targets(project: &Project, given: &[String], all: bool) -> (Vec<PathBuf>, Vec<String>) {
+    let mut roots = Vec::new();
+    let mut maps: Vec<String> = Vec::new();
+    if all || given.is_empty() {
+        maps = project.trailmaps.maps.keys().cloned().collect();
+        roots = trails_of(project, &[]);
+    }
+    for t in given {
+        // A path that exists wins over a trailmap id of the same name.
+        if project.trailmaps.get(t).is_some() && !std::path::Path::new(t).exists() {
+            maps.push(t.clone());
+            roots.extend(trails_of(project, &[t.as_str()]));
+        } else {
+            roots.push(PathBuf::from(t));
+        }
+    }
+    (roots, maps)
+}
+
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     if a.device != "sim" {
         return Err(Failure::Usage(anyhow!(
@@ -65,17 +114,22 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             a.device
         )));
     }
-    let project = open_project(cli)?;
-    let roots = if a.paths.is_empty() {
-        trails_of(&project, &[])
-    } else {
-        a.paths.clone()
-    };
+    let (project, located) = open_project(cli, Some(&a.secrets))?;
+    let (roots, _) = targets(&project, &a.paths, false);
     let mut files = find_trails(&roots)?;
+    let found = files.len();
     if let Some((i, n)) = a.shard {
         files = shard(files, i, n);
     }
+    // Results go to stdout; with --json stdout is the report alone.
+    let stream = if a.json { Stream::Err } else { Stream::Out };
     if files.is_empty() {
+        if found > 0 {
+            // A matrix wider than the trails: this shard has nothing to do, which is not a failure.
+            let (i, n) = a.shard.unwrap_or((1, 1));
+            err!("notice: shard {i}/{n} has no trails ({found} in all); nothing to run");
+            return Ok(());
+        }
         return Err(Failure::Usage(anyhow!(
             "no trails found (looked in: {})",
             roots
@@ -85,18 +139,36 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
                 .join(", ")
         )));
     }
+    if !a.no_check {
+        let report = check_native(&project, &files);
+        let errors = report.errors();
+        if errors > 0 {
+            for f in report.findings.iter().filter(|f| !f.warning) {
+                diag::emit(&diag::finding(f));
+            }
+            diag::emit(
+                &Diagnostic::error(format!(
+                    "the type gate found {errors} problem(s) in {} trail(s): nothing was run",
+                    files.len()
+                ))
+                .with_help("fix them (`trailblaze check` lists them), or pass --no-check to run anyway"),
+            );
+            return Err(Failure::Reported(1));
+        }
+    }
     let opts = RunOptions {
-        out: cli.out.clone(),
-        settings: Settings::default(),
+        out: out_dir(&located, &a.out),
+        settings: a.limits.settings(),
     };
-    let out = run_trails(&project, &files, &opts, &mut |line| err!("{line}"))?;
-    if cli.json {
+    let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line))?;
+    if a.json {
         out!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
     }
-    err!("{}", summary_line(&out.report));
-    err!("report: {}", out.files.html.display());
-    err!("        {}", out.files.json.display());
-    err!("        {}", out.files.junit.display());
+    let print = |text: String| super::output::line(stream, &text);
+    print(summary_line(&out.report));
+    print(format!("report: {}", out.files.html.display()));
+    print(format!("        {}", out.files.json.display()));
+    print(format!("        {}", out.files.junit.display()));
     let summary = out.report.summary();
     if summary.errors > 0 {
         // The device failed: not the app's fault, so not exit 1.
@@ -107,26 +179,13 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     } else if summary.ok() {
         Ok(())
     } else {
-        Err(Failure::Failed(anyhow!("some trails did not pass")))
+        Err(Failure::Reported(1))
     }
 }
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
-    let project = open_project(cli)?;
-    let mut roots = Vec::new();
-    let mut maps: Vec<String> = Vec::new();
-    if a.all || a.targets.is_empty() {
-        maps = project.trailmaps.maps.keys().cloned().collect();
-        roots = trails_of(&project, &[]);
-    }
-    for t in &a.targets {
-        if project.trailmaps.get(t).is_some() {
-            maps.push(t.clone());
-            roots.extend(trails_of(&project, &[t.as_str()]));
-        } else {
-            roots.push(PathBuf::from(t));
-        }
-    }
+    let (project, _) = open_project(cli, None)?;
+    let (roots, maps) = targets(&project, &a.targets, a.all);
     let files = find_trails(&roots)?;
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
@@ -137,6 +196,7 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         .filter(|id| maps.is_empty() || maps.contains(id))
     {
         let catalog = project.catalog(id)?;
+        warn_all(&catalog.warnings);
         if let Some(map) = project.trailmaps.get(id) {
             write_client_files(&catalog, &map.dir)?;
         }
@@ -147,28 +207,22 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     } else {
         check_native(&project, &files)
     };
-    print_findings(cli, &report, &problems);
-    if report.errors() + problems.len() > 0 {
-        Err(Failure::Failed(anyhow!(
-            "{} finding(s)",
-            report.errors() + problems.len()
-        )))
-    } else {
-        Ok(())
-    }
+    print_findings(a.json, &report, &problems);
+    let count = report.errors() + problems.len();
+    if count > 0 { Err(Failure::Reported(1)) } else { Ok(()) }
 }
 
-fn print_findings(cli: &Cli, report: &CheckReport, problems: &[String]) {
-    if cli.json {
+fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
+    if json {
         let v = serde_json::json!({ "trails": report.trails, "calls": report.calls, "findings": report.findings, "toolProblems": problems });
         out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
     for p in problems {
-        out!("{p}");
+        diag::emit_to(Stream::Out, &Diagnostic::parse(diag::Severity::Error, p));
     }
     for f in &report.findings {
-        out!("{}{f}", if f.warning { "warning: " } else { "" });
+        diag::emit_to(Stream::Out, &diag::finding(f));
     }
     err!(
         "checked {} trail(s), {} recorded call(s): {} finding(s)",
@@ -179,15 +233,15 @@ fn print_findings(cli: &Cli, report: &CheckReport, problems: &[String]) {
 }
 
 pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
-    let project = open_project(cli)?;
-    let id = project.trailmap_id(a.trailmap.as_deref().or(cli.trailmap.as_deref()))?;
+    let (project, _) = open_project(cli, None)?;
+    let id = project.trailmap_id(a.trailmap.as_deref())?;
     let catalog = project.catalog(&id)?;
     let map = project
         .trailmaps
         .get(&id)
         .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
     for p in &catalog.problems {
-        err!("{p}");
+        diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
     }
     let files = write_client_files(&catalog, &map.dir)?;
     out!("{}", files.dts.display());
