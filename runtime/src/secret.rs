@@ -62,9 +62,35 @@ fn resolve_str(store: &SecretStore, text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// Every form a secret value can take in our outputs: as it is, JSON-escaped (inside a log line or
+/// Every form a secret value can take in our outputs: as it is and as code derives it (upper and
+/// lower case, and the upper-snake form names are normalized to, which `lookupCredential` echoes
+/// when a value is passed as an account), each as it is, JSON-escaped (inside a log line or
 /// `report.json`), and XML/HTML-escaped in each dialect the writers use (`&apos;`, `&#39;`, `&#x27;`).
 fn forms(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let derived = [
+        value.to_string(),
+        value.to_uppercase(),
+        value.to_lowercase(),
+        trailblaze_host_functions::secrets::normalize_name(value),
+    ];
+    for d in derived {
+        // A derived form shorter than 4 characters would blank ordinary words; the value itself is
+        // always kept.
+        if d.is_empty() || (d != value && d.chars().count() < 4) {
+            continue;
+        }
+        for f in escaped_forms(&d) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// `value` as it is, JSON-escaped, and XML/HTML-escaped in each dialect.
+fn escaped_forms(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
     let json = serde_json::to_string(value).unwrap_or_default();
     let json = json.trim_matches('"').to_string();
@@ -181,6 +207,11 @@ mod redact_tests {
         let mut v = json!({ "CANARY": { "k": ["it's <a&b>", 1] }, "plain": "ok" });
         r.value(&mut v);
         assert_eq!(v, json!({ "***": { "k": ["***", 1] }, "plain": "ok" }));
+        // Forms code derives from a value: case changes, and the upper-snake form of names.
+        let r = Redaction::new(&["hunter2-Pass".to_string()]);
+        for derived in ["HUNTER2-PASS", "hunter2-pass", "HUNTER2_PASS"] {
+            assert_eq!(r.text(&format!("account `{derived}`")), "account `***`", "{derived}");
+        }
         // Control: nothing to redact leaves text as it is (and unallocated).
         assert!(matches!(r.text("nothing here"), std::borrow::Cow::Borrowed(_)));
     }

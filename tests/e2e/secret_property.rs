@@ -166,3 +166,43 @@ fn random_secrets_never_reach_a_session_output() {
     assert_eq!(leak(&f.all_output(), &all), None, "the session logs");
     assert_eq!(leak(&traces(), &all), None, "the traces at every level");
 }
+
+/// A value passed where code normalizes it (`lookupCredential` upper-snakes its account and echoes
+/// it when unknown) is redacted in the derived form too.
+#[test]
+fn a_secret_in_a_form_code_derives_from_it_is_redacted() {
+    let f = Fixture::new("t");
+    f.file(
+        "host/lookupCredential.host.yaml",
+        "id: lookupCredential\nclass: lookupCredential\n",
+    );
+    f.tool(
+        "derive",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+/** Passes the password as an account name. */
+export const derive = trailblaze.tool<{}, {}>(async (_i, ctx) => {
+  const { password } = ctx.host.lookupCredential({ account: "acct" }) as { password: string };
+  ctx.host.lookupCredential({ account: password });
+  return {};
+});"#,
+    );
+    let password = "hunter2-Pass-word".to_string();
+    let store = SecretStore::from_pairs([
+        ("ACCT_PASSWORD".to_string(), password.clone()),
+        ("ACCT_USERNAME".to_string(), "jane".to_string()),
+    ]);
+    let (_store, s) = session_with(&f, store, HostRegistry::builtin());
+    let err = s.call("derive", json!({})).expect_err("no such account").to_string();
+    drop(s);
+    let all = format!("{err}\n{}", f.all_output());
+    for form in [
+        "HUNTER2_PASS_WORD",
+        "HUNTER2-PASS-WORD",
+        "hunter2-pass-word",
+        password.as_str(),
+    ] {
+        assert!(!all.contains(form), "`{form}` leaked:\n{all}");
+    }
+    // Control: the error is the one meant, with the derived form masked.
+    assert!(err.contains("no credentials for account `***`"), "{err}");
+}
