@@ -1,32 +1,59 @@
-//! Where a project's trailmaps are, seen from a folder inside it: `trailmaps/` (this project's
-//! layout) or `trails/config/trailmaps/` (the original's, anchored by `trails/config/trailblaze.yaml`),
-//! in that folder or the nearest parent that has one. So `trailblaze` works from any subfolder.
+//! Where a project's trailmaps are, seen from a folder inside it. Two layouts, looked for in each
+//! folder from the current one up, the nearest winning:
+//!
+//! - the original's: `trails/config/trailblaze.yaml` anchors it; `trails/` is the root trails live
+//!   anywhere under, `trails/config/trailmaps/<id>/` the trailmaps;
+//! - this project's own: `trailmaps/<id>/`, each trailmap's trails in its `trails/` folder.
+//!
+//! So `trailblaze` works from any subfolder of either.
 
 use std::path::{Path, PathBuf};
 
 /// A project found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
-    /// The folder holding the layout: outputs (`trailblaze-out/`) go here.
-    pub root: PathBuf,
-    /// The trailmaps folder.
+    /// The folder that holds the layout (`trails/` or `trailmaps/` is in it): outputs go here.
+    pub home: PathBuf,
+    /// The trailmaps folder (it may not exist in an anchored workspace without trailmaps).
     pub trailmaps: PathBuf,
+    /// The original's layout: the `trails/` folder every trail under which belongs to the project,
+    /// and the anchor file. `None` for the `trailmaps/` layout.
+    pub anchored: Option<Anchored>,
 }
 
-/// The layouts looked for in each folder, in order.
-pub const LAYOUTS: [&str; 2] = ["trailmaps", "trails/config/trailmaps"];
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Anchored {
+    pub trails: PathBuf,
+    pub config: PathBuf,
+}
+
+/// The anchor of the original's layout, relative to the folder that holds it.
+pub const ANCHOR: &str = "trails/config/trailblaze.yaml";
+
+/// What is looked for, in order, for messages.
+pub const LAYOUTS: [&str; 2] = [ANCHOR, "trailmaps/"];
 
 /// The nearest workspace at `start` or above it.
 pub fn find(start: &Path) -> Option<Workspace> {
-    start.ancestors().find_map(|dir| {
-        LAYOUTS
-            .iter()
-            .map(|l| dir.join(l))
-            .find(|p| p.is_dir())
-            .map(|trailmaps| Workspace {
-                root: dir.to_path_buf(),
-                trailmaps,
-            })
+    start.ancestors().find_map(at)
+}
+
+/// The workspace `dir` holds, if any.
+fn at(dir: &Path) -> Option<Workspace> {
+    let anchor = dir.join(ANCHOR);
+    if anchor.is_file() {
+        let trails = dir.join("trails");
+        return Some(Workspace {
+            home: dir.to_path_buf(),
+            trailmaps: trails.join("config/trailmaps"),
+            anchored: Some(Anchored { trails, config: anchor }),
+        });
+    }
+    let trailmaps = dir.join("trailmaps");
+    trailmaps.is_dir().then(|| Workspace {
+        home: dir.to_path_buf(),
+        trailmaps,
+        anchored: None,
     })
 }
 
@@ -40,17 +67,20 @@ mod tests {
         let root = dir.path();
         std::fs::create_dir_all(root.join("trailmaps/demo/trails/deep")).expect("dirs");
         let found = find(&root.join("trailmaps/demo/trails/deep")).expect("found from a subfolder");
-        assert_eq!(found.root, root);
+        assert_eq!(found.home, root);
         assert_eq!(found.trailmaps, root.join("trailmaps"));
-        // The original's layout.
+        assert!(found.anchored.is_none());
+        // The original's layout, anchored by its config file, found from a trail's folder.
         let other = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir_all(other.path().join("trails/config/trailmaps")).expect("dirs");
-        std::fs::create_dir_all(other.path().join("trails/login")).expect("dirs");
-        let found = find(&other.path().join("trails/login")).expect("found");
+        std::fs::create_dir_all(other.path().join("trails/config")).expect("dirs");
+        std::fs::create_dir_all(other.path().join("trails/login/deep")).expect("dirs");
+        std::fs::write(other.path().join(ANCHOR), "").expect("anchor");
+        let found = find(&other.path().join("trails/login/deep")).expect("found");
         assert_eq!(found.trailmaps, other.path().join("trails/config/trailmaps"));
-        // Control: a folder with neither layout above it finds nothing of ours.
-        let none = tempfile::tempdir().expect("temp dir");
-        let found = find(none.path());
-        assert!(found.is_none_or(|w| !w.root.starts_with(none.path())));
+        assert_eq!(found.anchored.map(|a| a.trails), Some(other.path().join("trails")));
+        // Control: without the anchor file a `trails/` folder is nothing of ours.
+        std::fs::remove_file(other.path().join(ANCHOR)).expect("rm");
+        let found = find(&other.path().join("trails/login"));
+        assert!(found.is_none_or(|w| !w.home.starts_with(other.path())));
     }
 }

@@ -229,7 +229,10 @@ pub fn file_error(y: &trailblaze::YamlError) -> Diagnostic {
 /// Where the trailmaps are and where outputs go.
 pub struct Located {
     pub trailmaps: PathBuf,
+    /// The folder outputs go under (`trailblaze-out/`).
     pub root: PathBuf,
+    /// The original's layout: the `trails/` folder whose trails a bare `run`/`check` takes.
+    pub trails: Option<PathBuf>,
 }
 
 /// `--trailmaps`, or the nearest workspace above the current folder.
@@ -245,13 +248,15 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
         return Ok(Located {
             trailmaps: dir.clone(),
             root: PathBuf::from("."),
+            trails: None,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| anyhow!("the current folder cannot be read: {e}"))?;
     match trailblaze::workspace::find(&cwd) {
         Some(w) => Ok(Located {
             trailmaps: relative_to(&w.trailmaps, &cwd),
-            root: relative_to(&w.root, &cwd),
+            root: relative_to(&w.home, &cwd),
+            trails: w.anchored.map(|a| relative_to(&a.trails, &cwd)),
         }),
         None => Err(usage_help(
             format!(

@@ -13,7 +13,7 @@ use trailblaze::{RunOptions, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out, progress};
-use super::{Cli, Failure, LimitArgs, OutArg, SecretsArg, open_project, out_dir, warn_all};
+use super::{Cli, Failure, LimitArgs, Located, OutArg, SecretsArg, open_project, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -88,12 +88,16 @@ fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
 
 /// What `run` and `check` were pointed at: trailmap ids become their trails folders, anything else
 /// is a path. Returns the roots and the trailmap ids involved.
-fn targets(project: &Project, given: &[String], all: bool) -> (Vec<PathBuf>, Vec<String>) {
+fn targets(project: &Project, located: &Located, given: &[String], all: bool) -> (Vec<PathBuf>, Vec<String>) {
     let mut roots = Vec::new();
     let mut maps: Vec<String> = Vec::new();
     if all || given.is_empty() {
         maps = project.trailmaps.maps.keys().cloned().collect();
-        roots = trails_of(project, &[]);
+        // The original's layout: every trail under `trails/`; ours: each trailmap's `trails/`.
+        roots = match &located.trails {
+            Some(trails) => vec![trails.clone()],
+            None => trails_of(project, &[]),
+        };
     }
     for t in given {
         // A path that exists wins over a trailmap id of the same name.
@@ -115,7 +119,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         )));
     }
     let (project, located) = open_project(cli, Some(&a.secrets))?;
-    let (roots, _) = targets(&project, &a.paths, false);
+    let (roots, _) = targets(&project, &located, &a.paths, false);
     let mut files = find_trails(&roots)?;
     let found = files.len();
     if let Some((i, n)) = a.shard {
@@ -184,8 +188,8 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
 }
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
-    let (project, _) = open_project(cli, None)?;
-    let (roots, maps) = targets(&project, &a.targets, a.all);
+    let (project, located) = open_project(cli, None)?;
+    let (roots, maps) = targets(&project, &located, &a.targets, a.all);
     let files = find_trails(&roots)?;
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
