@@ -139,6 +139,12 @@ fn seconds(s: &str) -> Result<f64, String> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     output::init_tracing();
+    // A write past a file-size limit (`ulimit -f`, a quota) then fails with an error the run reports,
+    // as a full disk does, instead of killing the process before it says anything.
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     // Panics in tools and host functions are caught and reported as that call's error; the default
     // hook would also print the panic message, which may quote an argument value.
     std::panic::set_hook(Box::new(|info| {
