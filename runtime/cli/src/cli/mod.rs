@@ -101,6 +101,17 @@ pub struct OutArg {
     pub out: Option<PathBuf>,
 }
 
+/// What a command that opens a session on the device takes: secrets, the output folder, budgets.
+#[derive(Args)]
+pub struct SessionArgs {
+    #[command(flatten)]
+    pub secrets: SecretsArg,
+    #[command(flatten)]
+    pub out: OutArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
 /// The per-call budgets, for commands that run tools.
 #[derive(Args)]
 pub struct LimitArgs {
@@ -235,7 +246,7 @@ pub fn file_error(y: &trailblaze::YamlError) -> Diagnostic {
 /// Where the trailmaps are and where outputs go.
 pub struct Located {
     pub trailmaps: PathBuf,
-    /// The folder outputs go under (`trailblaze-out/`).
+    /// The folder outputs go under (`trailblaze-out/`), relative to the current one (empty: here).
     pub root: PathBuf,
     /// The original's layout: the `trails/` folder whose trails a bare `run`/`check` takes.
     pub trails: Option<PathBuf>,
@@ -253,7 +264,7 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
         }
         return Ok(Located {
             trailmaps: dir.clone(),
-            root: PathBuf::from("."),
+            root: PathBuf::new(),
             trails: None,
         });
     }
@@ -278,7 +289,6 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
 /// `path` relative to `base` when it is under it (shorter to read, and what a terminal opens).
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
     match path.strip_prefix(base) {
-        Ok(p) if p.as_os_str().is_empty() => PathBuf::from("."),
         Ok(p) => p.to_path_buf(),
         Err(_) => path.to_path_buf(),
     }
@@ -286,13 +296,7 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
 
 /// The output folder: `--out`, or `trailblaze-out/` beside the trailmaps' project.
 pub fn out_dir(located: &Located, out: &OutArg) -> PathBuf {
-    out.out.clone().unwrap_or_else(|| {
-        if located.root == Path::new(".") {
-            PathBuf::from("trailblaze-out")
-        } else {
-            located.root.join("trailblaze-out")
-        }
-    })
+    out.out.clone().unwrap_or_else(|| located.root.join("trailblaze-out"))
 }
 
 /// Opens the project: the trailmaps found by [`locate`], with `secrets` if given.

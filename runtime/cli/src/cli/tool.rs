@@ -7,7 +7,7 @@ use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
 use trailblaze::{CallError, Settings};
 
 use super::output::{err, out};
-use super::{Cli, Failure, LimitArgs, MapArg, OutArg, SecretsArg, open_project, out_dir, warn_all};
+use super::{Cli, Failure, MapArg, SecretsArg, SessionArgs, open_project, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(
@@ -25,11 +25,7 @@ pub struct ToolArgs {
     #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
-    pub secrets: SecretsArg,
-    #[command(flatten)]
-    pub out: OutArg,
-    #[command(flatten)]
-    pub limits: LimitArgs,
+    pub session: SessionArgs,
 }
 
 #[derive(Args)]
@@ -62,15 +58,15 @@ pub struct SnapshotArgs {
 }
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
-    let (project, located) = open_project(cli, Some(&a.secrets))?;
+    let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let id = project.trailmap_id(a.map.trailmap.as_deref())?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     let tool = llm_tool(&catalog, &a.name)?;
     let args = parse_args(&a.args, &tool.input_schema)?;
     let device = project.sim_device(&id)?;
-    let out = out_dir(&located, &a.out);
-    let session = project.session(&id, device, Some(&out), a.limits.settings())?;
+    let out = out_dir(&located, &a.session.out);
+    let session = project.session(&id, device, Some(&out), a.session.limits.settings())?;
     let result = session.call(&a.name, args);
     let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
@@ -166,19 +162,12 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     if a.tokens {
         return print_tokens(a.json, &catalog);
     }
+    let definitions = catalog.tool_definitions();
     if a.json {
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&catalog.tool_definitions()).unwrap_or_default()
-        );
+        out!("{}", serde_json::to_string_pretty(&definitions).unwrap_or_default());
     } else {
-        let width = catalog
-            .tool_definitions()
-            .iter()
-            .map(|t| t.name.len())
-            .max()
-            .unwrap_or(0);
-        for t in catalog.tool_definitions() {
+        let width = definitions.iter().map(|t| t.name.len()).max().unwrap_or(0);
+        for t in &definitions {
             out!("{:<width$}  {}", t.name, first_sentence(&t.description));
         }
         err!("`trailblaze tools NAME` shows a tool in full");

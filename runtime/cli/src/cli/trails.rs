@@ -13,7 +13,7 @@ use trailblaze::{RunOptions, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out, progress};
-use super::{Cli, Failure, LimitArgs, Located, OutArg, SecretsArg, open_project, out_dir, warn_all};
+use super::{Cli, Failure, Located, SessionArgs, open_project, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -40,11 +40,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub secrets: SecretsArg,
-    #[command(flatten)]
-    pub out: OutArg,
-    #[command(flatten)]
-    pub limits: LimitArgs,
+    pub session: SessionArgs,
 }
 
 #[derive(Args)]
@@ -118,7 +114,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             a.device
         )));
     }
-    let (project, located) = open_project(cli, Some(&a.secrets))?;
+    let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let (roots, _) = targets(&project, &located, &a.paths, false);
     let mut files = find_trails(&roots)?;
     let found = files.len();
@@ -161,8 +157,8 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         }
     }
     let opts = RunOptions {
-        out: out_dir(&located, &a.out),
-        settings: a.limits.settings(),
+        out: out_dir(&located, &a.session.out),
+        settings: a.session.limits.settings(),
     };
     let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line))?;
     if a.json {
