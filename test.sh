@@ -4,5 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 # The pinned TypeScript compiler, for the SDK's tests and `check --tsc`; installed once.
 [ -x sdk-ts/node_modules/.bin/tsc ] || npm ci --prefix sdk-ts --no-audit --no-fund
+[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y --no-install-recommends chromium; } # report_browser test
+# The official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
+[ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
+command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client
+command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind) # runtime/ffi: the C test runs under memcheck
 cargo test --workspace --all-targets
 npm test --prefix sdk-ts

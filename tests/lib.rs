@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
+pub mod fake_adb;
+
 /// A value that must never show up in an error, a log or a trace.
 pub const CANARY: &str = "CANARY-d41d8cd9-secret";
 
@@ -127,6 +129,28 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// The `trailblaze` binary, built once per test run with the same profile as the tests.
+/// `trailblaze ARGS` in `cwd`, no `--trailmaps` (the workspace is found), colour off.
+pub fn in_dir(f: &Fixture, cwd: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(trailblaze_bin())
+        .current_dir(cwd)
+        .args(args)
+        .env("TRAILBLAZE_CACHE_DIR", f.cache())
+        .env_remove("TRAILBLAZE_TRAILMAPS")
+        .env_remove("TRAILBLAZE_OUT")
+        .env_remove("TRAILBLAZE_DEVICE")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("trailblaze runs")
+}
+
+/// A finished command's stdout and stderr, as text.
+pub fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 pub fn trailblaze_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {

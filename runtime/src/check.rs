@@ -1,7 +1,9 @@
 //! `trailblaze check`: the two gates over trails. The parse gate is the strict trail reader; the type
 //! gate checks every recorded call against the target trailmap's recordable surface, natively (the
 //! default) or with the real TypeScript compiler over generated `.trail.gen.ts` files (`--tsc`). Both
-//! report the same findings at the same trail · step · tool.
+//! report the same findings at the same trail · step · tool. With `--tsc` the trailmaps' own
+//! `tools/*.ts` are type-checked too ([`check_tools_tsc`]); without it the report carries
+//! [`TOOLS_NOT_TYPE_CHECKED`] as a notice.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -69,14 +71,38 @@ impl Finding {
 pub struct CheckReport {
     pub trails: usize,
     pub calls: usize,
+    /// Scripted tools' `.ts` files type-checked by tsc ([`check_tools_tsc`]).
+    pub tool_files: usize,
     pub findings: Vec<Finding>,
+    /// Things the reader should know that are not findings, each shown once (e.g.
+    /// [`TOOLS_NOT_TYPE_CHECKED`]).
+    pub notices: Vec<String>,
 }
 
 impl CheckReport {
     pub fn errors(&self) -> usize {
         self.findings.iter().filter(|f| !f.warning).count()
     }
+
+    /// Adds `other`'s counts, findings and notices to this report.
+    pub fn absorb(&mut self, other: CheckReport) {
+        self.trails += other.trails;
+        self.calls += other.calls;
+        self.tool_files += other.tool_files;
+        self.findings.extend(other.findings);
+        sort(&mut self.findings);
+        for n in other.notices {
+            if !self.notices.contains(&n) {
+                self.notices.push(n);
+            }
+        }
+    }
 }
+
+/// The notice of a check that did not type-check the trailmaps' `tools/*.ts`: the native gate reads
+/// tools' types with the analyzer but never compiles their bodies.
+pub const TOOLS_NOT_TYPE_CHECKED: &str = "scripted tools (tools/*.ts) were not type-checked: \
+`trailblaze check --tsc` runs the TypeScript compiler over them (or `tsc -p trailmaps/<id>/tools` after `trailblaze dts`)";
 
 /// A parsed trail and the catalog of its target, or why there is none.
 struct Target {
@@ -252,6 +278,7 @@ pub fn check_native(project: &Project, files: &[PathBuf]) -> CheckReport {
         report.findings.extend(findings);
     }
     sort(&mut report.findings);
+    report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
     report
 }
 
@@ -314,25 +341,92 @@ pub enum TscCheckError {
     #[error("cannot write the generated files: {0}")]
     Io(#[from] std::io::Error),
     #[error(
-        "the TypeScript compiler was not found: run `npm ci --prefix sdk-ts` in the repository (or set TRAILBLAZE_TSC)"
+        "the TypeScript compiler was not found: install it where the trailmaps are (`npm install --save-dev typescript`), \
+set TRAILBLAZE_TSC to a `tsc`, or in trailblaze's repository run `npm ci --prefix sdk-ts`"
     )]
     NoTsc,
+}
+
+/// The TypeScript compiler `check --tsc` uses: `$TRAILBLAZE_TSC`, else the nearest installed one from
+/// the trailmaps' folder, the current folder or the binary (see [`surface::find_tsc`]).
+fn find_tsc_for(project: &Project) -> Result<PathBuf, TscCheckError> {
+    let starts = [
+        Some(project.trailmaps.root.clone()),
+        std::env::current_dir().ok(),
+        std::env::current_exe().ok(),
+    ];
+    starts
+        .into_iter()
+        .flatten()
+        .find_map(|s| surface::find_tsc(&s))
+        .ok_or(TscCheckError::NoTsc)
+}
+
+/// Type-checks the scripted tools of each trailmap in `ids` with the real TypeScript compiler:
+/// writes its client files (`trailblaze-client.d.ts`, `tsconfig.json`, the vendored SDK), runs
+/// `tsc -p <map>/tools` and reports each diagnostic as a finding at `tools/<file>.ts:line:col`. A
+/// trailmap with no `.ts` tool is skipped. Unknown ids are skipped too (the CLI resolves them first).
+pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, TscCheckError> {
+    let tsc = find_tsc_for(project)?;
+    let mut report = CheckReport::default();
+    for id in ids {
+        let Some(map) = project.trailmaps.get(id) else { continue };
+        let tools = map.dir.join("tools");
+        let scripts = std::fs::read_dir(&tools)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".ts") && !n.ends_with(".d.ts"))
+                    .count()
+            })
+            .unwrap_or(0);
+        if scripts == 0 {
+            continue;
+        }
+        let catalog = match project.catalog(id) {
+            Ok(c) => c,
+            Err(e) => {
+                report.findings.push(Finding {
+                    file: map.dir.join("trailmap.yaml"),
+                    line: 1,
+                    col: 1,
+                    step: None,
+                    tool: None,
+                    message: format!("trailmap `{id}` does not load, so its tools were not type-checked: {e}"),
+                    warning: false,
+                });
+                continue;
+            }
+        };
+        let files = surface::catalog::write_client_files(&catalog, &map.dir)?;
+        report.tool_files += scripts;
+        for d in surface::run_tsc(&tsc, &files.tsconfig)? {
+            // A diagnostic about no file (a bad compiler option) is the tsconfig's.
+            let (file, line, col) = if d.file.is_empty() {
+                (files.tsconfig.clone(), 1, 1)
+            } else {
+                (tools.join(&d.file), d.line, d.col)
+            };
+            report.findings.push(Finding {
+                file,
+                line,
+                col,
+                step: None,
+                tool: None,
+                message: format!("{}: {}", d.code, d.message),
+                warning: false,
+            });
+        }
+    }
+    sort(&mut report.findings);
+    Ok(report)
 }
 
 /// The type gate through the real TypeScript compiler: writes `<trail>.trail.gen.ts` beside each trail
 /// (one statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
 /// trailmap under its `trails/`, runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
 pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, TscCheckError> {
-    let starts = [
-        Some(project.trailmaps.root.clone()),
-        std::env::current_dir().ok(),
-        std::env::current_exe().ok(),
-    ];
-    let tsc = starts
-        .into_iter()
-        .flatten()
-        .find_map(|s| surface::find_tsc(&s))
-        .ok_or(TscCheckError::NoTsc)?;
+    let tsc = find_tsc_for(project)?;
     let mut report = CheckReport::default();
     let targets = load(project, files, &mut report);
     let mut catalogs = Catalogs {
@@ -384,9 +478,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         };
         let gen_names: Vec<String> = gens.iter().map(|(_, g, _)| abs(g)).collect();
         let gen_refs: Vec<&str> = gen_names.iter().map(String::as_str).collect();
-        let sdk = std::path::absolute(dir.join(crate::surface::catalog::sdk_src_from(&dir)))
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
+        let sdk = abs(&crate::surface::catalog::write_vendored_sdk(&map.dir.join("tools"))?);
         let config = dir.join("tsconfig.trail-gen.json");
         write_if_changed(&config, &trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
         for d in surface::run_tsc(&tsc, &config)? {
@@ -448,4 +540,115 @@ const REGEX_FINDING: &str = "regular expression";
 pub fn gen_path(trail: &Path) -> PathBuf {
     let stem = crate::trail::trail_stem(trail);
     trail.with_file_name(format!("{stem}.trail.gen.ts"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::ProjectOptions;
+
+    /// A tool with five type errors, one per line 4–8, each at column 9 or later.
+    const FIVE_ERRORS: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+/** Probe. */
+export const probe = trailblaze.tool<{ n: number }, { s: string }>(async (input, ctx) => {
+  const a: string = input.n;
+  await ctx.tools.tap({ ref: 1 });
+  ctx.host.nope({});
+  const b: number = "x";
+  await ctx.tools.pressKey({ keyCode: "SPACEBAR" });
+  return { s: a + b };
+});
+"#;
+
+    const CLEAN: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+/** Probe. */
+export const probe = trailblaze.tool<{ n: number }, { s: string }>(async (input, ctx) => {
+  const a: string = String(input.n);
+  await ctx.tools.tap({ ref: "y1" });
+  await ctx.tools.pressKey({ keyCode: "ENTER" });
+  return { s: a };
+});
+"#;
+
+    /// A project in a temp folder (outside the repository) with trailmap `m` holding `probe.ts`.
+    fn project_with(tool: &str) -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let map = dir.path().join("trailmaps/m");
+        std::fs::create_dir_all(map.join("tools")).expect("mkdir");
+        std::fs::write(map.join("trailmap.yaml"), "id: m\n").expect("write");
+        std::fs::write(map.join("tools/probe.ts"), tool).expect("write");
+        let opts = ProjectOptions {
+            cache_dir: Some(dir.path().join("cache")),
+            secrets_file: None,
+        };
+        let project = Project::open(&dir.path().join("trailmaps"), opts).expect("project opens");
+        (dir, project)
+    }
+
+    #[test]
+    fn check_tsc_type_checks_tools_and_reports_file_line_col() {
+        let (dir, project) = project_with(FIVE_ERRORS);
+        let report = check_tools_tsc(&project, &["m".to_string()]).expect("tsc runs");
+        let probe = project.trailmaps.get("m").expect("m").dir.join("tools/probe.ts");
+        let got: Vec<(PathBuf, usize, &str)> = report
+            .findings
+            .iter()
+            .map(|f| (f.file.clone(), f.line, &f.message[..6]))
+            .collect();
+        let want: Vec<(PathBuf, usize, &str)> = [
+            (4, "TS2322"),
+            (5, "TS2322"),
+            (6, "TS2339"),
+            (7, "TS2322"),
+            (8, "TS2322"),
+        ]
+        .into_iter()
+        .map(|(l, c)| (probe.clone(), l, c))
+        .collect();
+        assert_eq!(got, want, "{:#?}", report.findings);
+        assert!(report.findings.iter().all(|f| f.col > 1 && !f.warning));
+        assert_eq!(report.errors(), 5);
+        assert_eq!(report.tool_files, 1);
+        assert!(report.notices.is_empty(), "tools were type-checked: no notice");
+        assert!(
+            report.findings[0]
+                .to_string()
+                .starts_with(&format!("{}:4:", probe.display()))
+        );
+        // The vendored SDK it compiled against sits inside the trailmap.
+        assert!(
+            dir.path()
+                .join("trailmaps/m/tools/.trailblaze/scripting/index.ts")
+                .is_file()
+        );
+
+        // Positive control: the same tool, correct, gives no finding (and was compiled).
+        let (_dir, project) = project_with(CLEAN);
+        let report = check_tools_tsc(&project, &["m".to_string()]).expect("tsc runs");
+        assert_eq!(report.findings, Vec::new());
+        assert_eq!(report.tool_files, 1);
+    }
+
+    #[test]
+    fn the_native_check_says_once_that_tools_were_not_type_checked() {
+        let (_dir, project) = project_with(FIVE_ERRORS);
+        let mut native = check_native(&project, &[]);
+        assert_eq!(native.notices, vec![TOOLS_NOT_TYPE_CHECKED.to_string()]);
+        assert!(native.findings.is_empty(), "the native gate does not see tool bodies");
+        assert!(TOOLS_NOT_TYPE_CHECKED.contains("--tsc"));
+        // Absorbing another native report keeps one notice; absorbing the tsc tools report adds
+        // its findings (the control: the same project does have errors the notice is about).
+        native.absorb(check_native(&project, &[]));
+        native.absorb(check_tools_tsc(&project, &["m".to_string()]).expect("tsc runs"));
+        assert_eq!(native.notices.len(), 1);
+        assert_eq!(native.errors(), 5);
+    }
+
+    #[test]
+    fn a_trailmap_without_tool_scripts_is_not_compiled() {
+        let (dir, project) = project_with(CLEAN);
+        std::fs::remove_file(dir.path().join("trailmaps/m/tools/probe.ts")).expect("rm");
+        let report = check_tools_tsc(&project, &["m".to_string(), "unknown".to_string()]).expect("runs");
+        assert_eq!((report.tool_files, report.findings.len()), (0, 0));
+    }
 }

@@ -16,6 +16,7 @@ pub(crate) mod dispatch;
 pub(crate) mod files;
 pub(crate) mod markup;
 pub(crate) mod project;
+pub mod recording;
 pub(crate) mod run;
 pub(crate) mod script;
 pub(crate) mod secret;
@@ -32,11 +33,12 @@ pub(crate) mod yaml;
 
 pub use budget::{CancelHandle, Limits};
 pub use catalog::ToolDefinition;
-pub use check::{CheckReport, Finding, check_native, check_tsc};
+pub use check::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_tools_tsc, check_tsc};
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
-pub use run::{RunOptions, run_trails};
+pub use run::{RunOptions, RunOutput, run_trails};
 pub use session::{Session, SessionError, Settings};
+pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;
 pub use trailmap::LoadErrors;
 pub use yaml::{Pos, YamlError};
@@ -53,6 +55,7 @@ pub mod internals {
     pub use crate::surface::catalog::write_client_files;
     pub use crate::surface::{find_tsc, run_tsc};
     pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
+    pub use crate::trail::filter_by_tags;
     pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, parse_trail, shard};
     pub use crate::yaml::parse as parse_yaml;
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use trailblaze_host_functions::{HostRegistry, SecretStore};
 
 use crate::catalog::{Catalog, CatalogError};
-use crate::device::{Device, DeviceError, sim};
+use crate::device::{Device, DeviceError, DeviceSpec, sim};
 use crate::script::transpile::Transpiler;
 use crate::session::{Session, SessionConfig, SessionError, Settings};
 use crate::trailmap::{LoadErrors, Trailmaps};
@@ -24,6 +24,9 @@ pub enum ProjectError {
     Session(#[from] SessionError),
     #[error("{0}")]
     Usage(String),
+    /// The run's results could not be written (a full disk, a file-size limit, a read-only folder).
+    #[error("{0}")]
+    Output(String),
 }
 
 pub struct Project {
@@ -121,6 +124,14 @@ impl Project {
             m.insert(id.to_string(), device.clone());
         }
         Ok(Box::new(device))
+    }
+
+    /// The device `spec` names, for trailmap `id`: its simulated app, or a connected Android device.
+    pub fn device(&self, id: &str, spec: &DeviceSpec) -> Result<Box<dyn Device>, ProjectError> {
+        match spec.connect_android()? {
+            Some(android) => Ok(Box::new(android)),
+            None => self.sim_device(id),
+        }
     }
 
     /// A session on trailmap `id` with `device`, writing under `out` when given.

@@ -1,24 +1,35 @@
 //! `trailblaze run`: replays trails on a device through the one dispatcher, step by step, and writes
 //! `report.json`, `report.html` and `junit.xml` beside each trail's session log.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::check::target_of;
+use crate::device::DeviceSpec;
 use crate::dispatch::CallError;
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::session::{Session, Settings};
-use crate::trail::report::ReportFiles;
+use crate::state::log::StepRecord;
+use crate::trail::report::{Point, ReportFiles, Screens};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
 /// The platform the simulated device answers to when a recording is keyed by platform.
 pub const SIM_PLATFORM: &str = "android";
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Reports and session logs go to `<out>/<run id>/`.
+    /// Reports and session logs go to `<out>/<run id>/`; `<out>/latest` points at the newest run.
     pub out: PathBuf,
     pub settings: Settings,
+    /// Write this run's folder exactly here instead of `<out>/run-<stamp>` (CI keeps a fixed path).
+    pub report_dir: Option<PathBuf>,
+    /// Also write `junit.xml` at this path.
+    pub junit: Option<PathBuf>,
+    /// Values for `{{args.NAME}}`; they win over the defaults a trail declares under `config.args`.
+    pub args: BTreeMap<String, String>,
+    /// The device every trail runs on (each trail gets a fresh session on it).
+    pub device: DeviceSpec,
 }
 
 /// Where a run wrote its files.
@@ -26,8 +37,16 @@ pub struct RunOptions {
 pub struct RunOutput {
     pub dir: PathBuf,
     pub report: RunReport,
-    /// `report.json`, `report.html` and `junit.xml`.
+    /// `report.json`, `report.html` and `junit.xml` in the run folder.
     pub files: ReportFiles,
+    /// The extra `junit.xml` [`RunOptions::junit`] asked for.
+    pub junit: Option<PathBuf>,
+    /// `<run>/screens/`: each distinct screen once, `<sha256>.svg`.
+    pub screens: PathBuf,
+    /// Each trail's `log.jsonl`, in the report's order (`None` for a trail that never started a session).
+    pub logs: Vec<Option<PathBuf>>,
+    /// `<out>/latest`, when it could be pointed at this run.
+    pub latest: Option<PathBuf>,
 }
 
 fn now_ms() -> u64 {
@@ -45,19 +64,23 @@ pub fn run_trails(
     progress: &mut dyn FnMut(&str),
 ) -> Result<RunOutput, ProjectError> {
     let started = Instant::now();
-    let run_id = format!("run-{}-{}", now_ms(), std::process::id());
-    let dir = opts.out.join(&run_id);
+    let dir = match &opts.report_dir {
+        Some(d) => d.clone(),
+        None => opts.out.join(format!("run-{}-{}", now_ms(), std::process::id())),
+    };
     std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Usage(format!("{}: {e}", dir.display())))?;
+    let latest = point_latest(&opts.out, &dir);
     let mut report = RunReport {
         started_unix_ms: now_ms(),
         duration_ms: 0.0,
-        device: "sim".into(),
+        device: opts.device.label(),
         trails: Vec::new(),
     };
     let mut used_ids: Vec<String> = Vec::new();
     let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
+    let mut screens = Screens::new(&dir, secrets.clone());
     for file in files {
-        let mut t = run_one(project, file, &dir, opts, &mut used_ids, progress);
+        let mut t = run_one(project, file, &dir, opts, &mut used_ids, &mut screens, progress);
         t.redact(&secrets);
         report.trails.push(t);
         // The reports so far, after every trail: a run killed by a CI timeout (SIGTERM, SIGKILL)
@@ -68,9 +91,64 @@ pub fn run_trails(
         }
     }
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let files = trail::report::write_all(&report, &dir)
-        .map_err(|e| ProjectError::Usage(format!("writing the reports: {e}")))?;
-    Ok(RunOutput { dir, report, files })
+    let written = trail::report::write_all(&report, &dir)
+        .map_err(|e| ProjectError::Output(format!("cannot write the reports in {}: {e}", dir.display())))?;
+    let junit = match &opts.junit {
+        Some(path) => Some(write_junit_at(&report, path)?),
+        None => None,
+    };
+    let logs = report
+        .trails
+        .iter()
+        .map(|t| t.log.as_ref().map(|l| dir.join(l)))
+        .collect();
+    Ok(RunOutput {
+        screens: screens.dir().to_path_buf(),
+        dir,
+        report,
+        files: written,
+        junit,
+        logs,
+        latest,
+    })
+}
+
+fn write_junit_at(report: &RunReport, path: &Path) -> Result<PathBuf, ProjectError> {
+    let fail = |e: std::io::Error| ProjectError::Output(format!("cannot write {}: {e}", path.display()));
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    std::fs::write(path, trail::report::render_junit(report)).map_err(fail)?;
+    Ok(path.to_path_buf())
+}
+
+/// Points `<out>/latest` at `run_dir` (relative when it is inside `out`), replacing the old link
+/// atomically (a new link renamed over it). Best effort: a run never fails because of it.
+#[cfg(unix)]
+fn point_latest(out: &Path, run_dir: &Path) -> Option<PathBuf> {
+    let target = match run_dir.strip_prefix(out) {
+        Ok(rel) if rel.components().count() == 1 => rel.to_path_buf(),
+        _ => std::path::absolute(run_dir).ok()?,
+    };
+    std::fs::create_dir_all(out).ok()?;
+    let link = out.join("latest");
+    let tmp = out.join(format!(".latest-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(&target, &tmp).ok()?;
+    match std::fs::rename(&tmp, &link) {
+        Ok(()) => Some(link),
+        Err(e) => {
+            // `latest` is a real folder, or the file system refuses: leave it, say why once.
+            tracing::warn!(path = %link.display(), error = %e, "cannot point `latest` at this run");
+            let _ = std::fs::remove_file(&tmp);
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn point_latest(_out: &Path, _run_dir: &Path) -> Option<PathBuf> {
+    None
 }
 
 fn failed_trail(file: &Path, error: String) -> TrailReport {
@@ -82,6 +160,7 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
         duration_ms: 0.0,
         steps: Vec::new(),
         error: Some(error),
+        log: None,
     }
 }
 
@@ -91,6 +170,7 @@ fn run_one(
     dir: &Path,
     opts: &RunOptions,
     used_ids: &mut Vec<String>,
+    screens: &mut Screens,
     progress: &mut dyn FnMut(&str),
 ) -> TrailReport {
     let trail = match trail::load_trail(file) {
@@ -109,6 +189,7 @@ fn run_one(
         duration_ms: 0.0,
         steps: Vec::new(),
         error: None,
+        log: None,
     };
     if let Some(reason) = trail.config.skip_reason(SIM_PLATFORM, None) {
         progress(&format!("- {} skipped: {reason}", file.display()));
@@ -117,6 +198,19 @@ fn run_one(
         };
         return report;
     }
+    // Every `{{args.NAME}}` is resolved before the first call: a missing value fails the trail whole.
+    let steps = match trail.with_args(&opts.args) {
+        Ok(steps) => steps,
+        Err(errors) => {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            progress(&format!("✗ {}: {}", file.display(), text.join("\n")));
+            return TrailReport {
+                error: Some(text.join("\n")),
+                outcome: Outcome::Failed,
+                ..report
+            };
+        }
+    };
     let Some(target) = target_of(project, &trail) else {
         let e = "no target: set `config.target` to a trailmap id, or keep the trail under trailmaps/<id>/".to_string();
         progress(&format!("✗ {}: {e}", file.display()));
@@ -130,13 +224,16 @@ fn run_one(
         Ok(s) => s,
         Err(e) => {
             progress(&format!("✗ {}: {e}", file.display()));
+            // A device that cannot be reached is the infrastructure's failure, not the trail's.
+            let unreachable = matches!(e, ProjectError::Device(crate::device::DeviceError::Io(_)));
             return TrailReport {
                 error: Some(e.to_string()),
-                outcome: Outcome::Failed,
+                outcome: if unreachable { Outcome::Error } else { Outcome::Failed },
                 ..report
             };
         }
     };
+    report.log = session.dir().map(|_| format!("{}/log.jsonl", session.id()));
     progress(&format!(
         "trail {} ({})",
         trail.config.id.as_deref().unwrap_or("-"),
@@ -144,18 +241,18 @@ fn run_one(
     ));
     let started = Instant::now();
     let mut stopped: Option<String> = None;
-    for step in trail.all_steps() {
+    let mut last_seq = 0;
+    for step in &steps {
         if let Some(why) = &stopped {
             report.steps.push(step_report(
                 step,
                 Outcome::Skipped { reason: why.clone() },
                 Vec::new(),
                 None,
-                None,
             ));
             continue;
         }
-        let sr = run_step(&session, step);
+        let sr = run_with_retries(&session, step, &mut last_seq, screens, progress);
         let mark = match sr.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
@@ -165,7 +262,16 @@ fn run_one(
         };
         let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum();
         let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-        progress(&format!("  {mark} {} {} ({ms:.1} ms){tail}", step.label(), step.text));
+        let tries = if sr.attempts > 1 {
+            format!(", attempt {}", sr.attempts)
+        } else {
+            String::new()
+        };
+        progress(&format!(
+            "  {mark} {} {} ({ms:.1} ms{tries}){tail}",
+            step.label(),
+            step.text
+        ));
         match sr.outcome {
             Outcome::Failed => {
                 report.outcome = Outcome::Failed;
@@ -208,6 +314,7 @@ fn start_session(
     project.open_session(
         target,
         SessionOptions {
+            device: Some(project.device(target, &opts.device)?),
             out_dir: Some(dir.to_path_buf()),
             settings: opts.settings.clone(),
             id: Some(id),
@@ -236,34 +343,87 @@ fn session_stem(file: &Path) -> String {
     }
 }
 
-fn step_report(
-    step: &Step,
-    outcome: Outcome,
-    calls: Vec<CallReport>,
-    error: Option<String>,
-    screen: Option<String>,
-) -> StepReport {
+fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>, error: Option<String>) -> StepReport {
     StepReport {
         number: step.number,
         kind: step.kind.keyword().to_string(),
         text: step.text.clone(),
+        line: step.pos.line,
         outcome,
+        attempts: 1,
+        retried: Vec::new(),
         calls,
         error,
-        screen_svg: screen,
+        screen: None,
+        screen_size: None,
     }
 }
 
+/// Runs a step, and again after a failure while its `maxRetries` allows (each attempt's calls are
+/// logged steps); then saves the screen after it.
+fn run_with_retries(
+    session: &Session,
+    step: &Step,
+    last_seq: &mut u64,
+    screens: &mut Screens,
+    progress: &mut dyn FnMut(&str),
+) -> StepReport {
+    let retries = step.max_retries.unwrap_or(0);
+    let mut retried = Vec::new();
+    let mut sr = run_step(session, step, last_seq);
+    while sr.outcome == Outcome::Failed && (retried.len() as u32) < retries {
+        let error = sr.error.take().unwrap_or_default();
+        progress(&format!(
+            "  ↻ {} attempt {} failed, retrying: {error}",
+            step.label(),
+            retried.len() + 1
+        ));
+        retried.push(error);
+        sr = run_step(session, step, last_seq);
+    }
+    sr.attempts = retried.len() as u32 + 1;
+    sr.retried = retried;
+    if sr.outcome != Outcome::NotRecorded
+        && let Ok(shot) = session.screenshot()
+        && let Some(saved) = screens.save(shot.mime, &shot.bytes)
+    {
+        sr.screen = Some(saved.path);
+        sr.screen_size = saved.size;
+    }
+    sr
+}
+
+/// The steps the session logged after `after` (its most recent ones, so this is cheap).
+fn records_after(session: &Session, after: u64) -> Vec<StepRecord> {
+    session
+        .run(move |core, _| {
+            let log = core.log.borrow();
+            let records = log.records();
+            let newer = records.iter().rev().take_while(|r| r.seq > after).count();
+            records[records.len() - newer..].to_vec()
+        })
+        .unwrap_or_default()
+}
+
+/// Where a call tapped, from its result (`{"tapped": {"x": .., "y": ..}}`).
+fn tap_of(result: &serde_json::Value) -> Option<Point> {
+    let p = result.get("tapped")?;
+    Some(Point {
+        x: p.get("x")?.as_i64()?,
+        y: p.get("y")?.as_i64()?,
+    })
+}
+
 /// Runs one step's recorded calls (the sim answers to `android` recordings), stopping at the first
-/// failure; a step with nothing recorded for this device is reported as not recorded.
-fn run_step(session: &Session, step: &Step) -> StepReport {
+/// failure; a step with nothing recorded for this device is reported as not recorded. Each call's
+/// nested calls come from the session's step records.
+fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
     let Some(calls) = step.calls_for(SIM_PLATFORM, None) else {
         return step_report(
             step,
             Outcome::NotRecorded,
             Vec::new(),
             Some("no recording for this device".into()),
-            None,
         );
     };
     let mut reports = Vec::new();
@@ -273,8 +433,18 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
         let t = Instant::now();
         let result = session.call(&call.tool, call.args.clone());
         let duration_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let records = records_after(session, *last_seq);
+        *last_seq = records.last().map_or(*last_seq, |r| r.seq);
+        let mut nested = trail::report::nest_calls(&records);
+        // The call's own record is the root at depth 0; a delegating tool logs only what it expanded to.
+        if records.first().is_some_and(|r| r.depth == 0 && r.tool == call.tool) && !nested.is_empty() {
+            let mut own = nested.remove(0).calls;
+            own.append(&mut nested);
+            nested = own;
+        }
         let ok = result.is_ok();
         device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
+        let tap = result.as_ref().ok().and_then(tap_of);
         let err = result.err().map(|e| e.to_string());
         reports.push(CallReport {
             tool: call.tool.clone(),
@@ -282,23 +452,21 @@ fn run_step(session: &Session, step: &Step) -> StepReport {
             ok,
             error: err.clone(),
             duration_ms,
+            line: Some(call.pos.line),
+            tap,
+            calls: nested,
         });
         if !ok {
             error = err;
             break;
         }
     }
-    let screen = session
-        .screenshot()
-        .ok()
-        .filter(|s| s.mime == "image/svg+xml")
-        .and_then(|s| String::from_utf8(s.bytes).ok());
     let outcome = match (&error, device_failed) {
         (Some(_), true) => Outcome::Error,
         (Some(_), false) => Outcome::Failed,
         (None, _) => Outcome::Passed,
     };
-    step_report(step, outcome, reports, error, screen)
+    step_report(step, outcome, reports, error)
 }
 
 /// The summary line a CLI prints after a run.

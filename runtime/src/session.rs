@@ -247,6 +247,10 @@ fn session_thread(
             match kind {
                 Callback::Tool => dispatch::call(&core, &rt, name, args).map_err(|e| e.to_string()),
                 Callback::Host => dispatch::call_host(&core, &rt, name, args),
+                Callback::Console => {
+                    core.console(None, name, args.as_str().unwrap_or_default());
+                    Ok(Value::Null)
+                }
             }
         })
     };

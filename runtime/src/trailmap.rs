@@ -72,6 +72,10 @@ pub struct ToolYaml {
     pub read_only: Option<bool>,
     #[serde(default)]
     pub runtime: Option<ToolRuntime>,
+    /// The script time budget of the tool when it is the top-level call, replacing the session's
+    /// (1 ms to [`MAX_TOOL_TIMEOUT_MS`]).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
     /// A composed tool's parameters.
     #[serde(default)]
     pub parameters: Option<Vec<ParamSpec>>,
@@ -79,6 +83,9 @@ pub struct ToolYaml {
     #[serde(default)]
     pub tools: Option<Vec<serde_json::Value>>,
 }
+
+/// The largest `timeoutMs` a tool.yaml may set: an hour (a longer script is a stuck script).
+pub const MAX_TOOL_TIMEOUT_MS: u64 = 3_600_000;
 
 /// One parameter of a composed tool.
 #[derive(Debug, Clone, Deserialize)]
@@ -288,6 +295,14 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             scripts.push(path);
         } else if let Some(stem) = name.strip_suffix(".tool.yaml") {
             match yaml::from_file::<ToolYaml>(&path) {
+                Ok(t) if t.timeout_ms.is_some_and(|ms| ms == 0 || ms > MAX_TOOL_TIMEOUT_MS) => {
+                    // Parsed again only to point at the value.
+                    let message = format!("`timeoutMs` must be between 1 and {MAX_TOOL_TIMEOUT_MS} (milliseconds)");
+                    errors.push(match yaml::parse_file(&path) {
+                        Ok(doc) => doc.error_at("timeoutMs", message),
+                        Err(e) => e,
+                    });
+                }
                 Ok(t) => {
                     tool_yamls.insert(stem.to_string(), (path, t));
                 }

@@ -1,30 +1,9 @@
 //! The CLI as a newcomer meets it: pipes, streams, colour, diagnostics drawn once, the workspace
 //! found from a subfolder, the type gate before a run, shards, budgets as flags, `tools NAME`.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use trailblaze_e2e::{Fixture, trailblaze_bin};
-
-/// `trailblaze ARGS` in `cwd`, no `--trailmaps` (the workspace is found), colour off unless asked.
-fn in_dir(f: &Fixture, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(trailblaze_bin())
-        .current_dir(cwd)
-        .args(args)
-        .env("TRAILBLAZE_CACHE_DIR", f.cache())
-        .env_remove("TRAILBLAZE_TRAILMAPS")
-        .env_remove("TRAILBLAZE_OUT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("trailblaze runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use trailblaze_e2e::{Fixture, in_dir, text, trailblaze_bin};
 
 const BAD_TRAIL: &str =
     "config:\n  target: demo\ntrail:\n  - step: s\n    recording:\n      tools:\n        - inputText: { txt: a }\n";

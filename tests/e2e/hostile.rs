@@ -89,7 +89,9 @@ fn a_thrown_error_names_the_tool_and_the_ts_line() {
     let (_p, s) = f.session(settings());
     let err = s.call(&name, json!({})).expect_err("throws").to_string();
     // Line 1 is the import; the throw is on line 8 of the .ts file.
-    assert_eq!(err, "thrower: Error: boom (at t/tools/thrower.ts:8)");
+    // The position is a path a terminal opens (the fixture is outside the current directory).
+    let file = f.root().join("t/tools/thrower.ts");
+    assert_eq!(err, format!("thrower: Error: boom (at {}:8)", file.display()));
     assert_next_call_works(&s);
 }
 
@@ -322,7 +324,9 @@ fn nothing_of_a_call_runs_after_it_returned_and_no_call_outlives_the_deadline() 
         Err(e) => assert!(e.to_string().contains("exceeded its time limit"), "{e}"),
     }
     assert_next_call_works(&s);
-    s.call("poison", json!({})).expect("runs");
+    // The realm is frozen: poisoning a shared intrinsic fails in the poisoning tool only.
+    let err = s.call("poison", json!({})).expect_err("refused").to_string();
+    assert!(err.starts_with("poison: TypeError: "), "{err}");
     assert_next_call_works(&s);
 }
 
@@ -362,8 +366,9 @@ fn the_memory_limit_is_per_call_not_per_session() {
         "memory",
         r#"import { trailblaze } from "@trailblaze/scripting";
 function take(mib: number): string[] { const a: string[] = []; for (let i = 0; i < mib; i++) a.push("x".repeat(1 << 20) + i); return a; }
-/** Keeps 40 MiB in a global. */
-export const hoard = trailblaze.tool(async () => { (globalThis as any).kept = take(40); return {}; });
+let kept: string[] = [];
+/** Keeps 40 MiB in module scope. */
+export const hoard = trailblaze.tool(async () => { kept = take(40); return { n: kept.length }; });
 /** Uses `mib` MiB for the length of the call. */
 export const use = trailblaze.tool<{ mib: number }, { n: number }>(async (input) => ({ n: take(input.mib).length }));
 "#,

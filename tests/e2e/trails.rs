@@ -84,6 +84,7 @@ fn a_quoted_number_stays_a_string_through_both_gates_and_replay() {
         &RunOptions {
             out: f.out(),
             settings: Settings::default(),
+            ..RunOptions::default()
         },
         &mut |_| {},
     )
@@ -269,6 +270,7 @@ fn run_passes_the_demo_trails_and_reports_every_step() {
         &RunOptions {
             out: f.out(),
             settings: Settings::default(),
+            ..RunOptions::default()
         },
         &mut |_| {},
     )
@@ -336,6 +338,7 @@ fn a_step_without_a_recording_is_not_passed() {
         &RunOptions {
             out: f.out(),
             settings: Settings::default(),
+            ..RunOptions::default()
         },
         &mut |_| {},
     )
@@ -485,12 +488,17 @@ fn a_partly_deleted_secret_never_shows_in_the_report_screens() {
         &RunOptions {
             out: f.out(),
             settings: Settings::default(),
+            ..RunOptions::default()
         },
         &mut |_| {},
     )
     .expect("runs");
     assert!(out.report.summary().ok(), "{:?}", out.report.trails[0]);
-    let screen = out.report.trails[0].steps[0].screen_svg.clone().unwrap_or_default();
+    let screen = out.report.trails[0].steps[0]
+        .screen
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(out.dir.join(p)).ok())
+        .unwrap_or_default();
     assert!(screen.contains("<svg"), "control: the step has a screen");
     let prefix = &SECRET[..SECRET.len() - 1];
     let everything = f.all_output();

@@ -1,7 +1,11 @@
 //! The `Device` a session drives: snapshot (view tree), tap, long press, input text, press key,
-//! launch app, screenshot. `sim` is the built-in simulated device; `adb` (later) drives Android.
+//! launch app, screenshot. `sim` is the built-in simulated device; `adb` drives Android.
 
+pub mod adb;
 pub mod sim;
+mod spec;
+
+pub use spec::DeviceSpec;
 
 use serde::{Deserialize, Serialize};
 

@@ -97,6 +97,10 @@ impl Callbacks for Back<'_> {
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String> {
         call_host(self.core, self.runtime, name, args)
     }
+
+    fn console(&self, tool: Option<&str>, level: &str, text: &str) {
+        self.core.console(tool, level, text);
+    }
 }
 
 /// Dispatches one call at the session's current depth (0 from outside; one more for each script,
@@ -134,7 +138,7 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
         .map_err(|(cap, name)| CallError::Depth { cap, name })?;
     let depth = guard.depth();
     if depth == 0 {
-        s.expanded.set(0);
+        s.begin_top_level();
     }
     let Some(tool) = s.catalog.tool(name) else {
         let names = s.catalog.tool_names();
@@ -178,13 +182,28 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
             message: message.clone(),
         }),
         ToolKind::Scripted(script) => step(s, name, &args, depth, false, |args| {
+            // A tool's own budget (`timeoutMs` in its tool.yaml) replaces the session's when it is
+            // the top-level call; called from another tool it runs in its caller's budget.
+            let own = script.timeout.filter(|_| depth == 0);
+            if let Some(timeout) = own {
+                s.deadline.begin(&crate::budget::Limits {
+                    timeout,
+                    ..s.settings.limits.clone()
+                });
+            }
             // Scripts receive placeholders, never resolved secrets: they resolve at the device.
             let back = Back { core: s, runtime: rt };
-            let out = rt
-                .run_tool(&back, script, name, args.clone())
+            let out = s
+                .as_script(name, || rt.run_tool(&back, script, name, args.clone()))
                 .map_err(|message| CallError::Script {
                     tool: name.to_string(),
-                    message,
+                    message: match own {
+                        // The runtimes word a timeout with the session's limit; this call had its own.
+                        Some(t) if s.deadline.stopped() == Some(crate::budget::Stop::TimedOut) => {
+                            format!("exceeded its time limit of {} ms (timeoutMs)", t.as_millis())
+                        }
+                        _ => message,
+                    },
                 })?;
             Ok((out.value, tool.flags.read_only || out.read_only))
         }),

@@ -3,6 +3,7 @@
 //! ([`super::quickjs`]) and the Node.js subprocess ([`super::subprocess`]) implement it.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -24,6 +25,8 @@ pub struct ScriptedTool {
     /// The module name runtimes load it under (`<trailmap>/tools/<name>.ts`), also shown in errors.
     pub module: String,
     pub runtime: RuntimeKind,
+    /// The script time budget its tool.yaml sets (`timeoutMs`), used when it is the top-level call.
+    pub timeout: Option<Duration>,
 }
 
 /// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name runtimes load and errors show.
@@ -47,6 +50,9 @@ pub struct ScriptOutcome {
 pub trait Callbacks {
     fn call_tool(&self, name: &str, args: Value) -> Result<Value, String>;
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String>;
+    /// A line scripted tool `tool` printed with `console.<level>` (formatted by the runtime, not yet
+    /// scrubbed or bounded); `None`: the innermost running scripted tool.
+    fn console(&self, tool: Option<&str>, level: &str, text: &str);
 }
 
 /// A script runtime: runs one scripted tool with arguments the dispatcher already decoded. Calls the

@@ -12,6 +12,13 @@ pub const MODULE: &str = "@trailblaze/scripting";
 /// The SDK's TypeScript source, compiled into the binary.
 pub const SOURCE: &str = include_str!("../../../sdk-ts/src/index.ts");
 
+/// Every file of `sdk-ts/src/`, by name: what `trailblaze dts` vendors into a trailmap so `tsc` finds
+/// the SDK's types wherever the workspace is (`index.ts` imports its selector types from the other).
+pub const FILES: &[(&str, &str)] = &[
+    ("index.ts", SOURCE),
+    ("selectors.ts", include_str!("../../../sdk-ts/src/selectors.ts")),
+];
+
 /// The SDK as JavaScript (types stripped by swc), built on first use.
 pub fn javascript() -> Result<&'static str, &'static String> {
     static BUILT: OnceLock<Result<String, String>> = OnceLock::new();
@@ -42,6 +49,21 @@ mod tests {
                 !t.starts_with("import ") && (!t.starts_with("export ") || !t.contains(" from ")),
                 "the SDK build still imports: {line}"
             );
+        }
+        // Every source file is vendored, byte for byte: a file added to sdk-ts/src/ without a line in
+        // FILES fails here (and would leave the vendored copy's imports dangling).
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk-ts/src");
+        let mut names: Vec<String> = std::fs::read_dir(src)
+            .expect("sdk-ts/src")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let vendored: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, vendored, "sdk-ts/src/ and sdk::FILES list the same files");
+        for (name, text) in FILES {
+            let on_disk = std::fs::read_to_string(format!("{src}/{name}")).expect("an SDK file");
+            assert_eq!(&on_disk, text, "{name} drifted from its compiled-in copy");
         }
         for name in [
             "makeContext",

@@ -27,6 +27,12 @@ pub enum Event<'a> {
     /// A host call is tallied, never logged with arguments or results: each step's start and finish
     /// first write a `host_calls` summary of the calls since the last one (name, count, failures, time).
     HostCall { name: &'a str, ok: bool, millis: f64 },
+    /// A line a script printed with `console.*` (already scrubbed and bounded).
+    Console {
+        tool: &'a str,
+        level: &'a str,
+        text: &'a str,
+    },
 }
 
 /// A step as the session remembers it (what the CLI prints and reports show).
@@ -146,6 +152,9 @@ impl SessionLog {
                 "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
                 "result": result, "error": error, "ms": round(millis),
             }),
+            Event::Console { tool, level, text } => {
+                json!({ "event": "console", "tool": tool, "level": level, "text": text })
+            }
             Event::HostCall { .. } => return,
         };
         self.write_line(line);

@@ -2,6 +2,7 @@
 //! device and its cached snapshot, the log, the secrets, the depth stack and the deadline. No script
 //! engine lives here: runtimes are wired to this state by the session thread (`crate::session`).
 
+pub mod console;
 pub mod log;
 
 use std::cell::{Cell, RefCell};
@@ -14,7 +15,8 @@ use crate::budget::{Deadline, Limits};
 use crate::catalog::Catalog;
 use crate::snapshot::Screen;
 use crate::tool::ToolCx;
-use log::SessionLog;
+use console::{ConsoleGate, ConsoleLevel, ConsoleSink};
+use log::{Event, SessionLog};
 
 /// Settings of one session.
 #[derive(Debug, Clone)]
@@ -22,6 +24,8 @@ pub struct Settings {
     /// Calls nest at most this deep (tools, delegations, host functions together).
     pub depth_cap: u32,
     pub limits: Limits,
+    /// Where scripts' `console.*` lines go besides the session log (the CLI prints them on stderr).
+    pub console: Option<ConsoleSink>,
 }
 
 impl Default for Settings {
@@ -29,6 +33,7 @@ impl Default for Settings {
         Settings {
             depth_cap: 16,
             limits: Limits::default(),
+            console: None,
         }
     }
 }
@@ -49,6 +54,9 @@ pub struct SessionCore {
     pub deadline: Arc<Deadline>,
     /// Calls that delegating and composed tools expanded into during the running top-level call.
     pub expanded: Cell<u64>,
+    /// Scripted tools running now, innermost last: who printed a console line.
+    scripts: RefCell<Vec<String>>,
+    console: ConsoleGate,
 }
 
 impl SessionCore {
@@ -76,6 +84,8 @@ impl SessionCore {
             depth: Cell::new(0),
             deadline,
             expanded: Cell::new(0),
+            scripts: RefCell::new(Vec::new()),
+            console: ConsoleGate::default(),
         }
     }
 
@@ -99,12 +109,59 @@ impl SessionCore {
         Ok(DepthGuard { core: self, depth })
     }
 
+    /// A new top-level call: fresh per-call allowances.
+    pub fn begin_top_level(&self) {
+        self.expanded.set(0);
+        self.console.reset();
+    }
+
+    /// Runs `f` as scripted tool `name` (the tool its console lines are attributed to).
+    pub fn as_script<R>(&self, name: &str, f: impl FnOnce() -> R) -> R {
+        self.scripts.borrow_mut().push(name.to_string());
+        let popped = PopScript(self);
+        let r = f();
+        drop(popped);
+        r
+    }
+
+    /// One `console.*` line of scripted tool `tool` (`None`: the innermost running one): scrubbed,
+    /// bounded, logged and handed to the sink. A line printed when no scripted tool runs (work a
+    /// returned call left behind) is dropped.
+    pub fn console(&self, tool: Option<&str>, level: &str, text: &str) {
+        let Some(innermost) = self.scripts.borrow().last().cloned() else {
+            return;
+        };
+        let tool = tool.map_or(innermost, str::to_string);
+        let level = ConsoleLevel::parse(level);
+        let Some(line) = self.console.admit(&tool, level, text, &self.redact) else {
+            return;
+        };
+        self.log.borrow_mut().append(Event::Console {
+            tool: &line.tool,
+            level: line.level.as_str(),
+            text: &line.text,
+        });
+        if let Some(sink) = &self.settings.console {
+            // The embedder's code must not unwind through the session.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (sink.0)(&line)));
+        }
+    }
+
     /// The narrow context a built-in tool runs with.
     pub fn tool_cx(&self) -> ToolCx<'_> {
         ToolCx {
             screen: &self.screen,
             redact: &self.redact,
         }
+    }
+}
+
+/// Pops the running script's name, even on unwind.
+struct PopScript<'a>(&'a SessionCore);
+
+impl Drop for PopScript<'_> {
+    fn drop(&mut self) {
+        self.0.scripts.borrow_mut().pop();
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod catalog;
 pub mod check;
 pub mod dts;
+pub mod reference;
 #[cfg(test)]
 mod test_support;
 pub mod tsc;

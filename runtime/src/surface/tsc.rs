@@ -198,22 +198,27 @@ pub fn run_tsc(tsc: &Path, project: &Path) -> Result<Vec<TscDiagnostic>, TscErro
     })
 }
 
-/// Finds the pinned tsc: `$TRAILBLAZE_TSC` when set, else `<repo>/sdk-ts/node_modules/.bin/tsc`
-/// in `start` or the nearest folder above it that has one.
+/// Where a user's own project installs tsc (`npm install --save-dev typescript`).
+pub const TSC_IN_PROJECT: &str = "node_modules/.bin/tsc";
+
+/// Finds tsc: `$TRAILBLAZE_TSC` when set, else in `start` or the nearest folder above it, the
+/// repository's pinned `sdk-ts/node_modules/.bin/tsc` or a project's `node_modules/.bin/tsc`.
 pub fn find_tsc(start: &Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(TSC_ENV).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
     let start = std::path::absolute(start).ok()?;
     start.ancestors().find_map(|dir| {
-        let bin = dir.join(TSC_IN_REPO);
-        // On Windows npm writes a `.cmd` shim beside a shell script that cannot be spawned.
-        let candidates = if cfg!(windows) {
-            [bin.with_extension("cmd"), bin]
-        } else {
-            [bin.clone(), bin.with_extension("cmd")]
-        };
-        candidates.into_iter().find(|p| p.is_file())
+        [TSC_IN_REPO, TSC_IN_PROJECT].into_iter().find_map(|rel| {
+            let bin = dir.join(rel);
+            // On Windows npm writes a `.cmd` shim beside a shell script that cannot be spawned.
+            let candidates = if cfg!(windows) {
+                [bin.with_extension("cmd"), bin]
+            } else {
+                [bin.clone(), bin.with_extension("cmd")]
+            };
+            candidates.into_iter().find(|p| p.is_file())
+        })
     })
 }
 
@@ -300,6 +305,19 @@ mod tests {
         let sdk = testing::sdk();
         let err = run_tsc(&sdk.tsc, &dir.path().join("gone/tsconfig.json")).unwrap_err();
         assert!(matches!(err, TscError::NoProject { .. }), "{err}");
+    }
+
+    #[test]
+    fn finds_a_project_local_compiler_outside_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("trailmaps/demo/tools");
+        std::fs::create_dir_all(&deep).unwrap();
+        // Control: a temp folder outside the repository has no compiler above it.
+        assert_eq!(find_tsc(&deep), None);
+        let bin = dir.path().join(TSC_IN_PROJECT);
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::write(&bin, "").unwrap();
+        assert_eq!(find_tsc(&deep), Some(bin));
     }
 
     #[test]

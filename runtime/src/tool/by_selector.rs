@@ -37,7 +37,9 @@ impl BuiltinTool for TapOnElementBySelector {
     const NAME: &'static str = "tapOnElementBySelector";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        let (x, y) = cx.find(&self.node_selector)?;
+        let Some((x, y)) = cx.locate(&self.node_selector)? else {
+            return Err(no_match(cx, &self.node_selector, "no node on the screen matches"));
+        };
         cx.screen.with_device(|d| {
             if self.long_press {
                 d.long_press(x, y)
@@ -70,7 +72,11 @@ impl BuiltinTool for AssertVisibleBySelector {
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         match cx.locate(&self.node_selector)? {
             Some(_) => results::done(Visibility { visible: true }),
-            None => Err("not visible: no node on the screen matches `nodeSelector`".into()),
+            None => Err(no_match(
+                cx,
+                &self.node_selector,
+                "not visible: no node on the screen matches",
+            )),
         }
     }
 }
@@ -122,6 +128,85 @@ impl BuiltinTool for EraseText {
         cx.screen
             .with_device(|d| (0..n).try_for_each(|_| d.press_key(KeyCode::Backspace)))?;
         results::done(Erased { erased: n })
+    }
+}
+
+/// How many nodes a "no node matches" message suggests.
+const NEAREST: usize = 3;
+
+/// `<what> nodeSelector {…}; nearest on screen: [ref] Class "text", …`: the selector as the call wrote
+/// it (a `{{secret:…}}` placeholder stays one: the redaction scrubs any resolved value) and the nodes
+/// whose texts are most like the selector's strings, by Jaro-Winkler similarity. A field's text is
+/// never shown (it may hold what a secret left behind): its hint and id are.
+fn no_match(cx: &ToolCx<'_>, sel: &TrailblazeNodeSelector, what: &str) -> ToolFailure {
+    let written = serde_json::to_value(sel).unwrap_or_default();
+    let mut wanted = Vec::new();
+    strings(&written, &mut wanted);
+    let selector = cx.redact.text(&written.to_string()).into_owned();
+    let Ok(snap) = cx.screen.snapshot() else {
+        return format!("{what} `nodeSelector` {selector}").into();
+    };
+    let norm = |s: &str| s.trim_matches(|c: char| "^$.*()\\".contains(c)).to_lowercase();
+    let wanted: Vec<String> = wanted.into_iter().map(norm).filter(|w| !w.is_empty()).collect();
+    let mut scored: Vec<(f64, String)> = Vec::new();
+    for n in snap.nodes.iter() {
+        let text = n.text.as_deref().filter(|_| !n.editable && !n.password);
+        let own: Vec<&str> = [
+            text,
+            n.hint_text.as_deref(),
+            n.content_description.as_deref(),
+            n.resource_id.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect();
+        if own.is_empty() {
+            continue;
+        }
+        let score = own
+            .iter()
+            .flat_map(|o| wanted.iter().map(move |w| strsim::jaro_winkler(w, &norm(o))))
+            .fold(0.0, f64::max);
+        let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
+        let mut label = format!("[{}] {class}", n.r#ref);
+        let q = |s: &str| cx.redact.text(s).replace('"', "\\\"");
+        if let Some(t) = text.filter(|t| !t.is_empty()) {
+            label.push_str(&format!(" \"{}\"", q(t)));
+        }
+        for (key, v) in [
+            ("hint", &n.hint_text),
+            ("desc", &n.content_description),
+            ("id", &n.resource_id),
+        ] {
+            if let Some(v) = v.as_deref().filter(|v| !v.is_empty()) {
+                label.push_str(&format!(" {key}=\"{}\"", q(v)));
+            }
+        }
+        scored.push((score, label));
+    }
+    // Best first; equal scores keep screen order (the sort is stable).
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let nearest: Vec<String> = scored.into_iter().take(NEAREST).map(|(_, l)| l).collect();
+    if nearest.is_empty() {
+        format!("{what} `nodeSelector` {selector}; the screen shows no node with a text, hint, description or id")
+            .into()
+    } else {
+        format!(
+            "{what} `nodeSelector` {selector}; nearest on screen: {}",
+            nearest.join(", ")
+        )
+        .into()
+    }
+}
+
+/// Every string in a JSON value, in order.
+fn strings<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        serde_json::Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+        _ => {}
     }
 }
 

@@ -68,6 +68,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                     file: file.clone(),
                     module: module.clone(),
                     runtime,
+                    timeout: pinned.timeout_ms.map(std::time::Duration::from_millis),
                 }),
                 trailmap: Some(map.id.clone()),
             });

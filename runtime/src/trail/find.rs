@@ -75,6 +75,26 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FindError> {
     Ok(())
 }
 
+/// The trail files whose `config.tags` pass the filter: with `include` non-empty, a trail must carry
+/// at least one of its tags; a trail carrying any `exclude` tag is dropped (exclude wins). A file that
+/// does not parse is kept, so the run reports its parse error instead of silently dropping it. Order is kept.
+pub fn filter_by_tags(files: &[PathBuf], include: &[String], exclude: &[String]) -> Vec<PathBuf> {
+    if include.is_empty() && exclude.is_empty() {
+        return files.to_vec();
+    }
+    files
+        .iter()
+        .filter(|f| match super::load_trail(f) {
+            Ok(t) => {
+                let has = |tags: &[String]| tags.iter().any(|want| t.config.tags.contains(want));
+                (include.is_empty() || has(include)) && !has(exclude)
+            }
+            Err(_) => true,
+        })
+        .cloned()
+        .collect()
+}
+
 /// Shard `i` of `n` (1-based `i`) of `items`, which the caller has sorted (as [`find_trails`]
 /// returns them): item `k` goes to shard `k % n + 1`. Round-robin keeps the shards within one item
 /// of each other in size; every item lands in exactly one shard. An `i` outside `1..=n` gets nothing.
@@ -177,6 +197,42 @@ mod tests {
                 .message
                 .starts_with("cannot read")
         );
+    }
+
+    #[test]
+    fn tags_include_and_exclude_and_keep_what_does_not_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let smoke = file("a.trail.yaml", "config:\n  tags: [smoke, login]\ntrail: []\n");
+        let slow = file("b.trail.yaml", "config:\n  tags: [slow]\ntrail: []\n");
+        let none = file("c.trail.yaml", "trail: []\n");
+        let broken = file("d.trail.yaml", "config:\n  tagz: [smoke]\ntrail: []\n");
+        let all = vec![smoke.clone(), slow.clone(), none.clone(), broken.clone()];
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(load_trail(&broken).is_err(), "control: the broken file does not parse");
+        assert_eq!(filter_by_tags(&all, &[], &[]), all);
+        assert_eq!(
+            filter_by_tags(&all, &s(&["smoke"]), &[]),
+            [smoke.clone(), broken.clone()]
+        );
+        assert_eq!(
+            filter_by_tags(&all, &s(&["slow", "login"]), &[]),
+            [smoke.clone(), slow.clone(), broken.clone()]
+        );
+        assert_eq!(
+            filter_by_tags(&all, &[], &s(&["slow"])),
+            [smoke.clone(), none.clone(), broken.clone()]
+        );
+        assert_eq!(
+            filter_by_tags(&all, &s(&["smoke"]), &s(&["login"])),
+            std::slice::from_ref(&broken),
+            "exclude wins"
+        );
+        assert_eq!(filter_by_tags(&all, &s(&["nothing"]), &[]), [broken]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod model;
 mod parse;
 pub mod report;
 
-pub use find::{find_trails, parse_shard, shard, trail_stem};
+pub use find::{filter_by_tags, find_trails, parse_shard, shard, trail_stem};
 pub use model::{Step, Trail};
 pub use parse::{load_trail, parse_trail};
 pub use report::{CallReport, Outcome, RunReport, StepReport, TrailReport};

@@ -1,6 +1,7 @@
 //! What a parsed trail file holds. Every part keeps its position so the type gate and the replay can
 //! point back into the file.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -264,5 +265,149 @@ impl ToolCall {
             _ if sub.starts_with('[') => format!("{}{sub}", self.path),
             _ => format!("{}.{sub}", self.path),
         }
+    }
+}
+
+/// `{{args.NAME}}`: a trail parameter, replaced before a call is dispatched (see [`Trail::with_args`]).
+const ARGS_PREFIX: &str = "args.";
+
+impl Trail {
+    /// The steps, trailhead first, with every `{{args.NAME}}` in their texts and in the strings of their
+    /// recorded calls replaced by its value: `given` wins over the default `config.args` declares (a
+    /// non-string default reads as its JSON text). A placeholder with no value is an error at its
+    /// position, each one reported; nothing else (`{{secret:NAME}}`, `{{memory}}`) is touched.
+    pub fn with_args(&self, given: &BTreeMap<String, String>) -> Result<Vec<Step>, Vec<YamlError>> {
+        let mut values: BTreeMap<&str, String> = BTreeMap::new();
+        for a in &self.config.args {
+            if let Some(d) = &a.default {
+                values.insert(&a.name, d.as_str().map(str::to_string).unwrap_or_else(|| d.to_string()));
+            }
+        }
+        for (k, v) in given {
+            values.insert(k, v.clone());
+        }
+        let mut errors = Vec::new();
+        let mut steps: Vec<Step> = self.all_steps().cloned().collect();
+        for step in &mut steps {
+            let mut missing = Vec::new();
+            step.text = substitute(&step.text, &values, &mut missing);
+            let key = format!("{}.{}", step.path, step.kind.keyword());
+            errors.extend(missing.iter().map(|m| self.doc.error_at(&key, missing_arg(m))));
+            let Some(rec) = step.recording.as_mut() else { continue };
+            for (_, calls) in &mut rec.entries {
+                for call in calls.iter_mut() {
+                    let mut found = Vec::new();
+                    substitute_value(&mut call.args, "", &values, &mut found);
+                    errors.extend(
+                        found
+                            .iter()
+                            .map(|(path, m)| self.error_in_call(call, path, missing_arg(m))),
+                    );
+                }
+            }
+        }
+        if errors.is_empty() { Ok(steps) } else { Err(errors) }
+    }
+}
+
+fn missing_arg(name: &str) -> String {
+    format!(
+        "`{{{{args.{name}}}}}` has no value: pass it to the run (`--arg {name}=VALUE`) or declare it with a `default` under `config.args`"
+    )
+}
+
+/// `text` with each `{{args.NAME}}` that has a value replaced; the names without one go to `missing`.
+fn substitute(text: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start..].find("}}") else { break };
+        let inner = rest[start + 2..start + len].trim();
+        out.push_str(&rest[..start]);
+        match inner.strip_prefix(ARGS_PREFIX) {
+            Some(name) => match values.get(name) {
+                Some(v) => out.push_str(v),
+                None => {
+                    missing.push(name.to_string());
+                    out.push_str(&rest[start..start + len + 2]);
+                }
+            },
+            None => out.push_str(&rest[start..start + len + 2]),
+        }
+        rest = &rest[start + len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// [`substitute`] over every string of a call's arguments; `missing` gets `(arg path, name)`.
+fn substitute_value(v: &mut Value, path: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) if s.contains("{{") => {
+            let mut names = Vec::new();
+            *s = substitute(s, values, &mut names);
+            missing.extend(names.into_iter().map(|n| (path.to_string(), n)));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                substitute_value(item, &format!("{path}[{i}]"), values, missing);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map.iter_mut() {
+                let sub = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                substitute_value(item, &sub, values, missing);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod args_tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use crate::trail::parse_trail;
+
+    const TRAIL: &str = "config:\n  args:\n    who: { type: string, default: ana }\n    n: { type: integer, default: 3 }\n    city: string\ntrail:\n  - step: Greet {{args.who}} in {{ args.city }}\n    recording:\n      tools:\n        - inputText: { text: \"{{args.who}} x{{args.n}} {{secret:PIN}} {{memory}}\", list: [\"{{args.city}}\"] }\n";
+
+    fn given(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn args_are_replaced_in_texts_and_call_strings_and_only_args() {
+        let t = parse_trail(TRAIL, Path::new("t.trail.yaml")).expect("parses");
+        let steps = t
+            .with_args(&given(&[("city", "Lima"), ("who", "Sam")]))
+            .expect("all given");
+        assert_eq!(
+            steps[0].text, "Greet Sam in Lima",
+            "a given value wins over the default"
+        );
+        let calls = steps[0].calls_for("android", None).expect("recorded");
+        assert_eq!(
+            calls[0].args,
+            json!({"text": "Sam x3 {{secret:PIN}} {{memory}}", "list": ["Lima"]})
+        );
+        // Control: the trail itself keeps its placeholders.
+        assert!(t.steps[0].text.contains("{{args.who}}"));
+    }
+
+    #[test]
+    fn an_arg_with_no_value_is_an_error_at_each_place() {
+        let t = parse_trail(TRAIL, Path::new("t.trail.yaml")).expect("parses");
+        let errors = t.with_args(&BTreeMap::new()).expect_err("city has no value");
+        let lines: Vec<String> = errors.iter().map(|e| e.headline()).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("t.trail.yaml:7:") && lines[0].contains("`{{args.city}}` has no value"));
+        assert!(lines[1].starts_with("t.trail.yaml:10:"), "{lines:?}");
     }
 }

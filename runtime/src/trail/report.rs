@@ -2,7 +2,9 @@
 //! `report.json` (machines), `report.html` (people: self-contained, no network) and `junit.xml` (CI).
 //!
 //! The report holds what the session log holds: placeholders (`{{secret:NAME}}`), never secret values;
-//! [`RunReport::redact`] scrubs known secret values once more before anything is written.
+//! [`RunReport::redact`] scrubs known secret values once more before anything is written. Screens are
+//! not held: each is written once to `screens/<sha256>.svg` ([`Screens`]) and the report keeps its path.
+//! docs/report.md describes `report.json`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,6 +71,9 @@ pub struct TrailReport {
     pub steps: Vec<StepReport>,
     /// Why the trail failed when no single step did (it did not parse, the device was lost, ...).
     pub error: Option<String>,
+    /// The trail's session log, relative to the run folder (`sign-in/log.jsonl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,11 +83,35 @@ pub struct StepReport {
     /// `step` or `verify`.
     pub kind: String,
     pub text: String,
+    /// The step's line in the trail file (1-based; 0 when unknown).
+    #[serde(default)]
+    pub line: usize,
     pub outcome: Outcome,
+    /// How many times the step ran: 1, or more when `maxRetries` re-ran it after a failure.
+    #[serde(default = "one")]
+    pub attempts: u32,
+    /// The errors of the attempts before the last, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<String>,
+    /// The last attempt's calls.
     pub calls: Vec<CallReport>,
     pub error: Option<String>,
-    /// The screen after the step, as SVG from the device.
-    pub screen_svg: Option<String>,
+    /// The screen after the step, relative to the run folder (`screens/<sha256>.svg`).
+    pub screen: Option<String>,
+    /// The screen's size in device pixels, when the image says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_size: Option<Point>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A point or a size in device pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Point {
+    pub x: i64,
+    pub y: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,6 +122,16 @@ pub struct CallReport {
     pub ok: bool,
     pub error: Option<String>,
     pub duration_ms: f64,
+    /// The recorded call's line in the trail file (top-level calls only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// Where it tapped, when its result says (`{"tapped": {"x", "y"}}`). Only a top-level call's
+    /// result is known: the session's step records keep no results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tap: Option<Point>,
+    /// The calls it made (a scripted or composed tool's steps), in order, nested as they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallReport>,
 }
 
 /// Counts of trails by outcome.
@@ -162,13 +201,16 @@ impl TrailReport {
         for s in &mut t.steps {
             scrub(&mut s.text);
             s.error.iter_mut().for_each(scrub);
-            s.screen_svg.iter_mut().for_each(scrub);
+            s.retried.iter_mut().for_each(scrub);
             if let Outcome::Skipped { reason } = &mut s.outcome {
                 scrub(reason);
             }
-            for c in &mut s.calls {
+            let mut calls: Vec<&mut CallReport> = s.calls.iter_mut().collect();
+            // Nested calls too, without recursion (a deep composition cannot overflow the stack).
+            while let Some(c) = calls.pop() {
                 c.error.iter_mut().for_each(scrub);
                 redaction.value(&mut c.args);
+                calls.extend(c.calls.iter_mut());
             }
         }
     }
@@ -203,7 +245,7 @@ pub fn write_junit_xml(report: &RunReport, dir: &Path) -> std::io::Result<PathBu
     write(dir, "junit.xml", &render_junit(report))
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
+fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(name);
     // Written beside and renamed, so a reader never sees half a report.
@@ -368,7 +410,11 @@ fn utc(unix_ms: u64, sep: char) -> String {
 }
 
 mod html;
+mod nest;
+mod screens;
 pub use html::render_html;
+pub use nest::nest_calls;
+pub use screens::Screens;
 
 #[cfg(test)]
 mod tests;

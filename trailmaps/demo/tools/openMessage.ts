@@ -14,6 +14,8 @@ export const openMessage = trailblaze.tool<OpenMessageInput, { subject: string }
   // Picked by ref, as the LLM would; recorded as a tap on the row's selector.
   await ctx.tools.tap({ ref: row.ref });
   const detail = (await ctx.tools.snapshot({})) as Snapshot;
-  const subject = allNodes(detail.root).find((n) => (n.resourceId ?? "").endsWith("Subject"));
-  return { subject: subject?.text ?? "" };
+  // The message screen shows its subject in the node with resource id `<app>:id/subject`.
+  const subject = allNodes(detail.root).find((n) => (n.resourceId ?? "").endsWith(":id/subject"));
+  if (!subject?.text) throw new Error(`message ${input.index} shows no subject`);
+  return { subject: subject.text };
 });

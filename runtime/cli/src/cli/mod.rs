@@ -1,6 +1,8 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
+mod device;
 mod diag;
+mod mcp;
 mod output;
 mod tool;
 mod trails;
@@ -74,6 +76,10 @@ pub enum Command {
     Check(trails::CheckArgs),
     /// Write a trailmap's `tools/trailblaze-client.d.ts` and `tools/tsconfig.json`.
     Dts(trails::DtsArgs),
+    /// Serve the LLM-visible tools over MCP (stdio, or streamable HTTP with `--http PORT`).
+    Mcp(mcp::McpArgs),
+    /// List the devices `--device` can name: `sim` and the adb server's Android devices.
+    Devices(device::DevicesArgs),
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
@@ -101,9 +107,12 @@ pub struct OutArg {
     pub out: Option<PathBuf>,
 }
 
-/// What a command that opens a session on the device takes: secrets, the output folder, budgets.
+/// What a command that opens a session on the device takes: the device, secrets, the output
+/// folder, budgets.
 #[derive(Args)]
 pub struct SessionArgs {
+    #[command(flatten)]
+    pub device: device::DeviceArgs,
     #[command(flatten)]
     pub secrets: SecretsArg,
     #[command(flatten)]
@@ -135,6 +144,7 @@ impl LimitArgs {
                 memory_bytes: usize::try_from(self.memory_limit << 20).unwrap_or(usize::MAX),
                 ..Limits::default()
             },
+            console: Some(output::console_sink()),
             ..Settings::default()
         }
     }
@@ -172,6 +182,8 @@ pub fn main() -> ExitCode {
         Command::Run(a) => trails::run(&cli, a),
         Command::Check(a) => trails::check(&cli, a),
         Command::Dts(a) => trails::dts(&cli, a),
+        Command::Mcp(a) => mcp::mcp(&cli, a),
+        Command::Devices(a) => device::devices(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

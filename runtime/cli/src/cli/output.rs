@@ -85,6 +85,17 @@ pub fn progress(stream: Stream, text: &str) {
 }
 
 /// Traces and warnings on stderr as `warning: message`, no module paths, colour on a terminal only.
+/// Scripts' `console.*` lines, on stderr as `[tool] level: text` (the session log has them too).
+pub fn console_sink() -> trailblaze::ConsoleSink {
+    trailblaze::ConsoleSink::new(|l: &trailblaze::ConsoleLine| {
+        let level = match l.level {
+            trailblaze::ConsoleLevel::Log => String::new(),
+            other => format!("{}: ", other.as_str()),
+        };
+        line(Stream::Err, &format!("[{}] {level}{}", l.tool, l.text));
+    })
+}
+
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAILBLAZE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
 use trailblaze::{CallError, Settings};
 
+use super::device::DeviceArgs;
 use super::output::{err, out};
 use super::{Cli, Failure, MapArg, SecretsArg, SessionArgs, open_project, out_dir, warn_all};
 
@@ -55,6 +56,8 @@ pub struct SnapshotArgs {
     pub map: MapArg,
     #[command(flatten)]
     pub secrets: SecretsArg,
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
@@ -64,7 +67,7 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     warn_all(&catalog.warnings);
     let tool = llm_tool(&catalog, &a.name)?;
     let args = parse_args(&a.args, &tool.input_schema)?;
-    let device = project.sim_device(&id)?;
+    let device = project.device(&id, &a.session.device.spec()?)?;
     let out = out_dir(&located, &a.session.out);
     let session = project.session(&id, device, Some(&out), a.session.limits.settings())?;
     let result = session.call(&a.name, args);
@@ -275,7 +278,7 @@ fn type_words(p: &Value) -> String {
 pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, Some(&a.secrets))?;
     let id = project.trailmap_id(a.map.trailmap.as_deref())?;
-    let device = project.sim_device(&id)?;
+    let device = project.device(&id, &a.device.spec()?)?;
     let session = project.session(&id, device, None, Settings::default())?;
     let v = session
         .call("snapshot", json!({}))

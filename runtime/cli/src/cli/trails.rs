@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::Project;
 use trailblaze::internals::summary_line;
 use trailblaze::internals::write_client_files;
-use trailblaze::internals::{find_trails, parse_shard, shard};
-use trailblaze::{CheckReport, check_native, check_tsc};
+use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
+use trailblaze::{CheckReport, check_native, check_tools_tsc, check_tsc};
+use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, run_trails};
 
 use super::diag::{self, Diagnostic};
@@ -22,25 +22,55 @@ Examples:
   trailblaze run demo                         trailmap `demo`'s trails
   trailblaze run trailmaps/demo/trails/sign-in.trail.yaml
   trailblaze run --shard 2/4                  one quarter of the trails, for a CI matrix
+  trailblaze run --tag smoke --junit out/junit.xml
+  trailblaze run --device android:emulator-5554 --arg user=qa1
 
 The type gate runs first: a trail `check` rejects is not run (`--no-check` runs it anyway).")]
 pub struct RunArgs {
     /// Trailmap ids, trail files or folders (searched for trails). Default: every trailmap's trails.
     pub paths: Vec<String>,
-    /// The device: `sim` (the simulated device running the trailmap's app.yaml).
-    #[arg(long, default_value = "sim")]
-    pub device: String,
     /// Run only shard I of N (1-based), e.g. `--shard 2/4`: a deterministic split for CI matrices.
     #[arg(long, value_parser = parse_shard, value_name = "I/N")]
     pub shard: Option<(usize, usize)>,
     /// Skip the type gate before the run.
     #[arg(long)]
     pub no_check: bool,
+    /// Run only trails with this tag (`config.tags`); repeat for any of several.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Skip trails with this tag; wins over `--tag`.
+    #[arg(long = "exclude-tag", value_name = "TAG")]
+    pub exclude_tags: Vec<String>,
+    /// A value for `{{args.NAME}}` in the trails, over the trail's default: `--arg NAME=VALUE`.
+    // Parsed in `run`, not by clap: clap's error would quote the value, which may be a secret.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// Write the run's folder here instead of `<out>/run-<stamp>/` (a fixed path for CI).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Also write the JUnit XML here (for CI test-result uploaders).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Print the run's report as JSON on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub session: SessionArgs,
+}
+
+/// `--arg` values as a map; a malformed one is named by its position, never by its text.
+fn parse_args(given: &[String]) -> Result<std::collections::BTreeMap<String, String>, Failure> {
+    given
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(Failure::Usage(anyhow!(
+                "--arg #{}: expected NAME=VALUE (the value is not shown: it may be a secret)",
+                i + 1
+            ))),
+        })
+        .collect()
 }
 
 #[derive(Args)]
@@ -55,8 +85,8 @@ pub struct CheckArgs {
     /// Check every trailmap's trails.
     #[arg(long)]
     pub all: bool,
-    /// Also run the real TypeScript compiler over generated `.trail.gen.ts` files (needs
-    /// `npm ci --prefix sdk-ts`).
+    /// Run the real TypeScript compiler over generated `.trail.gen.ts` files and over the
+    /// trailmaps' scripted tools (`tools/*.ts`); needs `typescript` installed (see docs/sdk.md).
     #[arg(long)]
     pub tsc: bool,
     /// Print the findings as JSON.
@@ -108,15 +138,18 @@ fn targets(project: &Project, located: &Located, given: &[String], all: bool) ->
 }
 
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
-    if a.device != "sim" {
-        return Err(Failure::Usage(anyhow!(
-            "unknown device `{}`: only `sim` (the simulated device) is available",
-            a.device
-        )));
-    }
+    let device = a.session.device.spec()?;
+    let args = parse_args(&a.args)?;
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let (roots, _) = targets(&project, &located, &a.paths, false);
-    let mut files = find_trails(&roots)?;
+    let all = find_trails(&roots)?;
+    let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
+    if files.is_empty() && !all.is_empty() {
+        return Err(Failure::Usage(anyhow!(
+            "none of the {} trail(s) found matches the --tag/--exclude-tag filter",
+            all.len()
+        )));
+    }
     let found = files.len();
     if let Some((i, n)) = a.shard {
         files = shard(files, i, n);
@@ -159,8 +192,17 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let opts = RunOptions {
         out: out_dir(&located, &a.session.out),
         settings: a.session.limits.settings(),
+        report_dir: a.report_dir.clone(),
+        junit: a.junit.clone(),
+        args,
+        device,
     };
-    let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line))?;
+    let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line)).map_err(|e| match e {
+        // The trails ran but their results could not be kept: the run failed (exit 1), as a
+        // failed trail does; a CI job must not take it for bad usage.
+        ProjectError::Output(_) => Failure::Failed(anyhow!(e)),
+        e => Failure::Usage(anyhow!(e)),
+    })?;
     if a.json {
         out!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
     }
@@ -169,6 +211,9 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     print(format!("report: {}", out.files.html.display()));
     print(format!("        {}", out.files.json.display()));
     print(format!("        {}", out.files.junit.display()));
+    if let Some(junit) = &out.junit {
+        print(format!("        {}", junit.display()));
+    }
     let summary = out.report.summary();
     if summary.errors > 0 {
         // The device failed: not the app's fault, so not exit 1.
@@ -203,7 +248,14 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         problems.extend(catalog.problems.iter().cloned());
     }
     let report = if a.tsc {
-        check_tsc(&project, &files)?
+        let mut report = check_tsc(&project, &files)?;
+        let ids: Vec<String> = if maps.is_empty() {
+            project.trailmaps.maps.keys().cloned().collect()
+        } else {
+            maps.clone()
+        };
+        report.absorb(check_tools_tsc(&project, &ids)?);
+        report
     } else {
         check_native(&project, &files)
     };
@@ -214,7 +266,14 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
 
 fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
     if json {
-        let v = serde_json::json!({ "trails": report.trails, "calls": report.calls, "findings": report.findings, "toolProblems": problems });
+        let v = serde_json::json!({
+            "trails": report.trails,
+            "calls": report.calls,
+            "toolFiles": report.tool_files,
+            "findings": report.findings,
+            "toolProblems": problems,
+            "notices": report.notices,
+        });
         out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
@@ -224,8 +283,15 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
     for f in &report.findings {
         diag::emit_to(Stream::Out, &diag::finding(f));
     }
+    for n in &report.notices {
+        err!("notice: {n}");
+    }
+    let tools = match report.tool_files {
+        0 => String::new(),
+        n => format!(", {n} tool script(s)"),
+    };
     err!(
-        "checked {} trail(s), {} recorded call(s): {} finding(s)",
+        "checked {} trail(s), {} recorded call(s){tools}: {} finding(s)",
         report.trails,
         report.calls,
         report.findings.len() + problems.len()

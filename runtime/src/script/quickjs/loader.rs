@@ -11,9 +11,9 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Module};
 
-use super::SDK_MODULE;
-use crate::script::sdk;
+use super::{BOOTSTRAP_MODULE, CONSOLE_MODULE, CONSOLE_SOURCE, SDK_MODULE};
 use crate::script::transpile::{Transpiled, Transpiler};
+use crate::script::{errors, sdk};
 
 /// Resolves `@trailblaze/scripting` and relative imports (`./shared`, `../x.ts`) to module names relative
 /// to the trailmaps folder; nothing may resolve outside it.
@@ -27,7 +27,7 @@ impl Resolver for ScriptResolver {
         name: &str,
         _attrs: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        if name == SDK_MODULE {
+        if name == SDK_MODULE || (name == CONSOLE_MODULE && base == BOOTSTRAP_MODULE) {
             return Ok(name.to_string());
         }
         let joined = if name.starts_with("./") || name.starts_with("../") {
@@ -94,16 +94,19 @@ impl Loader for ScriptLoader {
             let code = sdk::javascript().map_err(|e| rquickjs::Error::new_loading_message(name, e.clone()))?;
             return Module::declare(ctx.clone(), name, code);
         }
+        if name == CONSOLE_MODULE {
+            return Module::declare(ctx.clone(), name, CONSOLE_SOURCE);
+        }
         let fail = |msg: String| {
             *self.load_error.borrow_mut() = Some(msg.clone());
             rquickjs::Error::new_loading_message(name, msg)
         };
-        let source =
-            crate::files::read_text(&self.root.join(name)).map_err(|e| fail(format!("cannot read {name}: {e}")))?;
+        let source = crate::files::read_text(&self.root.join(name))
+            .map_err(|e| fail(format!("cannot read {}: {e}", errors::shown_path(&self.root, name))))?;
         let t = self
             .transpiler
             .transpile(name, &source)
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(errors::shown_in(&self.root, name, e.to_string())))?;
         self.modules.borrow_mut().insert(name.to_string(), t.clone());
         Module::declare(ctx.clone(), name, t.code.as_str())
     }

@@ -28,6 +28,9 @@ use loader::{ScriptLoader, ScriptResolver};
 
 const BOOTSTRAP_MODULE: &str = "trailblaze:bootstrap";
 const BOOTSTRAP_SOURCE: &str = include_str!("bootstrap.js");
+/// How `console.*` arguments become a line: shared with the Node runner.
+const CONSOLE_MODULE: &str = "trailblaze:console";
+const CONSOLE_SOURCE: &str = include_str!("../console.mjs");
 
 /// Stack for the session thread: the JS stack limit plus room for the Rust frames between re-entrant
 /// calls (16 levels of dispatcher, binding and engine).
@@ -40,6 +43,8 @@ pub fn thread_stack_bytes(limits: &Limits) -> usize {
 pub enum Callback {
     Tool,
     Host,
+    /// `console.<level>(...)`: the name is the level, the arguments the formatted line.
+    Console,
 }
 
 /// How a binding reaches the dispatcher: given the runtime in effect (this engine, entered), the
@@ -55,6 +60,28 @@ struct EngineState {
     modules: Rc<RefCell<HashMap<String, Arc<Transpiled>>>>,
     /// Why the last module failed to load (swc's message with file:line:col), read when an import fails.
     load_error: Rc<RefCell<Option<String>>>,
+    /// The trailmaps folder module names are relative to (for showing positions).
+    root: PathBuf,
+    /// Promises rejected with no handler yet, as the rejection tracker reports them.
+    rejections: Rc<RefCell<Rejections>>,
+}
+
+/// Rejected promises nothing handled (yet), by object address, in the order they were rejected.
+#[derive(Default)]
+struct Rejections {
+    next: u64,
+    /// (sequence number, promise address, the inner tool if a `ctx.tools` call, message)
+    open: Vec<(u64, usize, Option<String>, String)>,
+}
+
+/// The address of an object, as identity (the tracker gets no handle it could keep).
+fn address(v: &Value<'_>) -> usize {
+    if !v.is_object() {
+        return 0;
+    }
+    // SAFETY: the value is an object, so its JSValue holds a pointer; it is only compared, never
+    // dereferenced.
+    unsafe { rquickjs::qjs::JS_VALUE_GET_PTR(v.as_raw()) as usize }
 }
 
 /// One QuickJS runtime and context with the bindings installed.
@@ -107,6 +134,8 @@ impl Embedded {
     pub fn enter<R>(&self, f: impl FnOnce(&dyn ScriptRuntime) -> R) -> R {
         let (r, clean) = {
             let engine = self.engine.borrow();
+            // Rejections left from an earlier call are no concern of this one.
+            engine.state.rejections.borrow_mut().open.clear();
             // The memory limit is per call, as promised: this call may allocate its budget on top of
             // what earlier calls left in the session's globals (up to four budgets in all, after
             // which the session's heap is simply full). Measuring walks the heap's objects once per
@@ -159,7 +188,24 @@ impl Engine {
             deadline: config.deadline,
             modules: Rc::new(RefCell::new(HashMap::new())),
             load_error: Rc::new(RefCell::new(None)),
+            root: config.root.clone(),
+            rejections: Rc::new(RefCell::new(Rejections::default())),
         });
+        let tracked = state.rejections.clone();
+        runtime.set_host_promise_rejection_tracker(Some(Box::new(move |ctx, promise, reason, handled| {
+            let at = address(&promise);
+            if handled {
+                tracked.borrow_mut().open.retain(|(_, a, _, _)| *a != at);
+            } else {
+                // Read before borrowing: reading the reason may run a getter that rejects another
+                // promise, which re-enters this tracker.
+                let (tool, message) = rejection_text(&ctx, &reason);
+                let mut r = tracked.borrow_mut();
+                r.next += 1;
+                let seq = r.next;
+                r.open.push((seq, at, tool, message));
+            }
+        })));
         runtime.set_loader(
             ScriptResolver,
             ScriptLoader {
@@ -190,6 +236,7 @@ impl Engine {
             }
             b.set("hostFunctions", direct)?;
             b.set("hostNames", config.host_names)?;
+            b.set("console", console_binding(&ctx, &state, config.reentry.clone())?)?;
             ctx.globals().set("__trailblazeBindings", b)?;
             Module::evaluate(ctx.clone(), BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE)?.finish::<()>()?;
             Ok(())
@@ -236,6 +283,21 @@ fn binding<'js>(
     })
 }
 
+/// `(level, line) -> undefined`: the binding behind `console.*` (the line already formatted).
+fn console_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, reentry: Reentry) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, level: String, line: String| {
+        let here = Entered {
+            ctx: &ctx,
+            state: &state,
+        };
+        // A sink that panics must not unwind through QuickJS's C frames; a lost line is all it costs.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            reentry(&here, Callback::Console, &level, Json::String(line))
+        }));
+    })
+}
+
 /// `(args) -> value` for host function `name`: the hot path of `ctx.host`, with the name bound here
 /// instead of passed (and converted) on every call.
 fn host_function<'js>(
@@ -265,7 +327,7 @@ fn reenter<'js>(
     let result = convert::to_json(args)
         .map_err(|e| match kind {
             Callback::Tool => format!("{name}: arguments: {e}"),
-            Callback::Host => format!("host function `{name}`: arguments: {e}"),
+            Callback::Host | Callback::Console => format!("host function `{name}`: arguments: {e}"),
         })
         .and_then(|args| {
             let here = Entered { ctx, state };
@@ -274,7 +336,7 @@ fn reenter<'js>(
                 |_| {
                     Err(match kind {
                         Callback::Tool => format!("tool {name} panicked"),
-                        Callback::Host => format!("host function {name} panicked"),
+                        Callback::Host | Callback::Console => format!("host function {name} panicked"),
                     })
                 },
             )
@@ -302,12 +364,53 @@ fn run_tool<'js>(
         .unwrap_or(false);
     let run: Function = ctx.globals().get("__trailblazeRun").map_err(|e| e.to_string())?;
     let input = convert::to_js(ctx, &args).map_err(|e| e.to_string())?;
-    let value = run
+    let mark = s.rejections.borrow().next;
+    let p = run
         .call::<_, Promise>((tool, input))
-        .and_then(|p| drive(ctx, &p, &s.deadline))
         .map_err(|e| describe_error(s, ctx, e))?;
+    let settled = drive::<Value>(ctx, &p, &s.deadline);
+    let unawaited = take_rejections(s, mark, address(p.as_value()));
+    let value = settled.map_err(|e| describe_error(s, ctx, e))?;
+    if let Some((tool, message)) = unawaited {
+        return Err(errors::unawaited(tool.as_deref(), &message));
+    }
     let value = convert::to_json(&value).map_err(|e| format!("its result: {e}"))?;
     Ok(ScriptOutcome { value, read_only })
+}
+
+/// Removes the rejections nothing handled that happened since `mark` (this call's, its inner calls
+/// having taken theirs) and returns the first one that is not the call's own result.
+fn take_rejections(s: &EngineState, mark: u64, own: usize) -> Option<(Option<String>, String)> {
+    let mut r = s.rejections.borrow_mut();
+    let mut first = None;
+    r.open.retain(|(seq, at, tool, message)| {
+        if *seq <= mark {
+            return true;
+        }
+        if *at != own && first.is_none() {
+            first = Some((tool.clone(), message.clone()));
+        }
+        false
+    });
+    first
+}
+
+/// What a rejection reason says: the inner tool when it is a `TrailblazeToolError`, and its message.
+fn rejection_text<'js>(ctx: &Ctx<'js>, reason: &Value<'js>) -> (Option<String>, String) {
+    let (tool, name) = match reason.as_object() {
+        Some(obj) => (
+            obj.get::<_, Option<String>>("tool").ok().flatten(),
+            obj.get::<_, Option<String>>("name").ok().flatten(),
+        ),
+        None => (None, None),
+    };
+    let (message, _) = exception_text(reason);
+    // Reading a property may have run a getter that threw: that must not stay pending.
+    if ctx.has_exception() {
+        ctx.catch();
+    }
+    let tool = tool.filter(|_| name.as_deref() == Some("TrailblazeToolError"));
+    (tool, message)
 }
 
 /// Runs the job queue until `p` settles, like `Promise::finish`, but never past the call's deadline:
@@ -331,7 +434,10 @@ fn drive<'js, T: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, p: &Promise<'js>, deadli
 /// Imports the module and finds the `trailblaze.tool(...)` export named `name`.
 fn load_tool<'js>(s: &EngineState, ctx: &Ctx<'js>, script: &ScriptedTool, name: &str) -> Result<Object<'js>, String> {
     s.load_error.borrow_mut().take();
+    let mark = s.rejections.borrow().next;
     let ns = Module::import(ctx, script.module.as_str()).and_then(|p| drive::<Object>(ctx, &p, &s.deadline));
+    // A failed import rejects its own promise: the import's failure, reported below, not the tool's.
+    s.rejections.borrow_mut().open.retain(|(seq, ..)| *seq <= mark);
     let ns = match ns {
         Ok(ns) => ns,
         Err(e) => {
@@ -377,7 +483,7 @@ fn describe_error<'js>(s: &EngineState, ctx: &Ctx<'js>, e: rquickjs::Error) -> S
             limits.stack_bytes >> 10
         );
     }
-    errors::with_location(message, stack.as_deref(), &s.modules.borrow())
+    errors::with_location(message, stack.as_deref(), &s.modules.borrow(), &s.root)
 }
 
 /// The message of a thrown value and its stack, if any.

@@ -11,7 +11,7 @@ mod server;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
@@ -30,6 +30,17 @@ use server::{Msg, Server};
 
 const RUNNER: &str = include_str!("runner.mjs");
 const HOOKS: &str = include_str!("hooks.mjs");
+const CONSOLE: &str = include_str!("../console.mjs");
+
+/// The longest stderr line read whole; the rest of a longer line is skipped (the host keeps 8 KiB).
+const MAX_STDERR_LINE: usize = 1 << 20;
+
+/// Stderr lines of one process forwarded to the session; the rest is drained unread (the session
+/// keeps 1,000 per call anyway).
+const MAX_STDERR_LINES: u32 = 2_000;
+
+/// How long a finished process's stderr may take to be read out before its exit is reported.
+const STDERR_WAIT: Duration = Duration::from_secs(1);
 
 /// How long a killed process may take to be reaped before the call gives up waiting for it.
 const REAP_WAIT: Duration = Duration::from_secs(5);
@@ -81,6 +92,8 @@ pub struct Subprocess {
     modules: RefCell<HashMap<String, Arc<Transpiled>>>,
     /// Why the last module failed to load (swc's message with file:line:col).
     load_error: RefCell<Option<String>>,
+    /// The tool each run in progress runs, for its console lines.
+    names: RefCell<HashMap<u64, String>>,
 }
 
 impl Subprocess {
@@ -94,6 +107,7 @@ impl Subprocess {
             exited: RefCell::new(HashMap::new()),
             modules: RefCell::new(HashMap::new()),
             load_error: RefCell::new(None),
+            names: RefCell::new(HashMap::new()),
         }
     }
 
@@ -214,7 +228,7 @@ impl Subprocess {
         }
         let source = match crate::files::read_text(&self.cfg.root.join(relative)) {
             Ok(s) => s,
-            Err(e) => return fail(format!("cannot read {name}: {e}")),
+            Err(e) => return fail(format!("cannot read {}: {e}", errors::shown_path(&self.cfg.root, name))),
         };
         match self.cfg.transpiler.transpile(name, &source) {
             Ok(t) => {
@@ -222,7 +236,7 @@ impl Subprocess {
                 self.modules.borrow_mut().insert(name.to_string(), t);
                 Ok(code)
             }
-            Err(e) => fail(e.to_string()),
+            Err(e) => fail(errors::shown_in(&self.cfg.root, name, e.to_string())),
         }
     }
 
@@ -260,6 +274,11 @@ impl Subprocess {
                     }
                     self.exited.borrow_mut().insert(r, (stdout, status));
                 }
+                Ok(Msg::Console { run: r, level, text }) => {
+                    // Attributed by run: a line may arrive after its process called another tool.
+                    let tool = self.names.borrow().get(&r).cloned();
+                    back.console(tool.as_deref(), &level, &text);
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Err("the callback endpoint stopped".into()),
             }
@@ -283,6 +302,7 @@ impl Subprocess {
                     }
                     self.exited.borrow_mut().insert(r, (stdout, status));
                 }
+                Ok(Msg::Console { .. }) => {}
                 Err(_) => return,
             }
         }
@@ -307,6 +327,14 @@ impl Subprocess {
         if let Some(plain) = field("plain") {
             return Err(plain.to_string());
         }
+        if let Some(unawaited) = error.get("unawaited") {
+            let field = |k: &str| unawaited.get(k).and_then(Value::as_str);
+            let message = match field("message") {
+                Some(m) => errors::thrown_error(field("name"), m, None).0,
+                None => errors::thrown_value(field("thrown")),
+            };
+            return Err(errors::unawaited(field("tool"), &message));
+        }
         let Some(message) = field("message") else {
             return Err(errors::thrown_value(field("thrown")));
         };
@@ -315,7 +343,12 @@ impl Subprocess {
         if let Some(load) = self.load_error.borrow_mut().take() {
             return Err(load);
         }
-        Err(errors::with_location(message, stack.as_deref(), &self.modules.borrow()))
+        Err(errors::with_location(
+            message,
+            stack.as_deref(),
+            &self.modules.borrow(),
+            &self.cfg.root,
+        ))
     }
 }
 
@@ -338,9 +371,15 @@ impl ScriptRuntime for Subprocess {
             // A process that died at once shows up as its exit below.
             let _ = stdin.write_all(input.as_bytes());
         }
-        if let Some(mut stderr) = child.stderr.take() {
-            // Drained so a chatty script cannot block on a full pipe; not shown (it may hold secrets).
-            std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        // Stderr is read line by line into the session (console lines, scrubbed and bounded there),
+        // and drained past that so a chatty script cannot block on a full pipe.
+        let (stderr_done, stderr_read) = mpsc::channel::<()>();
+        if let Some(stderr) = child.stderr.take() {
+            let to_session = wiring.to_session.clone();
+            std::thread::spawn(move || {
+                forward_stderr(stderr, run, &to_session);
+                let _ = stderr_done.send(());
+            });
         }
         let to_session = wiring.to_session.clone();
         std::thread::spawn(move || {
@@ -349,11 +388,16 @@ impl ScriptRuntime for Subprocess {
                 let _ = out.read_to_end(&mut stdout);
             }
             let status = child.wait().ok().and_then(|s| s.code());
+            // Its last console lines reach the session before its exit does (bounded: a process it
+            // left behind may hold stderr open).
+            let _ = stderr_read.recv_timeout(STDERR_WAIT);
             let _ = to_session.send(Msg::Exited { run, stdout, status });
         });
         self.set_active(run, Some(pid));
+        self.names.borrow_mut().insert(run, name.to_string());
         let inbox = wiring.inbox;
         let waited = self.wait(back, &inbox, run, pid);
+        self.names.borrow_mut().remove(&run);
         self.set_active(run, None);
         if self.active.borrow().is_empty() {
             // Callbacks that raced the end of the last run: refused now, not left waiting.
@@ -374,6 +418,40 @@ impl Drop for Subprocess {
     fn drop(&mut self) {
         for (_, pid) in self.active.borrow().iter() {
             kill_group(*pid);
+        }
+    }
+}
+
+/// Reads a process's stderr into the session: each `{"console":level,"text":...}` line the runner
+/// writes as that console line, any other line (Node's own warnings, raw writes) as an `error` line.
+fn forward_stderr(stderr: std::process::ChildStderr, run: u64, to_session: &mpsc::Sender<Msg>) {
+    let mut r = BufReader::new(stderr);
+    let mut sent = 0u32;
+    loop {
+        let mut buf = Vec::new();
+        match (&mut r).take(MAX_STDERR_LINE as u64).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if buf.last() != Some(&b'\n') && buf.len() >= MAX_STDERR_LINE && r.skip_until(b'\n').is_err() {
+            return;
+        }
+        if sent >= MAX_STDERR_LINES {
+            continue;
+        }
+        sent += 1;
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        let parsed = serde_json::from_str::<Value>(line).ok();
+        let (level, text) = match parsed
+            .as_ref()
+            .and_then(|v| Some((v.get("console")?.as_str()?, v.get("text")?.as_str()?)))
+        {
+            Some((level, text)) => (level.to_string(), text.to_string()),
+            None => ("error".to_string(), line.to_string()),
+        };
+        if to_session.send(Msg::Console { run, level, text }).is_err() {
+            return;
         }
     }
 }
@@ -412,7 +490,12 @@ fn node_files() -> Result<&'static Path, String> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| {
         let sdk = sdk::javascript().map_err(Clone::clone)?;
-        let files = [("runner.mjs", RUNNER), ("hooks.mjs", HOOKS), ("sdk.mjs", sdk)];
+        let files = [
+            ("runner.mjs", RUNNER),
+            ("hooks.mjs", HOOKS),
+            ("sdk.mjs", sdk),
+            ("console.mjs", CONSOLE),
+        ];
         let mut h = Sha256::new();
         for (name, text) in files {
             h.update(name);

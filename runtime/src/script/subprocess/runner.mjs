@@ -19,9 +19,31 @@ const root = env.TRAILBLAZE_ROOT;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sdkUrl = pathToFileURL(path.join(here, "sdk.mjs")).href;
 
-// stdout carries the result line only; a script's console goes to stderr.
-for (const level of ["log", "info", "warn", "error", "debug"]) {
-  console[level] = (...parts) => process.stderr.write(parts.map(String).join(" ") + "\n");
+// stdout carries the result line only. A script's console goes to stderr, one JSON line per call,
+// formatted as the embedded engine formats it; the host reads, scrubs and bounds each line.
+const { formatLine, LEVELS } = await import(pathToFileURL(path.join(here, "console.mjs")).href);
+for (const level of LEVELS) {
+  console[level] = (...args) => {
+    process.stderr.write(JSON.stringify({ console: level, text: formatLine(args) }) + "\n");
+  };
+}
+
+// A promise the tool did not await that fails fails the tool, as in the embedded engine.
+const unhandled = new Map();
+process.on("unhandledRejection", (reason, promise) => unhandled.set(promise, reason));
+process.on("rejectionHandled", (promise) => unhandled.delete(promise));
+// ctx.tools calls still in flight when the handler returns: the tool's outcome waits for them.
+const inflight = new Set();
+function track(p) {
+  inflight.add(p);
+  const done = () => inflight.delete(p);
+  p.then(done, done);
+  return p;
+}
+async function settleInflight() {
+  while (inflight.size > 0) await Promise.allSettled([...inflight]);
+  // Node reports unhandled rejections once the microtask queue drains.
+  await new Promise((r) => setImmediate(r));
 }
 
 register(pathToFileURL(path.join(here, "hooks.mjs")).href, { data: { root, sdkUrl, url, token, run } });
@@ -92,11 +114,15 @@ try {
     outcome = { ok: false, error: { plain: `${module} does not export \`${name}\` as \`export const ${name} = trailblaze.tool(...)\`` } };
   } else {
     const ctx = sdk.makeContext({
-      callTool: async (n, a) => sdk.unwrapEnvelope(await post({ action: "call_tool", name: n, args: a }), n),
+      callTool: (n, a) => track((async () => sdk.unwrapEnvelope(await post({ action: "call_tool", name: n, args: a }), n))()),
       callHost: (n, a) => sdk.unwrapEnvelope(postSync({ action: "call_host", name: n, args: a }), n),
     });
     const value = await tool.handler(args, ctx);
-    outcome = { ok: true, value: value === undefined ? null : value, readOnly: tool.spec?.readOnly === true };
+    await settleInflight();
+    const [first] = unhandled.values();
+    outcome = unhandled.size > 0
+      ? { ok: false, error: { unawaited: { tool: first instanceof sdk.TrailblazeToolError ? first.tool : null, ...describe(first) } } }
+      : { ok: true, value: value === undefined ? null : value, readOnly: tool.spec?.readOnly === true };
   }
 } catch (e) {
   outcome = { ok: false, error: describe(e) };

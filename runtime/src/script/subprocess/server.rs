@@ -32,6 +32,12 @@ pub enum Msg {
         stdout: Vec<u8>,
         status: Option<i32>,
     },
+    /// A line the process wrote on stderr: a `console.*` call (`level` names it) or raw output.
+    Console {
+        run: u64,
+        level: String,
+        text: String,
+    },
 }
 
 /// One process-wide runtime for every session's endpoint: one worker thread is plenty for loopback.

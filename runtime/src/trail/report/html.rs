@@ -1,47 +1,50 @@
-//! `report.html`: for a person, self-contained (inline CSS, screens as data URLs, no network).
+//! `report.html`: for a person, self-contained but for the run's own files (inline CSS and script;
+//! screens from `screens/`, logs from each trail's folder, by relative path; no network). Works without
+//! script too: trails and screens open with `<details>`, "failures only" is a CSS checkbox.
 
 use std::fmt::Write as _;
 
-use super::{Outcome, RunReport, TrailReport, step_name, utc, xml_escape};
-
-/// Standard base64 with padding, for the screens' data URLs (a dependency is not worth 15 lines).
-pub(super) fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(ABC[(n >> shift & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+use super::{CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
 
 const CSS: &str = "
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#202124;background:#fff}
-h1{font-size:24px;margin:8px 0}h2{font-size:19px;margin:0 0 6px}
-.meta,.file{color:#5f6368;font-size:13px}
+h1{font-size:24px;margin:8px 0}h2{font-size:19px;margin:0;display:inline}
+.meta,.file,.where{color:#5f6368;font-size:13px}.where{margin-left:8px;font-family:ui-monospace,monospace}
 .badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:600;color:#fff;vertical-align:middle}
 .badge.passed{background:#188038}.badge.failed{background:#c5221f}.badge.skipped{background:#80868b}
-.badge.not-recorded{background:#b06000}
+.badge.not-recorded{background:#b06000}.badge.error{background:#7b1fa2}
 table{border-collapse:collapse}td,th{text-align:left;padding:3px 10px 3px 0;vertical-align:top}
 .overview td{border-top:1px solid #e8eaed}
-section.trail{border:1px solid #dadce0;border-radius:8px;padding:12px 16px;margin:18px 0}
+details.trail{border:1px solid #dadce0;border-radius:8px;padding:12px 16px;margin:18px 0}
+details.trail>summary{cursor:pointer}
+#failures-only:checked~table tr.passed,#failures-only:checked~table tr.skipped,
+#failures-only:checked~details.trail.passed,#failures-only:checked~details.trail.skipped{display:none}
 ol.steps{list-style:none;padding:0;margin:8px 0 0}
 li.step{display:flex;gap:16px;border-left:5px solid #dadce0;padding:8px 12px;margin:8px 0;background:#f8f9fa}
-li.step.passed{border-color:#188038}li.step.failed{border-color:#c5221f;background:#fce8e6}
+li.step.passed{border-color:#188038}li.step.failed,li.step.error{border-color:#c5221f;background:#fce8e6}
 li.step.skipped{border-color:#80868b}li.step.not-recorded{border-color:#b06000;background:#fef7e0}
 .step-body{flex:1;min-width:0}.num{font-weight:700;margin-right:6px}.kind{color:#5f6368;font-size:12px;margin-right:6px}
-.calls{font-size:13px;margin-top:6px}.calls .ko{color:#c5221f;font-weight:600}.calls .ok{color:#188038}
-.calls .ok,.calls .ko,.calls .t{white-space:nowrap}
+.attempts{color:#b06000;font-size:12px;font-weight:600;margin-left:8px}
+ol.calls{list-style:none;font-size:13px;margin:6px 0 0;padding:0}ol.calls ol.calls{margin:2px 0 2px 6px;padding-left:12px;border-left:2px solid #dadce0}
+li.call>.head{display:flex;gap:10px;align-items:baseline}li.call .ko{color:#c5221f;font-weight:600}li.call .ok{color:#188038}
+li.call .ok,li.call .ko,li.call .t{white-space:nowrap}
 pre{margin:2px 0;white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,monospace}
 pre.error{color:#a50e0e;background:#fff;border:1px solid #f4c7c3;border-radius:4px;padding:6px}
-img.screen{width:120px;border:1px solid #dadce0;border-radius:6px;background:#fafafa;flex:none}
+details.screen{flex:none}details.screen>summary{list-style:none;cursor:zoom-in}details.screen>summary::-webkit-details-marker{display:none}
+.shot{position:relative;display:inline-block;line-height:0}
+.shot img{width:120px;border:1px solid #dadce0;border-radius:6px;background:#fafafa}
+.tap{position:absolute;width:14px;height:14px;margin:-9px 0 0 -9px;border:2px solid #fff;border-radius:50%;background:#e8710a;box-shadow:0 0 0 2px #e8710a}
+details.screen[open]>summary{position:fixed;inset:0;z-index:10;display:flex;align-items:center;justify-content:center;background:rgba(32,33,36,.8);cursor:zoom-out}
+details.screen[open] .shot img{width:auto;height:auto;max-width:92vw;max-height:92vh}
+";
+
+/// Closes an enlarged screen on Escape, and marks the page as scripted (the browser test reads it).
+/// XML-safe: no `<` nor `&`.
+const SCRIPT: &str = "
+document.addEventListener('keydown', function (e) {
+  if (e.key === 'Escape') document.querySelectorAll('details.screen[open]').forEach(function (d) { d.open = false; });
+});
+document.documentElement.setAttribute('data-script', 'ran');
 ";
 
 /// `report.html`: a summary, an overview table, then each trail with its steps. XHTML-compatible
@@ -59,7 +62,7 @@ pub fn render_html(report: &RunReport) -> String {
         "<title>trailblaze: {} of {} passed</title>\n<style>{CSS}</style>\n</head>\n<body>",
         s.passed, s.total
     );
-    let _ = writeln!(out, "<h1>Trailblaze run</h1>");
+    out.push_str("<h1>Trailblaze run</h1>\n");
     let _ = writeln!(
         out,
         "<p class=\"meta\">device {} · started {} UTC · {}</p>",
@@ -86,12 +89,14 @@ pub fn render_html(report: &RunReport) -> String {
         }
     }
     out.push_str(
-        "</p>\n<table class=\"overview\">\n<tr><th>outcome</th><th>trail</th><th>file</th><th>time</th></tr>\n",
+        "</p>\n<input type=\"checkbox\" id=\"failures-only\"/> <label for=\"failures-only\">failures only</label>\n",
     );
+    out.push_str("<table class=\"overview\">\n<tr><th>outcome</th><th>trail</th><th>file</th><th>time</th></tr>\n");
     for (i, t) in report.trails.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td><a href=\"#trail-{}\">{}</a></td><td class=\"file\">{}</td><td>{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td><a href=\"#trail-{}\">{}</a></td><td class=\"file\">{}</td><td>{}</td></tr>",
+            t.outcome.class(),
             badge(&t.outcome),
             i + 1,
             e(trail_name(t)),
@@ -103,6 +108,7 @@ pub fn render_html(report: &RunReport) -> String {
     for (i, t) in report.trails.iter().enumerate() {
         trail_html(&mut out, t, i + 1);
     }
+    let _ = writeln!(out, "<script>{SCRIPT}</script>");
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -117,12 +123,31 @@ fn badge(o: &Outcome) -> String {
 
 fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     let e = xml_escape;
-    let _ = writeln!(out, "<section class=\"trail\" id=\"trail-{index}\">");
-    let _ = writeln!(out, "<h2>{} {}</h2>", badge(&t.outcome), e(trail_name(t)));
-    let id = t.id.as_deref().map(|id| format!(" · id {}", e(id))).unwrap_or_default();
+    // Passed and skipped trails start folded: a person opens the report for what went wrong.
+    let open = match t.outcome {
+        Outcome::Passed | Outcome::Skipped { .. } => "",
+        _ => " open=\"open\"",
+    };
     let _ = writeln!(
         out,
-        "<p class=\"file\">{}{id} · {}</p>",
+        "<details class=\"trail {}\" id=\"trail-{index}\"{open}>",
+        t.outcome.class()
+    );
+    let _ = writeln!(
+        out,
+        "<summary><h2>{} {}</h2></summary>",
+        badge(&t.outcome),
+        e(trail_name(t))
+    );
+    let id = t.id.as_deref().map(|id| format!(" · id {}", e(id))).unwrap_or_default();
+    let log = t
+        .log
+        .as_deref()
+        .map(|l| format!(" · <a href=\"{}\">log.jsonl</a>", e(l)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<p class=\"file\">{}{id} · {}{log}</p>",
         e(&t.file),
         took(t.duration_ms)
     );
@@ -132,66 +157,119 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if let Some(err) = &t.error {
         let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
     }
-    if t.steps.is_empty() {
-        out.push_str("</section>\n");
-        return;
+    if !t.steps.is_empty() {
+        out.push_str("<ol class=\"steps\">\n");
+        for s in &t.steps {
+            step_html(out, t, s);
+        }
+        out.push_str("</ol>\n");
     }
-    out.push_str("<ol class=\"steps\">\n");
-    for s in &t.steps {
+    out.push_str("</details>\n");
+}
+
+fn step_html(out: &mut String, t: &TrailReport, s: &StepReport) {
+    let e = xml_escape;
+    let _ = writeln!(
+        out,
+        "<li class=\"step {}\">\n<div class=\"step-body\">",
+        s.outcome.class()
+    );
+    let place = if s.line > 0 {
+        format!("<span class=\"where\">{}:{}</span>", e(&t.file), s.line)
+    } else {
+        String::new()
+    };
+    let attempts = if s.attempts > 1 {
+        format!("<span class=\"attempts\">{} attempts</span>", s.attempts)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "<div><span class=\"num\">{}</span><span class=\"kind\">{}</span>{} {}{attempts}{place}</div>",
+        e(&capitalised(&step_name(s))),
+        e(&s.kind),
+        e(&s.text),
+        badge(&s.outcome)
+    );
+    if let Outcome::Skipped { reason } = &s.outcome {
+        let _ = writeln!(out, "<div class=\"meta\">{}</div>", e(reason));
+    }
+    for (i, err) in s.retried.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<li class=\"step {}\">\n<div class=\"step-body\">",
-            s.outcome.class()
+            "<div class=\"meta\">attempt {} failed:</div><pre class=\"error retried\">{}</pre>",
+            i + 1,
+            e(err)
         );
-        let _ = writeln!(
+    }
+    calls_html(out, &s.calls, None);
+    // Shown once: the failing call already shows the error the step failed with.
+    if let Some(err) = &s.error
+        && !s.calls.iter().any(|c| c.error.as_ref() == Some(err))
+    {
+        let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
+    }
+    out.push_str("</div>\n");
+    if let Some(src) = &s.screen {
+        // As an image, not inline: whatever the SVG holds, it cannot break this page's markup.
+        let _ = write!(
             out,
-            "<div><span class=\"num\">{}</span><span class=\"kind\">{}</span>{} {}</div>",
-            e(&capitalised(&step_name(s))),
-            e(&s.kind),
-            e(&s.text),
-            badge(&s.outcome)
+            "<details class=\"screen\"><summary title=\"enlarge\"><span class=\"shot\"><img loading=\"lazy\" alt=\"the screen after {}\" src=\"{}\"/>",
+            e(&step_name(s)),
+            e(src)
         );
-        if let Outcome::Skipped { reason } = &s.outcome {
-            let _ = writeln!(out, "<div class=\"meta\">{}</div>", e(reason));
-        }
-        if !s.calls.is_empty() {
-            out.push_str("<table class=\"calls\">\n");
-            for c in &s.calls {
-                let args = serde_json::to_string(&c.args).unwrap_or_default();
-                let (class, word) = if c.ok { ("ok", "ok") } else { ("ko", "failed") };
-                let _ = writeln!(
-                    out,
-                    "<tr><td><code>{}</code></td><td><pre>{}</pre></td><td class=\"{class}\">{word}</td><td class=\"t\">{}</td></tr>",
-                    e(&c.tool),
-                    e(&args),
-                    took(c.duration_ms)
-                );
-                if let Some(err) = &c.error {
-                    let _ = writeln!(
-                        out,
-                        "<tr><td></td><td colspan=\"3\"><pre class=\"error\">{}</pre></td></tr>",
-                        e(err)
-                    );
-                }
-            }
-            out.push_str("</table>\n");
-        }
-        if let Some(err) = &s.error {
-            let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
-        }
-        out.push_str("</div>\n");
-        if let Some(svg) = &s.screen_svg {
-            // As an image, not inline: whatever the SVG holds, it cannot break this page's markup.
-            let _ = writeln!(
+        let tap = s.calls.iter().rev().find_map(|c| c.tap);
+        if let (Some(p), Some(size)) = (tap, s.screen_size)
+            && size.x > 0
+            && size.y > 0
+        {
+            let pct = |v: i64, of: i64| (v as f64 / of as f64 * 100.0).clamp(0.0, 100.0);
+            let _ = write!(
                 out,
-                "<img class=\"screen\" alt=\"the screen after {}\" src=\"data:image/svg+xml;base64,{}\"/>",
-                e(&step_name(s)),
-                base64(svg.as_bytes())
+                "<span class=\"tap\" title=\"tapped at ({}, {})\" style=\"left:{:.2}%;top:{:.2}%\"></span>",
+                p.x,
+                p.y,
+                pct(p.x, size.x),
+                pct(p.y, size.y)
             );
         }
+        out.push_str("</span></summary></details>\n");
+    }
+    out.push_str("</li>\n");
+}
+
+/// The calls as a nested list: each with its arguments, outcome and time, its own calls inside it. A
+/// nested error equal to its parent's is shown once, at the parent.
+fn calls_html(out: &mut String, calls: &[CallReport], parent_error: Option<&str>) {
+    let e = xml_escape;
+    if calls.is_empty() {
+        return;
+    }
+    out.push_str("<ol class=\"calls\">\n");
+    for c in calls {
+        let args = serde_json::to_string(&c.args).unwrap_or_default();
+        let (class, word) = if c.ok { ("ok", "ok") } else { ("ko", "failed") };
+        let line = c
+            .line
+            .map(|l| format!("<span class=\"where\">line {l}</span>"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<li class=\"call {class}\"><div class=\"head\"><code>{}</code><pre>{}</pre><span class=\"{class}\">{word}</span><span class=\"t\">{}</span>{line}</div>",
+            e(&c.tool),
+            e(&args),
+            took(c.duration_ms)
+        );
+        if let Some(err) = &c.error
+            && parent_error != Some(err.as_str())
+        {
+            let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
+        }
+        calls_html(out, &c.calls, c.error.as_deref().or(parent_error));
         out.push_str("</li>\n");
     }
-    out.push_str("</ol>\n</section>\n");
+    out.push_str("</ol>\n");
 }
 
 /// A duration a person reads: `850 ms`, `12.3 s`.

@@ -1,19 +1,22 @@
 use serde_json::json;
 
-use super::html::base64;
 use super::*;
 
-const SVG: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"360\" height=\"640\"><text x=\"10\" y=\"40\">Tom &amp; &lt;Jerry&gt;</text></svg>\n";
+const SCREEN: &str = "screens/0123abcd.svg";
 
 fn step(number: usize, kind: &str, text: &str, outcome: Outcome) -> StepReport {
     StepReport {
         number,
         kind: kind.into(),
         text: text.into(),
+        line: 3 + number * 4,
         outcome,
+        attempts: 1,
+        retried: Vec::new(),
         calls: Vec::new(),
         error: None,
-        screen_svg: None,
+        screen: None,
+        screen_size: None,
     }
 }
 
@@ -25,6 +28,9 @@ fn call(tool: &str, args: Value, ok: bool) -> CallReport {
         ok,
         error,
         duration_ms: 12.5,
+        line: Some(7),
+        tap: None,
+        calls: Vec::new(),
     }
 }
 
@@ -37,6 +43,7 @@ fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> T
         duration_ms: 1234.0,
         steps,
         error: None,
+        log: Some(format!("{title}/log.jsonl")),
     }
 }
 
@@ -44,7 +51,9 @@ fn sample() -> RunReport {
     let mut head = step(0, "step", "Launch the app", Outcome::Passed);
     head.calls
         .push(call("launchApp", json!({"appId": "com.example.demo"}), true));
-    head.screen_svg = Some(SVG.into());
+    head.screen = Some(SCREEN.into());
+    head.screen_size = Some(Point { x: 400, y: 800 });
+    head.calls[0].tap = Some(Point { x: 100, y: 200 });
     let mut sign_in = step(1, "step", "Sign in", Outcome::Passed);
     sign_in
         .calls
@@ -56,7 +65,8 @@ fn sample() -> RunReport {
         false,
     ));
     hostile.error = Some("assertVisibleBySelector failed: no node matches\u{1b}[0m".into());
-    hostile.screen_svg = Some(SVG.into());
+    hostile.calls[0].error = hostile.error.clone();
+    hostile.screen = Some(SCREEN.into());
     let after = step(
         2,
         "step",
@@ -153,20 +163,51 @@ fn the_html_is_well_formed_and_names_every_step_with_its_outcome() {
         "{first}"
     );
     assert!(text_of(steps[1]).contains("{{secret:DEMO_PASSWORD}}"));
-    assert!(text_of(steps[2]).contains("no node matches"));
+    assert_eq!(
+        text_of(steps[2]).matches("no node matches").count(),
+        1,
+        "the error is shown once"
+    );
     let img = steps[0]
         .descendants()
         .find(|n| n.has_tag_name("img"))
         .expect("the screen");
-    assert_eq!(
-        img.attribute("src"),
-        Some(format!("data:image/svg+xml;base64,{}", base64(SVG.as_bytes())).as_str())
-    );
+    assert_eq!(img.attribute("src"), Some(SCREEN), "by relative path, not inlined");
     assert!(steps[1].descendants().all(|n| !n.has_tag_name("img")));
+    // The tap point sits at its place on the screen (100/400, 200/800), and only where a call tapped.
+    let tap = steps[0]
+        .descendants()
+        .find(|n| has_class(n, "tap"))
+        .expect("a tap mark");
+    assert_eq!(tap.attribute("style"), Some("left:25.00%;top:25.00%"));
+    assert!(
+        steps[2].descendants().all(|n| !has_class(&n, "tap")),
+        "control: no tap, no mark"
+    );
+    // Each step says where it is in its file, and each trail links its log.
+    assert!(
+        text_of(steps[1]).contains("trails/sign-in.trail.yaml:7"),
+        "{}",
+        text_of(steps[1])
+    );
+    assert!(
+        doc.descendants()
+            .any(|n| n.attribute("href") == Some("Sign in/log.jsonl"))
+    );
     // A summary at the top, and a section per trail.
     let summary = doc.descendants().find(|n| has_class(n, "summary")).unwrap();
     assert_eq!(text_of(summary), "4 trails  1 passed 1 failed 1 not recorded 1 skipped");
-    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("section")).count(), 4);
+    let trails: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("details") && has_class(n, "trail"))
+        .collect();
+    assert_eq!(trails.len(), 4);
+    // Passed and skipped trails are folded; the others open.
+    let open: Vec<bool> = trails.iter().map(|n| n.attribute("open").is_some()).collect();
+    assert_eq!(open, [false, true, true, false]);
+    // The "failures only" switch is there, and the CSS it drives names the passed trails.
+    assert!(doc.descendants().any(|n| n.attribute("id") == Some("failures-only")));
+    assert!(html.contains("#failures-only:checked~details.trail.passed"));
     assert!(html.contains("blocked on #123"));
     // Self-contained: nothing is fetched.
     assert!(!html.contains("<link") && !html.contains("src=\"http") && !html.contains("url("));
@@ -175,14 +216,16 @@ fn the_html_is_well_formed_and_names_every_step_with_its_outcome() {
 #[test]
 fn every_text_is_escaped() {
     let html = render_html(&sample());
-    assert!(!html.contains("<script>"), "a step text became markup");
+    assert!(!html.contains("<script>alert"), "a step text became markup");
+    assert_eq!(html.matches("<script").count(), 1, "only the page's own script");
     assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;"));
     assert!(html.contains("Hostile &lt;b&gt;"));
     let doc = parse_xhtml(&html);
-    assert!(
-        doc.descendants()
-            .all(|n| !n.has_tag_name("script") && !n.has_tag_name("b"))
-    );
+    assert!(doc.descendants().all(|n| !n.has_tag_name("b")));
+    // One script, the page's own, at the end: no text of the run is in it.
+    let scripts: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("script")).collect();
+    assert_eq!(scripts.len(), 1);
+    assert!(!text_of(scripts[0]).contains("alert"));
     // The terminal colour code in the error cannot break the XML.
     assert!(!html.contains('\u{1b}'));
     let junit = render_junit(&sample());
@@ -250,11 +293,16 @@ fn redact_scrubs_secret_values_everywhere() {
     let step = &mut report.trails[0].steps[1];
     step.calls[0].args = json!({"text": "hunter2", "nested": ["x hunter2 y"]});
     step.error = Some("typed hunter2".into());
-    step.screen_svg = Some("<svg><text>a&lt;b hunter2</text></svg>".into());
+    step.retried = vec!["first try typed hunter2".into()];
+    let mut nested = call("inputText", json!({"text": "a<b hunter2"}), false);
+    nested.error = Some("nested hunter2".into());
+    step.calls[0].calls.push(nested);
+    // Control: the values are in the report before it is redacted.
+    assert!(render_json(&report).matches("hunter2").count() >= 5);
     report.redact(&["hunter2".to_string(), "a<b".to_string(), String::new()]);
     let text = render_json(&report);
-    assert!(!text.contains("hunter2") && !text.contains("a&lt;b"), "{text}");
-    assert!(text.contains("x *** y") && text.contains("typed ***"));
+    assert!(!text.contains("hunter2") && !text.contains("a<b"), "{text}");
+    assert!(text.contains("x *** y") && text.contains("typed ***") && text.contains("nested ***"));
 }
 
 #[test]
@@ -275,10 +323,6 @@ fn write_all_writes_the_three_files() {
 
 #[test]
 fn helpers() {
-    assert_eq!(
-        [base64(b"Man"), base64(b"Ma"), base64(b"M"), base64(b"")],
-        ["TWFu", "TWE=", "TQ==", ""]
-    );
     assert_eq!(utc(0, ' '), "1970-01-01 00:00:00");
     assert_eq!(utc(951_782_400_000, 'T'), "2000-02-29T00:00:00");
     assert_eq!(xml_escape("a\u{0}b\tc"), "a\u{fffd}b\tc");

@@ -1,0 +1,246 @@
+//! One MCP client's live session: the device session (started on the first call), what it recorded,
+//! and the session tools (`saveTrail`, `resetSession`). Everything here blocks; the server runs it
+//! off the async threads.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use trailblaze::device::DeviceSpec;
+use trailblaze::internals::{Catalog, Redaction};
+use trailblaze::recording::{self, SessionRecording, TrailMeta};
+use trailblaze::{CancelHandle, Project, Session, Settings};
+
+/// What every client of one server shares: the project, its trailmap and catalog.
+pub struct Shared {
+    project: Project,
+    id: String,
+    pub catalog: Arc<Catalog>,
+    out: PathBuf,
+    device: DeviceSpec,
+    settings: Settings,
+    /// A second guard on every reply: the dispatcher already redacts results and errors.
+    redact: Redaction,
+}
+
+impl Shared {
+    pub fn new(
+        project: Project,
+        id: String,
+        catalog: Arc<Catalog>,
+        out: PathBuf,
+        device: DeviceSpec,
+        settings: Settings,
+    ) -> Shared {
+        let redact = Redaction::new(&project.secrets.values_to_redact());
+        Shared {
+            project,
+            id,
+            catalog,
+            out,
+            device,
+            settings,
+            redact,
+        }
+    }
+}
+
+/// A reply: text for the model, and whether it is a tool error.
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl Reply {
+    fn ok(text: impl Into<String>) -> Reply {
+        Reply {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+    fn error(text: impl Into<String>) -> Reply {
+        Reply {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+pub const SAVE_TRAIL: &str = "saveTrail";
+pub const RESET_SESSION: &str = "resetSession";
+
+/// The session tools' definitions, beside the catalog's.
+pub fn session_tool_definitions() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            SAVE_TRAIL,
+            "Saves this session's recorded steps as `trails/<name>.trail.yaml` in the trailmap: one \
+             step per tool call that acted on the device, secrets as `{{secret:NAME}}` placeholders. \
+             An existing file is kept unless `overwrite` is true.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string", "description": "The file name: letters, digits, `-` and `_`." },
+                    "title": { "type": "string", "description": "The trail's title (default: the name)." },
+                    "overwrite": { "type": "boolean", "description": "Replace an existing trail of that name." }
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            RESET_SESSION,
+            "Starts over: a fresh device at the app's start screen and an empty recording.",
+            json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        ),
+    ]
+}
+
+/// One client's state.
+pub struct Live {
+    shared: Arc<Shared>,
+    session: Option<Session>,
+    recording: SessionRecording,
+    /// The last step seq already looked at: steps after it belong to the next call.
+    seen: u64,
+    /// Shared with the async side, which cancels the running call when the client asks.
+    cancel: Arc<Mutex<Option<CancelHandle>>>,
+}
+
+impl Live {
+    pub fn new(shared: Arc<Shared>, cancel: Arc<Mutex<Option<CancelHandle>>>) -> Live {
+        Live {
+            shared,
+            session: None,
+            recording: SessionRecording::new(),
+            seen: 0,
+            cancel,
+        }
+    }
+
+    pub fn call(&mut self, name: &str, args: Value) -> Reply {
+        let reply = match name {
+            SAVE_TRAIL => self.save_trail(&args),
+            RESET_SESSION => self.reset(),
+            _ => self.call_tool(name, args),
+        };
+        let text = self.shared.redact.text(&reply.text).into_owned();
+        Reply { text, ..reply }
+    }
+
+    fn session(&mut self) -> Result<&Session, String> {
+        if self.session.is_none() {
+            let s = &self.shared;
+            let device = s.project.device(&s.id, &s.device).map_err(|e| e.to_string())?;
+            let session = s
+                .project
+                .session(&s.id, device, Some(&s.out), s.settings.clone())
+                .map_err(|e| e.to_string())?;
+            if let Ok(mut c) = self.cancel.lock() {
+                *c = Some(session.cancel_handle());
+            }
+            self.seen = 0;
+            self.session = Some(session);
+        }
+        self.session
+            .as_ref()
+            .ok_or_else(|| "the session did not start".to_string())
+    }
+
+    fn call_tool(&mut self, name: &str, args: Value) -> Reply {
+        // Only what the model is offered may be called, with the same answer as `trailblaze tool`.
+        if let Err(e) = self.shared.catalog.llm_tool(name) {
+            return Reply::error(e.to_string());
+        }
+        let seen = self.seen;
+        let session = match self.session() {
+            Ok(s) => s,
+            Err(e) => return Reply::error(e),
+        };
+        let result = session.call(name, args.clone());
+        let steps: Vec<_> = session.steps().into_iter().filter(|s| s.seq > seen).collect();
+        self.seen = steps.last().map_or(seen, |s| s.seq);
+        self.recording.add_call(&self.shared.catalog, name, &args, &steps);
+        match result {
+            Ok(v) if name == "snapshot" => Reply::ok(v["text"].as_str().unwrap_or_default().trim_end()),
+            Ok(v) => Reply::ok(serde_json::to_string_pretty(&v).unwrap_or_default()),
+            Err(e) => Reply::error(e.to_string()),
+        }
+    }
+
+    fn reset(&mut self) -> Reply {
+        // Dropping the handle ends the session's thread (and its log) before a new one starts.
+        self.session = None;
+        if let Ok(mut c) = self.cancel.lock() {
+            *c = None;
+        }
+        self.recording = SessionRecording::new();
+        Reply::ok("A fresh session: the device is at the app's start screen and the recording is empty.")
+    }
+
+    fn save_trail(&mut self, args: &Value) -> Reply {
+        let save = match SaveArgs::from(args) {
+            Ok(a) => a,
+            Err(e) => return Reply::error(format!("{SAVE_TRAIL}: {e}")),
+        };
+        let s = &self.shared;
+        let Some(map) = s.project.trailmaps.get(&s.id) else {
+            return Reply::error(format!("unknown trailmap `{}`", s.id));
+        };
+        let written = recording::trail_path(&map.dir.join("trails"), &save.name).and_then(|path| {
+            let meta = TrailMeta {
+                id: format!("{}/{}", s.id, save.name),
+                target: s.id.clone(),
+                title: Some(save.title.unwrap_or_else(|| save.name.clone())),
+            };
+            let text = self.recording.to_trail_yaml(&meta)?;
+            // Placeholders only by construction; a value typed literally is still never written.
+            recording::write_trail(&path, &s.redact.text(&text), save.overwrite)?;
+            Ok(path)
+        });
+        match written {
+            Ok(path) => Reply::ok(format!(
+                "Saved {} ({} steps). Replay it with `trailblaze run {}`.",
+                path.display(),
+                self.recording.steps().len(),
+                path.display()
+            )),
+            Err(e) => Reply::error(format!("{SAVE_TRAIL}: {e}")),
+        }
+    }
+}
+
+struct SaveArgs {
+    name: String,
+    title: Option<String>,
+    overwrite: bool,
+}
+
+impl SaveArgs {
+    /// Strict, like every tool's decoding; errors name the key and the type, never the value.
+    fn from(args: &Value) -> Result<SaveArgs, String> {
+        let obj = args.as_object().ok_or("the arguments must be an object")?;
+        if let Some(k) = obj
+            .keys()
+            .find(|k| !["name", "title", "overwrite"].contains(&k.as_str()))
+        {
+            return Err(format!("unknown argument `{k}` (expected name, title, overwrite)"));
+        }
+        let string = |k: &str| match obj.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("`{k}` must be a string")),
+        };
+        let name = string("name")?.ok_or("missing required argument `name`")?;
+        let overwrite = match obj.get("overwrite") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err("`overwrite` must be a boolean".into()),
+        };
+        Ok(SaveArgs {
+            name,
+            title: string("title")?,
+            overwrite,
+        })
+    }
+}

@@ -1,0 +1,534 @@
+//! An Android device driven through the adb server (the `adb_client` crate speaks its smart-socket
+//! protocol): `uiautomator dump` for snapshots, `input` for taps, swipes, keys and text, `monkey`,
+//! `am` and `pm` for `launchApp`, `screencap -p` for screenshots. Reference: docs/android.md.
+//!
+//! Every device call runs on a worker thread and is abandoned after `AdbOptions::call_timeout`
+//! (adb_client's sockets have no timeouts of their own); an abandoned call fails with
+//! `DeviceError::Io` naming the device, as does any connection or protocol error, so a device lost
+//! mid-run ends the run as an infrastructure error. A command that runs and fails is `Action`.
+
+mod dump;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::io::Write;
+use std::net::{SocketAddr, SocketAddrV4, ToSocketAddrs};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use adb_client::ADBDeviceExt;
+use adb_client::server::ADBServer;
+use adb_client::server_device::ADBServerDevice;
+
+use super::{Device, DeviceError, KeyCode, LaunchMode, Screenshot, ViewTree};
+pub use dump::{parse_bounds, parse_dump};
+pub use text::{Piece, base64, is_package_name, pieces, plain_input_can_type, quote};
+
+/// The adb server's default address.
+pub const DEFAULT_SERVER: &str = "127.0.0.1:5037";
+
+/// ADBKeyboard (github.com/senzhk/ADBKeyBoard), the IME that types any text sent by broadcast.
+pub const ADB_KEYBOARD_PACKAGE: &str = "com.android.adbkeyboard";
+pub const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+/// Where `uiautomator dump` writes before the dump is read back (a file every app-less shell may
+/// write; `/dev/tty` needs a terminal that `adb shell <command>` does not allocate).
+const DUMP_PATH: &str = "/data/local/tmp/trailblaze-window.xml";
+
+/// How many times a dump that reports "could not get idle state" (the screen kept animating) is tried.
+const DUMP_ATTEMPTS: u32 = 3;
+
+/// How long `long_press` holds, in milliseconds (Android's long-press timeout is 400–500 ms).
+const LONG_PRESS_MS: u32 = 800;
+
+#[derive(Debug, Clone)]
+pub struct AdbOptions {
+    /// The longest any one device call may take before the device counts as lost.
+    pub call_timeout: Duration,
+    /// The most bytes one command may print (a screenshot is a few MB).
+    pub max_output: usize,
+}
+
+impl Default for AdbOptions {
+    fn default() -> Self {
+        AdbOptions {
+            call_timeout: Duration::from_secs(30),
+            max_output: 64 << 20,
+        }
+    }
+}
+
+/// A device the adb server knows, as `adb devices -l` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdbDeviceInfo {
+    pub serial: String,
+    /// `device` when usable; `unauthorized`, `offline`, ... otherwise.
+    pub state: String,
+    /// The model when the server knows it (`Pixel_7`), else `None`.
+    pub model: Option<String>,
+}
+
+/// The adb server's address: `flag` (`--adb-server HOST:PORT`), else `ADB_SERVER_SOCKET`
+/// (`tcp:HOST:PORT`), else `ANDROID_ADB_SERVER_PORT`, else 127.0.0.1:5037 — as the adb client does.
+pub fn server_address(flag: Option<&str>) -> Result<SocketAddr, DeviceError> {
+    server_address_from(
+        flag,
+        std::env::var("ADB_SERVER_SOCKET").ok().as_deref(),
+        std::env::var("ANDROID_ADB_SERVER_PORT").ok().as_deref(),
+    )
+}
+
+/// `server_address` with the environment passed in (testable without touching the process's).
+pub fn server_address_from(
+    flag: Option<&str>,
+    socket_env: Option<&str>,
+    port_env: Option<&str>,
+) -> Result<SocketAddr, DeviceError> {
+    if let Some(flag) = flag {
+        return resolve(flag).map_err(|e| DeviceError::Io(format!("--adb-server {flag:?}: {e}")));
+    }
+    if let Some(env) = socket_env.filter(|v| !v.is_empty()) {
+        let hostport = env
+            .strip_prefix("tcp:")
+            .ok_or_else(|| DeviceError::Io(format!("ADB_SERVER_SOCKET={env:?}: expected tcp:HOST:PORT")))?;
+        let hostport = if hostport.contains(':') {
+            hostport.to_owned()
+        } else {
+            format!("127.0.0.1:{hostport}")
+        };
+        return resolve(&hostport).map_err(|e| DeviceError::Io(format!("ADB_SERVER_SOCKET={env:?}: {e}")));
+    }
+    if let Some(port) = port_env.filter(|v| !v.is_empty()) {
+        let port: u16 = port
+            .parse()
+            .map_err(|_| DeviceError::Io(format!("ANDROID_ADB_SERVER_PORT={port:?}: expected a port number")))?;
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    resolve(DEFAULT_SERVER).map_err(DeviceError::Io)
+}
+
+fn resolve(hostport: &str) -> Result<SocketAddr, String> {
+    let (host, port) = hostport.rsplit_once(':').ok_or("expected HOST:PORT")?;
+    let port: u16 = port.parse().map_err(|_| format!("bad port {port:?}"))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host:?}: {e}"))?
+        .find(SocketAddr::is_ipv4)
+        .ok_or_else(|| format!("{host:?} has no IPv4 address (the adb client speaks IPv4)"))
+}
+
+fn v4(server: SocketAddr) -> Result<SocketAddrV4, DeviceError> {
+    match server {
+        SocketAddr::V4(a) => Ok(a),
+        SocketAddr::V6(_) => Err(DeviceError::Io(format!(
+            "adb server {server}: the adb client speaks IPv4 only"
+        ))),
+    }
+}
+
+/// A server handle that never spawns `adb start-server` (adb_client does for loopback addresses,
+/// and would start a second server on the default port): trailblaze uses the server it is given.
+fn server_handle(server: SocketAddrV4) -> ADBServer {
+    ADBServer::new_from_path(server, Some(NO_START.to_owned()))
+}
+
+/// A program that does nothing, run in place of `adb start-server`.
+const NO_START: &str = "true";
+
+/// Every device the server at `server` knows.
+pub fn list_devices(server: SocketAddr) -> Result<Vec<AdbDeviceInfo>, DeviceError> {
+    list_devices_with(server, &AdbOptions::default())
+}
+
+fn list_devices_with(server: SocketAddr, opts: &AdbOptions) -> Result<Vec<AdbDeviceInfo>, DeviceError> {
+    let addr = v4(server)?;
+    let listed = with_timeout(opts.call_timeout, move || {
+        server_handle(addr).devices_long().map_err(|e| e.to_string())
+    });
+    let devices = match listed {
+        Some(Ok(devices)) => devices,
+        Some(Err(e)) => {
+            return Err(DeviceError::Io(format!(
+                "adb server {server}: {e} (is it running? `adb start-server`)"
+            )));
+        }
+        None => return Err(DeviceError::Io(format!("adb server {server} did not answer `devices`"))),
+    };
+    Ok(devices
+        .into_iter()
+        .map(|d| AdbDeviceInfo {
+            serial: d.identifier,
+            state: d.state.to_string(),
+            model: Some(d.model).filter(|m| !m.is_empty() && m != "Unk"),
+        })
+        .collect())
+}
+
+/// Runs `f` on a worker thread; `None` when it did not finish within `timeout` (the thread is left
+/// to end when its socket does).
+fn with_timeout<T: Send + 'static>(timeout: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new().name("adb-call".into()).spawn(move || {
+        let _ = tx.send(f());
+    });
+    if spawned.is_err() {
+        return None;
+    }
+    rx.recv_timeout(timeout).ok()
+}
+
+/// Printed after every command with its exit status. adb_client's shell v2 reader drops the exit
+/// status at the end of the stream, and shell v1 has none: the marker gives both, and its absence
+/// means the connection ended before the command did.
+const EXIT_MARKER: &str = "__trailblaze_exit=";
+
+/// Strips `<EXIT_MARKER><code>\n` from the end of `stdout`; `None` when it is not there.
+fn take_exit_marker(stdout: &mut Vec<u8>) -> Option<u8> {
+    let tail_start = stdout.len().saturating_sub(EXIT_MARKER.len() + 6);
+    let tail = stdout.get(tail_start..)?;
+    let at = tail
+        .windows(EXIT_MARKER.len())
+        .rposition(|w| w == EXIT_MARKER.as_bytes())?;
+    let code = std::str::from_utf8(&tail[at + EXIT_MARKER.len()..]).ok()?;
+    let code: u8 = code.trim_end_matches(['\r', '\n']).parse().ok()?;
+    stdout.truncate(tail_start + at);
+    Some(code)
+}
+
+/// What one shell command gave.
+#[derive(Debug, Default)]
+struct Output {
+    stdout: Vec<u8>,
+    /// Empty when the device has no shell protocol v2 (then stderr is merged into stdout).
+    stderr: Vec<u8>,
+    exit: u8,
+}
+
+impl Output {
+    fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.stdout).into_owned();
+        s.push_str(&String::from_utf8_lossy(&self.stderr));
+        s
+    }
+    fn failed(&self) -> bool {
+        self.exit != 0
+    }
+}
+
+/// A sink that refuses more than `left` bytes, so a runaway command cannot fill memory.
+struct Capped<'a> {
+    buf: &'a mut Vec<u8>,
+    left: usize,
+}
+
+impl Write for Capped<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if data.len() > self.left {
+            return Err(std::io::Error::other("the command printed more than the output limit"));
+        }
+        self.left -= data.len();
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An Android device behind an adb server.
+#[derive(Debug)]
+pub struct AdbDevice {
+    server: SocketAddrV4,
+    serial: String,
+    opts: AdbOptions,
+    captures: u64,
+    /// Whether ADBKeyboard is the input method, once asked.
+    ime_ready: Option<bool>,
+}
+
+impl AdbDevice {
+    /// Connects to `serial` (or the only device) on the adb server at `server`.
+    pub fn connect(server: SocketAddr, serial: Option<&str>, opts: AdbOptions) -> Result<AdbDevice, DeviceError> {
+        let addr = v4(server)?;
+        let devices = list_devices_with(server, &opts)?;
+        let usable: Vec<&AdbDeviceInfo> = devices.iter().filter(|d| d.state == "device").collect();
+        let chosen = match serial {
+            Some(s) => match devices.iter().find(|d| d.serial == s) {
+                Some(d) if d.state == "device" => d,
+                Some(d) => {
+                    return Err(DeviceError::Io(format!(
+                        "adb:{s} is {} (unauthorized: accept the USB debugging prompt on the device)",
+                        d.state
+                    )));
+                }
+                None => return Err(DeviceError::Io(not_found(s, server, &devices))),
+            },
+            None => match usable.as_slice() {
+                [one] => *one,
+                [] => {
+                    return Err(DeviceError::Io(format!(
+                        "no Android device on the adb server at {server}"
+                    )));
+                }
+                many => {
+                    let names: Vec<&str> = many.iter().map(|d| d.serial.as_str()).collect();
+                    return Err(DeviceError::Io(format!(
+                        "{} Android devices on the adb server at {server} ({}): choose one with android:<serial>",
+                        many.len(),
+                        names.join(", ")
+                    )));
+                }
+            },
+        };
+        Ok(AdbDevice {
+            server: addr,
+            serial: chosen.serial.clone(),
+            opts,
+            captures: 0,
+            ime_ready: None,
+        })
+    }
+
+    pub fn serial(&self) -> &str {
+        &self.serial
+    }
+
+    /// Swipes from (x1, y1) to (x2, y2) over `millis`.
+    pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+        let cmd = format!("input swipe {} {} {} {} {millis}", from.0, from.1, to.0, to.1);
+        self.checked(&cmd, "input swipe").map(drop)
+    }
+
+    /// Runs `cmd` in the device's shell. `what` names it in errors and traces: never the command
+    /// itself, which may hold typed text.
+    fn shell(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
+        let _span = tracing::debug_span!("adb", call = what).entered();
+        let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
+        let ran = with_timeout(self.opts.call_timeout, move || {
+            let mut device = ADBServerDevice::new(serial, Some(server));
+            let cmd = format!("{cmd}; echo {EXIT_MARKER}$?");
+            let mut out = Output::default();
+            let mut stderr = Vec::new();
+            let code = {
+                let mut o = Capped {
+                    buf: &mut out.stdout,
+                    left: cap,
+                };
+                let mut e = Capped {
+                    buf: &mut stderr,
+                    left: cap,
+                };
+                device.shell_command(&cmd, Some(&mut o), Some(&mut e))
+            };
+            out.stderr = stderr;
+            code.map(|_| out).map_err(|e| e.to_string())
+        });
+        match ran {
+            Some(Ok(mut out)) => match take_exit_marker(&mut out.stdout) {
+                Some(code) => Ok(Output { exit: code, ..out }),
+                None => Err(DeviceError::Io(format!(
+                    "adb:{}: the connection closed during `{what}`: the device is gone",
+                    self.serial
+                ))),
+            },
+            Some(Err(e)) => Err(DeviceError::Io(format!("adb:{}: `{what}` failed: {e}", self.serial))),
+            None => Err(DeviceError::Io(format!(
+                "adb:{}: `{what}` did not answer within {}s: the device is gone or stuck",
+                self.serial,
+                self.opts.call_timeout.as_secs_f32()
+            ))),
+        }
+    }
+
+    /// `shell`, and a non-zero exit is an `Action` error with the command's first line of output.
+    fn checked(&self, cmd: &str, what: &str) -> Result<Output, DeviceError> {
+        let out = self.shell(cmd.to_owned(), what)?;
+        if out.failed() {
+            return Err(DeviceError::Action(format!(
+                "adb:{}: `{what}` failed: {}",
+                self.serial,
+                dump::first_line(&out.text())
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Makes ADBKeyboard the input method when it is installed; `false` when it is not.
+    fn adb_keyboard(&mut self) -> Result<bool, DeviceError> {
+        if let Some(ready) = self.ime_ready {
+            return Ok(ready);
+        }
+        let current = self.shell("settings get secure default_input_method".into(), "settings get")?;
+        let ready = if current.text().trim() == ADB_KEYBOARD_IME {
+            true
+        } else {
+            let listed = self.shell(
+                format!("pm list packages {}", quote(ADB_KEYBOARD_PACKAGE)),
+                "pm list packages",
+            )?;
+            let installed = listed
+                .text()
+                .lines()
+                .any(|l| l.trim() == format!("package:{ADB_KEYBOARD_PACKAGE}"));
+            if installed {
+                self.checked(&format!("ime enable {}", quote(ADB_KEYBOARD_IME)), "ime enable")?;
+                self.checked(&format!("ime set {}", quote(ADB_KEYBOARD_IME)), "ime set")?;
+            }
+            installed
+        };
+        self.ime_ready = Some(ready);
+        Ok(ready)
+    }
+
+    fn start_app(&self, app_id: &str) -> Result<(), DeviceError> {
+        let out = self.shell(
+            format!("monkey -p {} -c android.intent.category.LAUNCHER 1", quote(app_id)),
+            "monkey (start app)",
+        )?;
+        let text = out.text();
+        if out.failed() || text.contains("No activities found") || text.contains("monkey aborted") {
+            return Err(DeviceError::Action(format!(
+                "adb:{}: cannot start `{app_id}`: it is not installed or has no launcher activity",
+                self.serial
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn not_found(serial: &str, server: SocketAddr, devices: &[AdbDeviceInfo]) -> String {
+    let names: Vec<&str> = devices.iter().map(|d| d.serial.as_str()).collect();
+    if names.is_empty() {
+        format!("no device `{serial}` on the adb server at {server} (it lists none)")
+    } else {
+        format!(
+            "no device `{serial}` on the adb server at {server} (it lists {})",
+            names.join(", ")
+        )
+    }
+}
+
+impl Device for AdbDevice {
+    fn name(&self) -> String {
+        format!("adb:{}", self.serial)
+    }
+
+    fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
+        self.captures += 1;
+        let mut last = String::new();
+        for _ in 0..DUMP_ATTEMPTS {
+            let out = self.shell(format!("uiautomator dump {}", quote(DUMP_PATH)), "uiautomator dump")?;
+            last = out.text();
+            if !out.failed() && last.contains("dumped to") {
+                let xml = self.checked(&format!("cat {}", quote(DUMP_PATH)), "cat (window dump)")?;
+                let xml = String::from_utf8_lossy(&xml.stdout);
+                return parse_dump(&xml).map_err(|e| DeviceError::Io(format!("adb:{}: {e}", self.serial)));
+            }
+        }
+        Err(DeviceError::Action(format!(
+            "adb:{}: uiautomator dump failed {DUMP_ATTEMPTS} times: {}",
+            self.serial,
+            dump::first_line(&last)
+        )))
+    }
+
+    fn captures(&self) -> u64 {
+        self.captures
+    }
+
+    fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+        self.checked(&format!("input tap {x} {y}"), "input tap").map(drop)
+    }
+
+    fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+        self.swipe((x, y), (x, y), LONG_PRESS_MS)
+    }
+
+    fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        if !plain_input_can_type(text) {
+            // Never type something else: either ADBKeyboard types it exactly, or this fails.
+            if !self.adb_keyboard()? {
+                return Err(DeviceError::Action(format!(
+                    "adb:{}: cannot type this text: it holds characters Android's `input text` cannot type \
+                     (non-ASCII or control characters). Install the ADBKeyboard IME ({ADB_KEYBOARD_PACKAGE}, \
+                     https://github.com/senzhk/ADBKeyBoard) on the device and trailblaze types through it",
+                    self.serial
+                )));
+            }
+            let cmd = format!(
+                "am broadcast -a ADB_INPUT_B64 --es msg {}",
+                quote(&base64(text.as_bytes()))
+            );
+            return self.checked(&cmd, "am broadcast ADB_INPUT_B64").map(drop);
+        }
+        for piece in pieces(text) {
+            match piece {
+                Piece::Text(t) => self.checked(&format!("input text {}", quote(&t)), "input text")?,
+                Piece::Enter => self.checked("input keyevent 66", "input keyevent")?,
+            };
+        }
+        Ok(())
+    }
+
+    fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError> {
+        self.checked(&format!("input keyevent {}", key_code(key)), "input keyevent")
+            .map(drop)
+    }
+
+    fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError> {
+        if !is_package_name(app_id) {
+            return Err(DeviceError::Action(format!(
+                "`{app_id}` is not an Android package name (like com.example.app)"
+            )));
+        }
+        match mode {
+            LaunchMode::Reinstall => {
+                let out = self.shell(format!("pm clear {}", quote(app_id)), "pm clear")?;
+                if out.failed() || !out.text().contains("Success") {
+                    return Err(DeviceError::Action(format!(
+                        "adb:{}: cannot clear `{app_id}`: {}",
+                        self.serial,
+                        dump::first_line(&out.text())
+                    )));
+                }
+            }
+            LaunchMode::ForceRestart => {
+                self.checked(&format!("am force-stop {}", quote(app_id)), "am force-stop")?;
+            }
+            LaunchMode::Resume => {}
+        }
+        self.start_app(app_id)
+    }
+
+    fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
+        let out = self.checked("screencap -p", "screencap")?;
+        if !out.stdout.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Err(DeviceError::Io(format!(
+                "adb:{}: screencap gave no PNG: {}",
+                self.serial,
+                dump::first_line(&String::from_utf8_lossy(&out.stdout))
+            )));
+        }
+        Ok(Screenshot {
+            mime: "image/png",
+            bytes: out.stdout,
+        })
+    }
+}
+
+/// Android key codes (android.view.KeyEvent).
+pub fn key_code(key: KeyCode) -> u32 {
+    match key {
+        KeyCode::Home => 3,
+        KeyCode::Back => 4,
+        KeyCode::Tab => 61,
+        KeyCode::Enter => 66,
+        KeyCode::Backspace => 67,
+        KeyCode::Escape => 111,
+    }
+}

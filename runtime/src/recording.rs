@@ -1,0 +1,563 @@
+//! Recording a live session (MCP, the shell) as a trail: each LLM-level call becomes one step holding
+//! the recordable calls it ran — what `tap`/`type` expanded into, never `tap`/`type` themselves; a
+//! recordable scripted or composed tool as itself, not what it ran inside — and the whole is written
+//! as a `.trail.yaml` in the format the parse gate reads (DESIGN.md, "Trails").
+//!
+//! The YAML is written here by hand: every string that could read back as anything but that string
+//! (`12345678`, `true`, `a: b`, `{{secret:X}}`) is double-quoted, so a replay sees the same types.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+use crate::state::log::StepRecord;
+
+/// One step of a recording: what an LLM-level call did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedStep {
+    /// `verify:` rather than `step:` (an assertion).
+    pub verify: bool,
+    pub text: String,
+    /// The recordable calls, placeholders for secrets, in the order they ran.
+    pub calls: Vec<(String, Value)>,
+}
+
+/// A session's recording, step by step.
+#[derive(Debug, Clone, Default)]
+pub struct SessionRecording {
+    steps: Vec<RecordedStep>,
+}
+
+/// The `config:` of a saved trail.
+#[derive(Debug, Clone)]
+pub struct TrailMeta {
+    pub id: String,
+    pub target: String,
+    pub title: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    #[error("trail name `{0}` is not allowed: use letters, digits, `-` and `_` (no path)")]
+    BadName(String),
+    #[error("nothing recorded yet: call tools that act on the device (tap, type, ...) first")]
+    Empty,
+    #[error("{} exists; pass `overwrite: true` to replace it", .0.display())]
+    Exists(PathBuf),
+    #[error("cannot write {}: {source}", .path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+impl SessionRecording {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn steps(&self) -> &[RecordedStep] {
+        &self.steps
+    }
+
+    /// Adds one LLM-level call `tool {args}` given the steps it logged (`steps[0]` is the call itself
+    /// at its depth). A call that recorded nothing (a snapshot, a failure before the device) adds no
+    /// step.
+    pub fn add_call(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[StepRecord]) {
+        let calls = recordable_calls(catalog, steps);
+        if calls.is_empty() {
+            return;
+        }
+        let reasoning = args
+            .get("reasoning")
+            .and_then(Value::as_str)
+            .map(one_line)
+            .filter(|s| !s.is_empty());
+        let text = reasoning.unwrap_or_else(|| describe(tool, args, &calls));
+        self.steps.push(RecordedStep {
+            verify: tool.starts_with("assert"),
+            text,
+            calls,
+        });
+    }
+
+    /// The trail file's text. The first step becomes the trailhead when it is only a launch.
+    pub fn to_trail_yaml(&self, meta: &TrailMeta) -> Result<String, RecordingError> {
+        if self.steps.is_empty() {
+            return Err(RecordingError::Empty);
+        }
+        let mut out = String::from("# Recorded by trailblaze from a live session.\nconfig:\n");
+        out.push_str(&format!("  id: {}\n", scalar(&Value::String(meta.id.clone()))));
+        out.push_str(&format!("  target: {}\n", scalar(&Value::String(meta.target.clone()))));
+        if let Some(t) = &meta.title {
+            out.push_str(&format!("  title: {}\n", scalar(&Value::String(one_line(t)))));
+        }
+        let mut steps = self.steps.as_slice();
+        if let Some(first) = steps.first()
+            && first.calls.iter().all(|(t, _)| t == "launchApp")
+        {
+            out.push_str("trailhead:\n");
+            write_step_body(&mut out, first, "  ", "step");
+            steps = &steps[1..];
+        }
+        if steps.is_empty() {
+            out.push_str("trail: []\n");
+        } else {
+            out.push_str("trail:\n");
+            for s in steps {
+                let kw = if s.verify { "verify" } else { "step" };
+                out.push_str(&format!("  - {kw}: {}\n", scalar(&Value::String(s.text.clone()))));
+                write_recording(&mut out, s, "    ");
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn write_step_body(out: &mut String, s: &RecordedStep, indent: &str, kw: &str) {
+    out.push_str(&format!("{indent}{kw}: {}\n", scalar(&Value::String(s.text.clone()))));
+    write_recording(out, s, indent);
+}
+
+fn write_recording(out: &mut String, s: &RecordedStep, indent: &str) {
+    out.push_str(&format!("{indent}recording:\n{indent}  tools:\n"));
+    for (tool, args) in &s.calls {
+        let item = format!("{indent}    - ");
+        emit_map_entry(out, &item, &format!("{indent}        "), tool, args);
+    }
+}
+
+/// The recordable calls among one call's steps: a recordable step is kept (if it succeeded) and
+/// what ran inside it is not; a step that is not recordable (`tap`, `runSequence`) is looked into.
+pub fn recordable_calls(catalog: &Catalog, steps: &[StepRecord]) -> Vec<(String, Value)> {
+    let mut calls = Vec::new();
+    let mut inside: Option<u32> = None;
+    for s in steps {
+        if let Some(d) = inside {
+            if s.depth > d {
+                continue;
+            }
+            inside = None;
+        }
+        let recordable = catalog.tool(&s.tool).is_some_and(|t| t.flags.is_recordable);
+        if recordable {
+            if s.ok == Some(true) {
+                calls.push((s.tool.clone(), s.args.clone()));
+            }
+            inside = Some(s.depth);
+        }
+    }
+    calls
+}
+
+/// A step's text when the caller gave no `reasoning`: what the call did, in words.
+fn describe(tool: &str, args: &Value, calls: &[(String, Value)]) -> String {
+    let target = calls
+        .iter()
+        .find_map(|(_, a)| a.get("nodeSelector"))
+        .and_then(selector_words);
+    let text = args.get("text").and_then(Value::as_str);
+    match (tool, target, text) {
+        ("tap", Some(t), _) if args.get("longPress") == Some(&Value::Bool(true)) => format!("Long-press {t}"),
+        ("tap", Some(t), _) => format!("Tap {t}"),
+        ("type", Some(t), Some(x)) => format!("Type '{}' into {t}", one_line(x)),
+        ("type", None, Some(x)) => format!("Type '{}'", one_line(x)),
+        ("assertVisible", Some(t), _) => format!("{t} is visible"),
+        ("pressKey", _, _) => format!(
+            "Press {}",
+            args.get("keyCode").and_then(Value::as_str).unwrap_or("a key")
+        ),
+        ("launchApp", _, _) => format!(
+            "Launch {}",
+            args.get("appId").and_then(Value::as_str).unwrap_or("the app")
+        ),
+        _ => {
+            let shown: Vec<String> = args
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, v)| *k != "reasoning" && !v.is_object() && !v.is_array())
+                .map(|(k, v)| format!("{k}: {}", v.as_str().map(one_line).unwrap_or_else(|| v.to_string())))
+                .collect();
+            if shown.is_empty() {
+                tool.to_string()
+            } else {
+                format!("{tool} ({})", shown.join(", "))
+            }
+        }
+    }
+}
+
+/// `'Sign in'`, `the 'Email' field`, ... from a recorded selector's most telling predicate.
+fn selector_words(sel: &Value) -> Option<String> {
+    let a = sel.get("androidAccessibility")?;
+    let get = |k: &str| a.get(k).and_then(Value::as_str).map(one_line);
+    get("textRegex")
+        .map(|t| format!("'{t}'"))
+        .or_else(|| get("contentDescriptionRegex").map(|t| format!("'{t}'")))
+        .or_else(|| get("hintTextRegex").map(|t| format!("the '{t}' field")))
+        .or_else(|| get("resourceIdRegex").map(|t| format!("`{}`", t.rsplit('/').next().unwrap_or(&t))))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `- key: value` (or `key: value`) with `prefix` before the key; nested maps and lists in block
+/// style below it, indented by `indent`, unless the value fits on the line in flow style.
+fn emit_map_entry(out: &mut String, prefix: &str, indent: &str, key: &str, v: &Value) {
+    let head = format!("{prefix}{}:", key_text(key));
+    let flow = flow(v);
+    if head.len() + 1 + flow.len() <= 100 || !is_nonempty_container(v) {
+        out.push_str(&format!("{head} {flow}\n"));
+        return;
+    }
+    out.push_str(&head);
+    out.push('\n');
+    emit_block(out, indent, v);
+}
+
+fn emit_block(out: &mut String, indent: &str, v: &Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                emit_map_entry(out, indent, &format!("{indent}  "), k, x);
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                let f = flow(x);
+                if indent.len() + 2 + f.len() <= 100 || !is_nonempty_container(x) {
+                    out.push_str(&format!("{indent}- {f}\n"));
+                } else if let Value::Object(m) = x {
+                    // `- k: v` then the other keys aligned under the first.
+                    let inner = format!("{indent}  ");
+                    for (i, (k, y)) in m.iter().enumerate() {
+                        let prefix = if i == 0 { format!("{indent}- ") } else { inner.clone() };
+                        emit_map_entry(out, &prefix, &format!("{inner}  "), k, y);
+                    }
+                } else {
+                    out.push_str(&format!("{indent}-\n"));
+                    emit_block(out, &format!("{indent}  "), x);
+                }
+            }
+        }
+        other => out.push_str(&format!("{indent}{}\n", scalar(other))),
+    }
+}
+
+fn is_nonempty_container(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => false,
+    }
+}
+
+/// The flow form: `{ a: 1, b: [x, y] }`.
+fn flow(v: &Value) -> String {
+    match v {
+        Value::Object(m) if m.is_empty() => "{}".into(),
+        Value::Object(m) => {
+            let parts: Vec<String> = m.iter().map(|(k, x)| format!("{}: {}", key_text(k), flow(x))).collect();
+            format!("{{ {} }}", parts.join(", "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(flow).collect::<Vec<_>>().join(", ")),
+        other => scalar(other),
+    }
+}
+
+fn key_text(k: &str) -> String {
+    scalar(&Value::String(k.to_string()))
+}
+
+/// A scalar as YAML that reads back as the same JSON value: strings plain only when nothing could
+/// take them for another type or for syntax, double-quoted (JSON escapes are YAML escapes) otherwise.
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) if plain_is_safe(s) => s.clone(),
+        Value::String(s) => serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+fn plain_is_safe(s: &str) -> bool {
+    const WORDS: [&str; 11] = ["true", "false", "null", "yes", "no", "on", "off", "y", "n", "~", "nan"];
+    let mut chars = s.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    first_ok
+        && !s.ends_with(' ')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || " _.-/@".contains(c))
+        && !WORDS.iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// `<trails_dir>/<name>.trail.yaml`, once `name` is a plain file name.
+pub fn trail_path(trails_dir: &Path, name: &str) -> Result<PathBuf, RecordingError> {
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok {
+        return Err(RecordingError::BadName(name.chars().take(100).collect()));
+    }
+    Ok(trails_dir.join(format!("{name}.trail.yaml")))
+}
+
+/// Writes `text` to `path` atomically: a temp file beside it, then a rename (replacing) or a hard
+/// link (which fails if the file exists, so an existing trail is never replaced by accident).
+pub fn write_trail(path: &Path, text: &str, overwrite: bool) -> Result<(), RecordingError> {
+    let io = |source| RecordingError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    if !overwrite && path.exists() {
+        return Err(RecordingError::Exists(path.to_path_buf()));
+    }
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file_name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.{}-{n}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        if overwrite {
+            std::fs::rename(&tmp, path)
+        } else {
+            std::fs::hard_link(&tmp, path)
+        }
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(RecordingError::Exists(path.to_path_buf())),
+        other => other.map_err(io),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn step(seq: u64, depth: u32, tool: &str, args: Value, ok: bool) -> StepRecord {
+        StepRecord {
+            seq,
+            depth,
+            tool: tool.into(),
+            args,
+            ok: Some(ok),
+            error: None,
+            millis: 0.0,
+        }
+    }
+
+    fn catalog() -> Catalog {
+        Catalog::builtins_only(Path::new("."))
+    }
+
+    fn meta() -> TrailMeta {
+        TrailMeta {
+            id: "demo/rec".into(),
+            target: "demo".into(),
+            title: Some("A: title #1".into()),
+        }
+    }
+
+    /// Strings that a careless writer would turn into numbers, booleans, nulls, maps or comments.
+    const TRICKY: [&str; 12] = [
+        "12345678",
+        "true",
+        "null",
+        "a: b",
+        "x #y",
+        "{{secret:DEMO_PASSWORD}}",
+        "",
+        " lead",
+        "-1",
+        "multi\nline \"q\" \\",
+        "ünï ✓",
+        "~",
+    ];
+
+    fn parsed_calls(text: &str) -> Vec<(String, Value)> {
+        let trail = crate::trail::parse_trail(text, Path::new("rec.trail.yaml")).expect("the parse gate passes");
+        trail
+            .calls()
+            .map(|(_, _, c)| (c.tool.clone(), c.args.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn recording_round_trips_through_the_parse_gate_with_types_kept() {
+        let c = catalog();
+        let mut rec = SessionRecording::new();
+        for (i, t) in TRICKY.iter().enumerate() {
+            let steps = [
+                step(1, 0, "type", json!({ "text": t }), true),
+                step(2, 1, "inputText", json!({ "text": t }), true),
+            ];
+            rec.add_call(&c, "type", &json!({ "text": t }), &steps);
+            let sel = json!({ "androidAccessibility": { "textRegex": t, "index": i, "isChecked": true } });
+            rec.add_call(
+                &c,
+                "tap",
+                &json!({"ref": "y1"}),
+                &[
+                    step(3, 0, "tap", json!({"ref": "y1"}), true),
+                    step(4, 1, "tapOnElementBySelector", json!({ "nodeSelector": sel }), true),
+                ],
+            );
+        }
+        // Too long for one line: written in block style, nested lists and maps included.
+        let long = json!({ "nodeSelector": { "containsDescendants": [
+            { "androidAccessibility": { "textRegex": "a".repeat(120), "index": 0 } },
+            [[], {}, "x: y", [1, 2.5, null, false]],
+            { "below": { "androidAccessibility": { "hintTextRegex": "b".repeat(90) } }, "empty": {} }
+        ] } });
+        rec.add_call(
+            &c,
+            "assertVisible",
+            &json!({"ref": "y2"}),
+            &[
+                step(5, 0, "assertVisible", json!({"ref": "y2"}), true),
+                step(6, 1, "assertVisibleBySelector", long, true),
+            ],
+        );
+        let text = rec.to_trail_yaml(&meta()).expect("yaml");
+        assert!(text.contains("- verify: "), "an assertion is a verify step:\n{text}");
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with("containsDescendants:")),
+            "block style was used:\n{text}"
+        );
+        let want: Vec<(String, Value)> = rec.steps().iter().flat_map(|s| s.calls.clone()).collect();
+        assert_eq!(want.len(), TRICKY.len() * 2 + 1);
+        assert_eq!(
+            parsed_calls(&text),
+            want,
+            "every value reads back with its type:\n{text}"
+        );
+        let trail = crate::trail::parse_trail(&text, Path::new("rec.trail.yaml")).expect("parses");
+        assert_eq!(trail.config.title.as_deref(), Some("A: title #1"));
+        assert_eq!(trail.config.id.as_deref(), Some("demo/rec"));
+        assert_eq!(trail.steps.len(), TRICKY.len() * 2 + 1);
+    }
+
+    /// Control: the gate does see quote style, so the round trip above could fail.
+    #[test]
+    fn control_an_unquoted_digit_string_reads_back_as_a_number() {
+        let text = "config:\n  id: x\ntrail:\n  - step: s\n    recording:\n      tools:\n        - inputText: { text: 12345678 }\n";
+        assert_eq!(parsed_calls(text)[0].1, json!({ "text": 12345678 }));
+        assert_eq!(scalar(&json!("12345678")), "\"12345678\"");
+    }
+
+    #[test]
+    fn only_recordable_calls_are_kept_and_not_what_ran_inside_them() {
+        let c = catalog();
+        let steps = [
+            step(1, 0, "runSequence", json!({}), true),
+            step(2, 1, "tap", json!({"ref": "a"}), true),
+            step(3, 2, "tapOnElementBySelector", json!({"n": 1}), true),
+            step(4, 1, "pressKey", json!({"keyCode": "ENTER"}), true),
+            step(5, 2, "inputText", json!({"text": "inside a recordable call"}), true),
+            step(6, 1, "inputText", json!({"text": "failed"}), false),
+        ];
+        let calls = recordable_calls(&c, &steps);
+        let names: Vec<&str> = calls.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["tapOnElementBySelector", "pressKey"]);
+        // Control: the nested call is there to be dropped; alone at depth 0 it is kept.
+        assert_eq!(recordable_calls(&c, &steps[4..5]).len(), 1);
+    }
+
+    #[test]
+    fn a_call_that_recorded_nothing_adds_no_step_and_an_empty_recording_is_an_error() {
+        let c = catalog();
+        let mut rec = SessionRecording::new();
+        rec.add_call(&c, "snapshot", &json!({}), &[step(1, 0, "snapshot", json!({}), true)]);
+        assert!(matches!(rec.to_trail_yaml(&meta()), Err(RecordingError::Empty)));
+        rec.add_call(
+            &c,
+            "pressKey",
+            &json!({"keyCode": "BACK", "reasoning": "Go\nback"}),
+            &[step(2, 0, "pressKey", json!({"keyCode": "BACK"}), true)],
+        );
+        let text = rec.to_trail_yaml(&meta()).expect("yaml");
+        assert!(text.contains("- step: Go back\n"), "{text}");
+    }
+
+    #[test]
+    fn a_first_launch_becomes_the_trailhead() {
+        let c = catalog();
+        let mut rec = SessionRecording::new();
+        let launch = json!({"appId": "com.example.demo"});
+        rec.add_call(
+            &c,
+            "launchApp",
+            &launch,
+            &[step(1, 0, "launchApp", launch.clone(), true)],
+        );
+        let text = rec.to_trail_yaml(&meta()).expect("yaml");
+        let trail = crate::trail::parse_trail(&text, Path::new("t.trail.yaml")).expect("parses");
+        assert!(trail.trailhead.is_some() && trail.steps.is_empty(), "{text}");
+        // Control: the same launch after another step stays a step.
+        rec.add_call(
+            &c,
+            "launchApp",
+            &launch,
+            &[step(2, 0, "launchApp", launch.clone(), true)],
+        );
+        let mut later = SessionRecording::new();
+        later.add_call(
+            &c,
+            "pressKey",
+            &json!({"keyCode": "BACK"}),
+            &[step(1, 0, "pressKey", json!({"keyCode": "BACK"}), true)],
+        );
+        later.add_call(
+            &c,
+            "launchApp",
+            &launch,
+            &[step(2, 0, "launchApp", launch.clone(), true)],
+        );
+        let trail = crate::trail::parse_trail(&later.to_trail_yaml(&meta()).expect("yaml"), Path::new("t.trail.yaml"))
+            .expect("parses");
+        assert!(trail.trailhead.is_none() && trail.steps.len() == 2);
+    }
+
+    #[test]
+    fn names_are_plain_file_names() {
+        for bad in ["", "../x", "a/b", "a.b", "x y"] {
+            assert!(
+                matches!(trail_path(Path::new("t"), bad), Err(RecordingError::BadName(_))),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            trail_path(Path::new("t"), "sign-in_2").expect("ok"),
+            Path::new("t/sign-in_2.trail.yaml")
+        );
+    }
+
+    #[test]
+    fn an_existing_trail_is_replaced_only_when_asked() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("trails/x.trail.yaml");
+        write_trail(&path, "one\n", false).expect("a new file is written");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "one\n");
+        assert!(matches!(
+            write_trail(&path, "two\n", false),
+            Err(RecordingError::Exists(_))
+        ));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "one\n");
+        write_trail(&path, "three\n", true).expect("overwrite");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "three\n");
+        let left: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
+            .expect("ls")
+            .flatten()
+            .collect();
+        assert_eq!(left.len(), 1, "no temp file is left behind");
+    }
+}

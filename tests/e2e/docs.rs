@@ -1,0 +1,261 @@
+//! The user's docs are real: every ```` ```yaml trail ```` block passes the parse gate (and the type
+//! gate when it targets the demo), every ```` ```yaml app ```` block loads on the simulated device,
+//! and the "first trailmap" walkthrough, assembled from its `file=` blocks, checks clean and runs
+//! green. Also the demo's `openMessage`, which the docs use. (`docs/tools.md` is compared with the
+//! catalog by `surface::reference`'s unit tests, next to the generator.)
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trailblaze::device::sim::SimDevice;
+use trailblaze::internals::{TrailOutcome, find_trails, parse_trail, parse_yaml};
+use trailblaze::{Project, ProjectOptions, RunOptions, Settings, check_native, run_trails};
+use trailblaze_e2e::{Fixture, repo_root};
+use trailblaze_host_functions::SecretStore;
+
+/// One fenced code block: where it starts (the fence's line), its info string and its text.
+#[derive(Debug, Clone)]
+struct Block {
+    doc: String,
+    line: usize,
+    info: Vec<String>,
+    text: String,
+}
+
+impl Block {
+    fn is(&self, lang: &str, kind: &str) -> bool {
+        self.info.first().is_some_and(|l| l == lang) && self.info.iter().any(|w| w == kind)
+    }
+
+    /// `file=PATH` in the info string.
+    fn file(&self) -> Option<&str> {
+        self.info.iter().find_map(|w| w.strip_prefix("file="))
+    }
+
+    fn at(&self) -> String {
+        format!("{}:{}", self.doc, self.line)
+    }
+}
+
+/// Every fenced block of a Markdown text (``` fences, not nested).
+fn blocks(doc: &str, md: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut open: Option<Block> = None;
+    for (i, line) in md.lines().enumerate() {
+        let trimmed = line.trim_start();
+        match (&mut open, trimmed.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    doc: doc.to_string(),
+                    line: i + 1,
+                    info: info.split_whitespace().map(str::to_string).collect(),
+                    text: String::new(),
+                });
+            }
+            (Some(_), Some(rest)) if rest.trim().is_empty() => out.extend(open.take()),
+            (Some(b), _) => {
+                b.text.push_str(line);
+                b.text.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+fn doc_blocks(name: &str) -> Vec<Block> {
+    let path = repo_root().join("docs").join(name);
+    let md = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    blocks(&format!("docs/{name}"), &md)
+}
+
+/// The parse gate over a `yaml trail` block: its target, or every error at its line in the doc.
+fn parse_block(b: &Block) -> Result<Option<String>, String> {
+    match parse_trail(&b.text, Path::new(&b.doc)) {
+        Ok(trail) => Ok(trail.config.target),
+        Err(errors) => {
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|e| format!("{}:{}:{}: {}", b.doc, b.line + e.pos.line, e.pos.col, e.message))
+                .collect();
+            Err(format!("a `yaml trail` block does not parse:\n{}", lines.join("\n")))
+        }
+    }
+}
+
+/// The parse gate, then (for a trail targeting `demo`) the native type gate against the demo.
+fn check_trail_block(b: &Block, demo: &Fixture) -> Result<(), String> {
+    if parse_block(b)?.as_deref() != Some("demo") {
+        return Ok(());
+    }
+    let file = demo.map_dir().join(format!("trails/doc-{}.trail.yaml", b.line));
+    std::fs::write(&file, &b.text).map_err(|e| e.to_string())?;
+    let report = check_native(&demo.project(), std::slice::from_ref(&file));
+    let _ = std::fs::remove_file(&file);
+    let errors: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| !f.warning)
+        .map(|f| f.to_string())
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}: the type gate found:\n{}", b.at(), errors.join("\n")))
+    }
+}
+
+fn load_app_block(b: &Block) -> Result<(), String> {
+    SimDevice::from_app_yaml(&b.text, Path::new(&b.at()))
+        .map(|_| ())
+        .map_err(|e| format!("{}: the app does not load: {e}", b.at()))
+}
+
+fn failures(results: impl IntoIterator<Item = Result<(), String>>) -> Vec<String> {
+    results.into_iter().filter_map(Result::err).collect()
+}
+
+#[test]
+fn docs_trail_blocks_pass_the_gates() {
+    let demo = Fixture::demo();
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for doc in ["writing-trails.md", "first-trailmap.md", "ci.md"] {
+        let trails: Vec<Block> = doc_blocks(doc).into_iter().filter(|b| b.is("yaml", "trail")).collect();
+        seen += trails.len();
+        bad.extend(failures(trails.iter().map(|b| check_trail_block(b, &demo))));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    // The counter-example the docs show stays refused, with exactly the output quoted after it.
+    let all = doc_blocks("writing-trails.md");
+    let at = all
+        .iter()
+        .position(|b| b.is("yaml", "rejected"))
+        .expect("writing-trails.md shows a rejected trail");
+    let quoted = all[at + 1..].iter().find(|b| b.is("text", "text")).expect("its output");
+    let Err(errors) = parse_trail(&all[at].text, Path::new("trailmaps/demo/trails/x.trail.yaml")) else {
+        panic!("{}: the counter-example is accepted", all[at].at());
+    };
+    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(shown.join("\n"), quoted.text.trim_end(), "{}", quoted.at());
+    // Control: the test sees the blocks (writing-trails.md alone has a dozen).
+    assert!(seen >= 10, "only {seen} `yaml trail` blocks found");
+}
+
+#[test]
+fn docs_app_blocks_load_on_the_simulated_device() {
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for doc in ["app-yaml.md", "first-trailmap.md", "writing-trails.md"] {
+        let apps: Vec<Block> = doc_blocks(doc).into_iter().filter(|b| b.is("yaml", "app")).collect();
+        seen += apps.len();
+        bad.extend(failures(apps.iter().map(load_app_block)));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    assert!(seen >= 3, "only {seen} `yaml app` blocks found");
+}
+
+#[test]
+fn docs_broken_blocks_are_rejected_by_the_same_checks() {
+    let md = "intro\n\n```yaml trail\nconfig:\n  target: demo\ntrail:\n  - step: a\n    recordin: {}\n```\n\n\
+              ```yaml trail\nconfig:\n  target: demo\ntrail:\n  - step: a\n    recording:\n      tools:\n        - inputText: { text: 5 }\n```\n\n\
+              ```yaml app\nid: x\nstart: home\nscreens:\n  home:\n    nodes:\n      - { id: a, colour: red }\n```\n\n\
+              ```yaml trail\nconfig:\n  target: demo\ntrail:\n  - step: a\n    recording:\n      tools:\n        - inputText: { text: '5' }\n```\n";
+    let bs = blocks("broken.md", md);
+    assert_eq!(bs.len(), 4);
+    let demo = Fixture::demo();
+    let unknown_key = check_trail_block(&bs[0], &demo).expect_err("an unknown key");
+    assert!(
+        unknown_key.contains("broken.md:8:5") && unknown_key.contains("did you mean `recording`"),
+        "{unknown_key}"
+    );
+    let wrong_type = check_trail_block(&bs[1], &demo).expect_err("a number where text goes");
+    assert!(wrong_type.contains("inputText"), "{wrong_type}");
+    let app = load_app_block(&bs[2]).expect_err("an unknown node key");
+    assert!(app.contains("colour"), "{app}");
+    // Control: the same call with text passes both gates.
+    assert_eq!(check_trail_block(&bs[3], &demo), Ok(()));
+}
+
+/// Writes every `file=` block of the walkthrough under `root`.
+fn assemble(root: &Path, bs: &[Block]) -> Vec<PathBuf> {
+    let mut written = Vec::new();
+    for b in bs {
+        let Some(rel) = b.file() else { continue };
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, &b.text).expect("write");
+        written.push(path);
+    }
+    written
+}
+
+#[test]
+fn docs_first_trailmap_checks_clean_and_runs_green() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let written = assemble(dir.path(), &doc_blocks("first-trailmap.md"));
+    assert!(written.len() >= 4, "the walkthrough's files: {written:?}");
+    let project = Project::open(
+        &dir.path().join("trailmaps"),
+        ProjectOptions {
+            cache_dir: Some(dir.path().join("cache")),
+            secrets_file: None,
+        },
+    )
+    .expect("the walkthrough's trailmap opens");
+    let trails = find_trails(&[dir.path().join("trailmaps")]).expect("trails");
+    assert!(!trails.is_empty(), "the walkthrough has a trail");
+    let report = check_native(&project, &trails);
+    assert_eq!(report.errors(), 0, "{:#?}", report.findings);
+    assert!(report.calls > 0, "the type gate saw the recorded calls");
+    let out = run_trails(
+        &project,
+        &trails,
+        &RunOptions {
+            out: dir.path().join("out"),
+            settings: Settings::default(),
+            ..RunOptions::default()
+        },
+        &mut |_| {},
+    )
+    .expect("runs");
+    for t in &out.report.trails {
+        assert_eq!(t.outcome, TrailOutcome::Passed, "{t:#?}");
+    }
+}
+
+/// A subject of the demo app: the `subject` node's text on screen `message<i>` of app.yaml.
+fn demo_subject(i: usize) -> String {
+    let path = repo_root().join("trailmaps/demo/app.yaml");
+    let text = std::fs::read_to_string(&path).expect("app.yaml");
+    let doc = parse_yaml(&text, &path).expect("app.yaml parses");
+    let nodes = doc.value["screens"][format!("message{i}")]["nodes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let subject = nodes.iter().find(|n| n["id"] == "subject").expect("a subject node");
+    subject["text"].as_str().expect("subject text").to_string()
+}
+
+#[test]
+fn demo_open_message_returns_the_subject_on_screen() {
+    let f = Fixture::demo();
+    let secrets = SecretStore::from_pairs([
+        ("DEMO_USERNAME".to_string(), "jane@example.com".to_string()),
+        ("DEMO_PASSWORD".to_string(), "hunter2".to_string()),
+    ]);
+    let project = f.project().with_secrets(secrets);
+    let device = project.sim_device("demo").expect("sim");
+    let s = project
+        .session("demo", device, Some(&f.out()), Settings::default())
+        .expect("session");
+    s.call("signIn", json!({ "account": "demo" })).expect("signs in");
+    let first = s.call("openMessage", json!({ "index": 1 })).expect("opens message 1");
+    assert_eq!(first["subject"], Value::String(demo_subject(1)));
+    // Control: another message gives another subject, so the tool reads the screen it opened.
+    s.call("pressKey", json!({ "keyCode": "BACK" }))
+        .expect("back to the inbox");
+    let third = s.call("openMessage", json!({ "index": 3 })).expect("opens message 3");
+    assert_eq!(third["subject"], Value::String(demo_subject(3)));
+    assert_ne!(demo_subject(1), demo_subject(3));
+}

@@ -1,0 +1,56 @@
+// Drives `trailblaze mcp` with the official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
+//
+//   node drive.mjs stdio <trailblaze binary> <args...>   (spawns the server, talks over its stdio)
+//   node drive.mjs http <url>                            (connects over streamable HTTP)
+//
+// Reads a JSON list of operations on stdin and prints a JSON list of results on stdout:
+//   {"op":"list"}                                          -> {"tools":[{name, description, inputSchema}]}
+//   {"op":"call","tool":T,"args":{...}}                    -> {"isError":bool,"text":"..."}
+//   {"op":"call",...,"abortAfterMs":N}                     -> the same, or {"aborted":true}
+// Over HTTP, "client":"a"|"b"|... picks (and on first use connects) one of several clients at once.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [mode, target, ...rest] = process.argv.slice(2);
+const ops = JSON.parse(await new Promise((resolve) => {
+  let data = "";
+  process.stdin.on("data", (d) => (data += d));
+  process.stdin.on("end", () => resolve(data));
+}));
+
+const clients = new Map();
+async function client(name = "default") {
+  if (clients.has(name)) return clients.get(name);
+  const c = new Client({ name: `trailblaze-e2e-${name}`, version: "1.0.0" });
+  const transport = mode === "stdio"
+    ? new StdioClientTransport({ command: target, args: rest, env: { ...process.env }, stderr: "inherit" })
+    : new StreamableHTTPClientTransport(new URL(target));
+  await c.connect(transport);
+  clients.set(name, c);
+  return c;
+}
+
+const results = [];
+for (const op of ops) {
+  const c = await client(op.client);
+  if (op.op === "list") {
+    const { tools } = await c.listTools();
+    results.push({ tools });
+  } else if (op.op === "call") {
+    const controller = new AbortController();
+    if (op.abortAfterMs !== undefined) setTimeout(() => controller.abort("the test cancels"), op.abortAfterMs);
+    try {
+      const r = await c.callTool({ name: op.tool, arguments: op.args ?? {} }, undefined, { signal: controller.signal });
+      const text = r.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+      results.push({ isError: r.isError === true, text });
+    } catch (e) {
+      if (!controller.signal.aborted) throw e;
+      results.push({ aborted: true });
+    }
+  } else {
+    throw new Error(`unknown op ${JSON.stringify(op.op)}`);
+  }
+}
+for (const c of clients.values()) await c.close();
+process.stdout.write(JSON.stringify(results));
