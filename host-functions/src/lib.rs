@@ -50,5 +50,5 @@ mod value_de;
 pub use context::{HostContext, HostEnv};
 pub use decode::DecodeError;
 pub use error::{HostCallError, HostError, script_reply};
-pub use registry::{HostFunction, HostFunctionEntry, HostRegistry};
+pub use registry::{DynamicHostFn, HostFunction, HostFunctionEntry, HostRegistry};
 pub use secrets::{SecretStore, SecretsError};

@@ -1,6 +1,7 @@
 //! The `HostFunction` trait, one type-erased entry per function, and the registry keyed by name.
 
 use std::any::type_name;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
@@ -23,27 +24,88 @@ pub trait HostFunction: serde::de::DeserializeOwned + schemars::JsonSchema + 'st
 
 type Invoker = fn(Value, &mut dyn HostContext) -> Result<Value, HostCallError>;
 
-/// One registered function: its name, schemas derived from its Rust types, and its invoker.
+/// A host function an embedder supplies at run time (a C callback, a Java object): JSON arguments
+/// in, a JSON result or an error message out. It may be called from any session's thread.
+pub type DynamicHostFn = std::sync::Arc<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
+
+#[derive(Clone)]
+enum Invoke {
+    /// A compiled-in [`HostFunction`]: decoding is its Rust type's.
+    Typed(Invoker),
+    /// An embedder's function: the runtime checks the arguments against `args_schema` first.
+    Dynamic(DynamicHostFn),
+}
+
+impl std::fmt::Debug for Invoke {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Invoke::Typed(_) => "Typed",
+            Invoke::Dynamic(_) => "Dynamic",
+        })
+    }
+}
+
+/// One registered function: its name, schemas derived from its Rust types (or given with it), and
+/// its invoker.
 #[derive(Debug, Clone)]
 pub struct HostFunctionEntry {
-    pub name: &'static str,
+    /// Borrowed for a compiled-in function, owned for an embedder's.
+    pub name: Cow<'static, str>,
     /// The args type's doc comment, as schemars read it.
     pub description: String,
     pub args_schema: schemars::Schema,
     pub result_schema: schemars::Schema,
-    invoke: Invoker,
+    invoke: Invoke,
 }
 
 impl HostFunctionEntry {
     pub fn of<F: HostFunction>() -> Self {
         let args_schema = schemars::schema_for!(F);
         HostFunctionEntry {
-            name: F::NAME,
+            name: Cow::Borrowed(F::NAME),
             description: schema::description(&args_schema, &F::schema_name()),
             args_schema,
             result_schema: schemars::schema_for!(F::Output),
-            invoke: invoke_typed::<F>,
+            invoke: Invoke::Typed(invoke_typed::<F>),
         }
+    }
+
+    /// An embedder's function `name` (an identifier) with JSON Schemas for its arguments (an object
+    /// schema; its `description` is the function's) and its result (`{}`: anything).
+    pub fn dynamic(name: &str, args_schema: Value, result_schema: Value, f: DynamicHostFn) -> Result<Self, String> {
+        let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && name.len() <= 64;
+        if !identifier {
+            return Err("a host function's name must be an identifier of at most 64 characters".into());
+        }
+        if args_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(format!(
+                "host function `{name}`: its argument schema must have \"type\": \"object\""
+            ));
+        }
+        let description = args_schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let schema = |v: Value, what: &str| {
+            schemars::Schema::try_from(v)
+                .map_err(|_| format!("host function `{name}`: its {what} schema is not a JSON Schema"))
+        };
+        Ok(HostFunctionEntry {
+            args_schema: schema(args_schema, "argument")?,
+            result_schema: schema(result_schema, "result")?,
+            name: Cow::Owned(name.to_string()),
+            description,
+            invoke: Invoke::Dynamic(f),
+        })
+    }
+
+    /// Whether this is an embedder's function, whose arguments the caller checks against
+    /// `args_schema` before [`invoke`](Self::invoke).
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.invoke, Invoke::Dynamic(_))
     }
 
     /// Decodes `args` strictly, runs the function and encodes its result. A panic inside becomes
@@ -59,7 +121,21 @@ impl HostFunctionEntry {
         let span = tracing::info_span!("host_call", name = %self.name);
         let _entered = span.enter();
         let started = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| (self.invoke)(args, cx))).unwrap_or_else(|payload| {
+        let outcome = catch_unwind(AssertUnwindSafe(|| match &self.invoke {
+            Invoke::Typed(f) => f(args, cx),
+            Invoke::Dynamic(f) => {
+                let args = if args.is_null() {
+                    Value::Object(Default::default())
+                } else {
+                    args
+                };
+                f(args).map_err(|message| HostCallError::Failed {
+                    name: self.name.to_string(),
+                    message,
+                })
+            }
+        }))
+        .unwrap_or_else(|payload| {
             // The payload may hold a value from the arguments: never look at it. Dropping it can
             // itself panic, so that is contained too.
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
@@ -119,7 +195,7 @@ fn invoke_typed<F: HostFunction>(args: Value, cx: &mut dyn HostContext) -> Resul
 /// All host functions compiled in, keyed by name (the `class:` a `.host.yaml` names).
 #[derive(Debug, Clone, Default)]
 pub struct HostRegistry {
-    entries: BTreeMap<&'static str, HostFunctionEntry>,
+    entries: BTreeMap<Cow<'static, str>, HostFunctionEntry>,
 }
 
 impl HostRegistry {
@@ -145,9 +221,20 @@ impl HostRegistry {
                 "host function registered twice; keeping the first"
             );
         } else {
-            self.entries.insert(F::NAME, HostFunctionEntry::of::<F>());
+            self.entries
+                .insert(Cow::Borrowed(F::NAME), HostFunctionEntry::of::<F>());
         }
         self
+    }
+
+    /// Adds an entry made at run time ([`HostFunctionEntry::dynamic`]); a name already registered
+    /// is an error, not a warning: the embedder can fix it at once.
+    pub fn add(&mut self, entry: HostFunctionEntry) -> Result<(), String> {
+        if self.entries.contains_key(&entry.name) {
+            return Err(format!("a host function named `{}` is already registered", entry.name));
+        }
+        self.entries.insert(entry.name.clone(), entry);
+        Ok(())
     }
 
     pub fn get(&self, name: &str) -> Option<&HostFunctionEntry> {
@@ -155,8 +242,8 @@ impl HostRegistry {
     }
 
     /// Names in sorted order.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> {
-        self.entries.keys().copied()
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(|k| k.as_ref())
     }
 
     /// Entries in name order (for the `.d.ts` and catalog checks).

@@ -184,7 +184,8 @@ fn call_with(registry: &HostRegistry, name: &str, args: Value) -> Result<Value, 
 
 #[test]
 fn the_builtin_registry_and_the_empty_one() {
-    let names: Vec<_> = HostRegistry::builtin().names().collect();
+    let builtin = HostRegistry::builtin();
+    let names: Vec<_> = builtin.names().collect();
     assert_eq!(names, ["env", "lookupCredential", "now", "readFixture"]);
     assert_eq!(HostRegistry::new().names().count(), 0);
 }
@@ -248,4 +249,39 @@ fn the_script_reply_envelope() {
         script_reply(call("boom", json!({ "secret": CANARY }))),
         json!({ "ok": false, "error": "host function boom panicked" })
     );
+}
+
+#[test]
+fn an_embedders_function_is_registered_once_and_its_failures_and_panics_stay_values() {
+    let echo: trailblaze_host_functions::DynamicHostFn = std::sync::Arc::new(|args: Value| match args["n"].as_i64() {
+        Some(7) => panic!("seven {CANARY}"),
+        Some(n) => Ok(json!({ "twice": n * 2 })),
+        None => Err("n is missing".into()),
+    });
+    let schema = json!({"type": "object", "description": "Doubles n.", "properties": {"n": {"type": "integer"}}});
+    let entry = HostFunctionEntry::dynamic("double", schema.clone(), json!({}), echo.clone()).expect("valid");
+    assert!(entry.is_dynamic() && !HostFunctionEntry::of::<Lenient>().is_dynamic());
+    assert_eq!(entry.description, "Doubles n.");
+    let mut reg = HostRegistry::new();
+    reg.add(entry.clone()).expect("first");
+    assert!(reg.add(entry).is_err(), "a second `double` is refused");
+    let mut cx = FakeContext::new();
+    assert_eq!(
+        reg.call("double", json!({"n": 4}), &mut cx).unwrap(),
+        json!({"twice": 8})
+    );
+    assert_eq!(
+        reg.call("double", Value::Null, &mut cx).unwrap_err().to_string(),
+        "n is missing"
+    );
+    let panicked = reg.call("double", json!({"n": 7}), &mut cx).unwrap_err().to_string();
+    assert_eq!(panicked, "host function double panicked");
+    // Bad names and schemas are refused before anything is registered.
+    for bad in ["", "1x", "a-b", "a b"] {
+        assert!(
+            HostFunctionEntry::dynamic(bad, schema.clone(), json!({}), echo.clone()).is_err(),
+            "{bad:?}"
+        );
+    }
+    assert!(HostFunctionEntry::dynamic("f", json!({"type": "string"}), json!({}), echo).is_err());
 }

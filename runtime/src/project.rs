@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use trailblaze_host_functions::{HostRegistry, SecretStore};
+use trailblaze_host_functions::{HostFunctionEntry, HostRegistry, SecretStore};
 
 use crate::catalog::{Catalog, CatalogError};
 use crate::device::{Device, DeviceError, DeviceSpec, sim};
@@ -124,6 +124,19 @@ impl Project {
             m.insert(id.to_string(), device.clone());
         }
         Ok(Box::new(device))
+    }
+
+    /// Adds an embedder's host function ([`HostFunctionEntry::dynamic`]) to this project's registry.
+    /// A trailmap offers it to its scripts with `host/<name>.host.yaml` (`id` and `class`: the name),
+    /// as for compiled-in ones. Catalogs built before are rebuilt on next use.
+    pub fn add_host_function(&mut self, entry: HostFunctionEntry) -> Result<(), ProjectError> {
+        Arc::make_mut(&mut self.registry)
+            .add(entry)
+            .map_err(ProjectError::Usage)?;
+        if let Ok(mut c) = self.catalogs.lock() {
+            c.clear();
+        }
+        Ok(())
     }
 
     /// The device `spec` names, for trailmap `id`: its simulated app, or a connected Android device.

@@ -300,3 +300,59 @@ fn a_compiled_in_function_not_registered_cannot_be_called() {
             .is_object()
     );
 }
+
+/// Calls the embedder's `scale`.
+const SCALER: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+
+/** Scales a number through the embedder's host function. */
+export const scaler = trailblaze.tool<{ n: number }, unknown>(async (input, ctx) => (ctx.host as any).scale({ n: input.n }));
+
+/** Calls `scale` with a key its schema does not have. */
+export const badScaler = trailblaze.tool<{}, unknown>(async (_i, ctx) => (ctx.host as any).scale({ n: 1, secretish: "zz-canary" }));
+"#;
+
+#[test]
+fn an_embedders_host_function_is_called_from_a_script_with_its_schema_held_strictly() {
+    let f = Fixture::new("t");
+    f.tool("scaler", SCALER);
+    f.file("host/scale.host.yaml", "id: scale\nclass: scale\n");
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let seen = calls.clone();
+    let scale: trailblaze_host_functions::DynamicHostFn = std::sync::Arc::new(move |args: serde_json::Value| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let n = args["n"].as_f64().ok_or("n must be a number")?;
+        Ok(json!({ "scaled": n * 10.0 }))
+    });
+    let schema = json!({
+        "type": "object",
+        "description": "Multiplies by ten.",
+        "properties": { "n": { "type": "number" } },
+        "required": ["n"],
+        "additionalProperties": false
+    });
+    let entry =
+        trailblaze_host_functions::HostFunctionEntry::dynamic("scale", schema, json!({}), scale).expect("entry");
+    // Control: before it is added, the trailmap's declaration names an unknown class.
+    let mut project = f.project();
+    assert!(project.catalog("t").is_err(), "`scale` is not compiled in");
+    project.add_host_function(entry.clone()).expect("added");
+    assert!(project.add_host_function(entry).is_err(), "a name is added once");
+    let session = project
+        .open_session("t", trailblaze::SessionOptions::default())
+        .expect("session");
+    assert_eq!(
+        session.call("scaler", json!({ "n": 4 })).expect("runs"),
+        json!({ "scaled": 40 })
+    );
+    let err = session
+        .call("badScaler", json!({}))
+        .expect_err("unknown key")
+        .to_string();
+    assert!(err.contains("host function `scale`: unknown key `secretish`"), "{err}");
+    assert!(!err.contains("zz-canary"), "{err}");
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the bad call never reached the embedder"
+    );
+}

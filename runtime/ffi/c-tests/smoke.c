@@ -80,6 +80,45 @@ static int32_t c_shot(void *ud, TbSink *out, int32_t *svg) {
 }
 static void c_drop(void *ud) { ((CApp *)ud)->dropped++; }
 
+/* A host function in C: doubles `n`; 13 is refused with a message. */
+typedef struct {
+    int calls;
+    int dropped;
+} CHost;
+
+static int32_t c_double(void *ud, const uint8_t *args, size_t n, TbSink *out) {
+    CHost *h = (CHost *)ud;
+    h->calls++;
+    char buf[64];
+    size_t k = n < sizeof buf - 1 ? n : sizeof buf - 1;
+    memcpy(buf, args, k);
+    buf[k] = 0;
+    int v = 0;
+    const char *refused = "thirteen is refused";
+    if (sscanf(buf, "{\"n\":%d}", &v) != 1 || v == 13) {
+        tb_sink_write(out, u(refused), strlen(refused));
+        return 1;
+    }
+    char res[64];
+    int len = snprintf(res, sizeof res, "{\"twice\":%d}", v * 2);
+    tb_sink_write(out, u(res), (size_t)len);
+    return 0;
+}
+
+static void c_host_drop(void *ud) { ((CHost *)ud)->dropped++; }
+
+/* A trailmap in memory whose scripted tool calls the C host function. */
+static const char *HOST_FILES =
+    "{\"h/trailmap.yaml\": \"id: h\\n\","
+    " \"h/host/double.host.yaml\": \"id: double\\nclass: double\\n\","
+    " \"h/tools/twice.ts\": \"import { trailblaze } from \\\"@trailblaze/scripting\\\";\\n"
+    "/** Doubles through C. */\\n"
+    "export const twice = trailblaze.tool<{ n: number }, unknown>(async (input, ctx) => (ctx.host as any).double({ n: input.n }));\\n\"}";
+
+static const char *HOST_SCHEMA =
+    "{\"type\":\"object\",\"description\":\"Doubles n.\",\"properties\":{\"n\":{\"type\":\"integer\"}},"
+    "\"required\":[\"n\"],\"additionalProperties\":false}";
+
 static TbStatus call(TbSession s, const char *name, const char *args, TbBuf *out) {
     return tb_session_call(s, u(name), strlen(name), u(args), strlen(args), out);
 }
@@ -165,6 +204,34 @@ int main(int argc, char **argv) {
     st = tb_session_open(project, u("demo"), 4, NULL, 0, &partial, &cs, &out);
     CHECK(st == TB_STATUS_BAD_INPUT && contains(&out, "tap") && app.dropped == 2, "a missing callback");
     printf("PASS C device\n");
+
+    /* Host functions in C, on a project opened from in-memory files. */
+    CHost host = {0, 0};
+    TbProject hp = {0};
+    st = tb_project_open_files(u(HOST_FILES), strlen(HOST_FILES), u(options), strlen(options), &hp, &out);
+    CHECK(st == TB_STATUS_OK, "open a project from in-memory files");
+    TbHostFunction hf = {&host, c_double, c_host_drop};
+    st = tb_project_add_host_function(hp, u("double"), 6, u(HOST_SCHEMA), strlen(HOST_SCHEMA), &hf, &out);
+    CHECK(st == TB_STATUS_OK, "add a host function");
+    st = tb_project_add_host_function(hp, u("double"), 6, u(HOST_SCHEMA), strlen(HOST_SCHEMA), &hf, &out);
+    CHECK(st == TB_STATUS_SESSION && contains(&out, "already") && host.dropped == 1, "a second `double` is refused and dropped");
+    TbHostFunction nocall = {&host, NULL, c_host_drop};
+    st = tb_project_add_host_function(hp, u("other"), 5, u(HOST_SCHEMA), strlen(HOST_SCHEMA), &nocall, &out);
+    CHECK(st == TB_STATUS_BAD_INPUT && host.dropped == 2, "a table without `call` is refused and dropped");
+    CApp happ = {0, 0};
+    TbDevice hdev = {&happ, c_snapshot, c_tap, c_tap, c_text, c_key, c_launch, c_shot, c_drop};
+    TbSession hs = {0};
+    st = tb_session_open(hp, u("h"), 1, NULL, 0, &hdev, &hs, &out);
+    CHECK(st == TB_STATUS_OK, "open a session on the in-memory trailmap");
+    st = call(hs, "twice", "{\"n\": 21}", &out);
+    CHECK(st == TB_STATUS_OK && contains(&out, "\"twice\":42") && host.calls == 1, "a script called the C host function");
+    st = call(hs, "twice", "{\"n\": 13}", &out);
+    CHECK(st != TB_STATUS_OK && contains(&out, "thirteen is refused"), "its error reaches the caller");
+    st = call(hs, "twice", "{\"n\": 1.5}", &out);
+    CHECK(st != TB_STATUS_OK && host.calls == 2, "arguments its schema refuses never reach it");
+    CHECK(tb_session_free(hs) == TB_STATUS_OK && tb_project_free(hp) == TB_STATUS_OK, "free them");
+    CHECK(host.dropped == 3, "the host function is dropped once, with its project");
+    printf("PASS C host function\n");
 
     /* Frees: double frees and null handles are errors, not crashes. */
     CHECK(tb_session_free(session) == TB_STATUS_OK, "free the session");

@@ -96,6 +96,18 @@ typedef struct TbSession {
   uint64_t id;
 } TbSession;
 
+// A host function implemented in C.
+typedef struct TbHostFunction {
+  // Passed back to every callback as is.
+  void *user_data;
+  // Gets the arguments as JSON (`args_len` bytes, already checked against the schema); writes
+  // the result as JSON into `out` and returns 0, or writes an error message and returns
+  // non-zero. The arguments may hold a resolved secret: the embedder must not log them.
+  int32_t (*call)(void *user_data, const uint8_t *args, size_t args_len, struct TbSink *out);
+  // Called once when the function is no longer used (its project, and every session, ended).
+  void (*drop)(void *user_data);
+} TbHostFunction;
+
 // A finished run's handle (its report). `id` 0 is no run.
 typedef struct TbRun {
   uint64_t id;
@@ -164,6 +176,23 @@ enum TbStatus tb_session_open(struct TbProject project,
                               const struct TbDevice *device,
                               struct TbSession *session,
                               struct TbBuf *out);
+
+// Adds host function `name` to `project`, for scripts' `ctx.host.<name>(args)` in trailmaps that
+// declare it (`host/<name>.host.yaml` with `id: <name>` and `class: <name>`). `schema` is the
+// arguments' JSON Schema (`"type": "object"`; its `description` is the function's); arguments are
+// checked against it before `function.call` runs. Add host functions right after opening the
+// project, before another thread uses it. The library owns `function` from here on: its `drop` is
+// called once, when it is no longer used (at once, when adding fails).
+//
+// # Safety
+// Pointers are null or valid for their lengths; `function` is null or a valid table.
+enum TbStatus tb_project_add_host_function(struct TbProject project,
+                                           const uint8_t *name,
+                                           size_t name_len,
+                                           const uint8_t *schema,
+                                           size_t schema_len,
+                                           const struct TbHostFunction *function,
+                                           struct TbBuf *out);
 
 // Calls tool `name` with `args` (a JSON object; empty text is `{}`). On success `out` holds the
 // result as JSON; on an error its message (secrets redacted, argument values never quoted).

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::buf::{TbBuf, finish, json, put, text};
 use crate::device::{CDevice, TbDevice};
+use crate::host::{self, TbHostFunction, c_host_function};
 use crate::ops::{self, PROJECTS, RUNS, SESSIONS};
 use crate::{FfiError, TbStatus, guarded};
 
@@ -152,6 +153,37 @@ pub unsafe extern "C" fn tb_session_open(
         ops::open_session(project.id, trailmap, &opts, device)
     });
     finish_handle(r, session, |id| TbSession { id }, out)
+}
+
+/// Adds host function `name` to `project`, for scripts' `ctx.host.<name>(args)` in trailmaps that
+/// declare it (`host/<name>.host.yaml` with `id: <name>` and `class: <name>`). `schema` is the
+/// arguments' JSON Schema (`"type": "object"`; its `description` is the function's); arguments are
+/// checked against it before `function.call` runs. Add host functions right after opening the
+/// project, before another thread uses it. The library owns `function` from here on: its `drop` is
+/// called once, when it is no longer used (at once, when adding fails).
+///
+/// # Safety
+/// Pointers are null or valid for their lengths; `function` is null or a valid table.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tb_project_add_host_function(
+    project: TbProject,
+    name: *const u8,
+    name_len: usize,
+    schema: *const u8,
+    schema_len: usize,
+    function: *const TbHostFunction,
+    out: *mut TbBuf,
+) -> TbStatus {
+    // SAFETY: the caller passes null or a valid table; it is copied at once.
+    let table = unsafe { function.as_ref() }.copied();
+    let r = guarded(|| {
+        // Owned from here: dropped on every error path below with the closure.
+        let f = c_host_function(table.ok_or_else(|| FfiError::new(TbStatus::BadInput, "function: null"))?)?;
+        let name = text(name, name_len, "name")?;
+        let schema = json(schema, schema_len, "schema", json!({"type": "object"}))?;
+        host::add(project.id, name, schema, f).map(|()| String::new())
+    });
+    finish(out, r)
 }
 
 /// Calls tool `name` with `args` (a JSON object; empty text is `{}`). On success `out` holds the

@@ -41,6 +41,25 @@ impl<T> Table<T> {
             .ok_or_else(|| self.bad(id))
     }
 
+    /// Runs `f` on the object itself, which no other thread may be using at that moment (it is a
+    /// setup step, e.g. adding a host function before any session opens).
+    pub(crate) fn with_mut<R>(&self, id: u64, f: impl FnOnce(&mut T) -> Result<R, FfiError>) -> Result<R, FfiError> {
+        let mut guard = self.items.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(item) = guard.as_mut().and_then(|m| m.get_mut(&id)) else {
+            return Err(self.bad(id));
+        };
+        match Arc::get_mut(item) {
+            Some(t) => f(t),
+            None => Err(FfiError::new(
+                TbStatus::Session,
+                format!(
+                    "the {} is in use on another thread; change it before using it",
+                    self.what
+                ),
+            )),
+        }
+    }
+
     /// Removes the id; the object is dropped once no call holds it any more.
     pub(crate) fn remove(&self, id: u64) -> Result<Arc<T>, FfiError> {
         let mut guard = self.items.lock().unwrap_or_else(|p| p.into_inner());

@@ -216,6 +216,68 @@ pub extern "system" fn Java_dev_trailblaze_TrailblazeNative_closeSession<'l>(
     entry(&mut env, (), |_| SESSIONS.remove(handle(session)).map(drop))
 }
 
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_trailblaze_TrailblazeNative_addHostFunction<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    project: jlong,
+    name: JString<'l>,
+    schema: JString<'l>,
+    function: JObject<'l>,
+) {
+    entry(&mut env, (), |env| {
+        let name = jstr(env, &name, "name")?;
+        let schema = jjson(env, &schema, "schema")?;
+        if function.is_null() {
+            return Err(FfiError::new(TbStatus::BadInput, "function: null"));
+        }
+        let f = java_host_function(env, &function)?;
+        crate::host::add(handle(project), &name, schema, f)
+    })
+}
+
+/// A `dev.trailblaze.HostFunction` Java object as a host function: called on whichever session
+/// thread calls it, attached to the JVM as a daemon, inside a local frame.
+fn java_host_function(
+    env: &mut JNIEnv,
+    function: &JObject,
+) -> Result<trailblaze_host_functions::DynamicHostFn, FfiError> {
+    let fail = |_| FfiError::new(TbStatus::Session, "cannot hold the Java host function");
+    let vm = env.get_java_vm().map_err(fail)?;
+    let global = env.new_global_ref(function).map_err(fail)?;
+    Ok(std::sync::Arc::new(move |args: Value| {
+        let mut env = vm
+            .attach_current_thread_as_daemon()
+            .map_err(|e| format!("cannot attach to the JVM: {e}"))?;
+        let answer = env.with_local_frame(8, |env| -> Result<Result<Value, String>, JniError> {
+            let text = env.new_string(args.to_string())?;
+            match env.call_method(
+                global.as_obj(),
+                "call",
+                "(Ljava/lang/String;)Ljava/lang/String;",
+                &[JValue::Object(&text)],
+            ) {
+                Ok(v) => Ok(match string_result(env, v)? {
+                    Some(s) => crate::host::answer(true, s.into_bytes()),
+                    None => Ok(Value::Null),
+                }),
+                Err(JniError::JavaException) => {
+                    let t = env.exception_occurred()?;
+                    env.exception_clear()?;
+                    let text = env.call_method(&t, "toString", "()Ljava/lang/String;", &[])?.l()?;
+                    let text: String = env.get_string(&JString::from(text))?.into();
+                    Ok(Err(text))
+                }
+                Err(e) => Ok(Err(format!("JNI: {e}"))),
+            }
+        });
+        answer.unwrap_or_else(|e| {
+            let _ = env.exception_clear();
+            Err(format!("JNI: {e}"))
+        })
+    }))
+}
+
 /// A `dev.trailblaze.Device` Java object as a session's device.
 struct JavaDevice {
     vm: jni::JavaVM,

@@ -8,7 +8,8 @@
 //! Thread rules: every function may be called from any thread. A project may be shared by threads;
 //! a session runs its calls one at a time on its own thread (a second caller waits). The embedder's
 //! device callbacks ([`TbDevice`]) are called on the session's thread, never two at once for one
-//! session. Freeing a handle while another thread uses it is safe: the object lives until that use
+//! session. Host functions ([`TbHostFunction`]) are added to a project before it is shared, and
+//! may be called from any session's thread, concurrently. Freeing a handle while another thread uses it is safe: the object lives until that use
 //! ends. A freed handle stays dead (ids are never reused), so a double free returns
 //! [`TbStatus::BadHandle`].
 
@@ -17,6 +18,7 @@ mod capi;
 mod device;
 mod files;
 mod handles;
+mod host;
 #[cfg(feature = "jni")]
 mod jni;
 mod ops;
@@ -25,6 +27,7 @@ mod replay;
 pub use buf::{TbBuf, TbSink, tb_buf_free, tb_sink_write};
 pub use capi::*;
 pub use device::TbDevice;
+pub use host::TbHostFunction;
 
 /// What an entry point returns: `Ok`, or the kind of error whose message is in the `err` buffer.
 /// Messages never quote an argument's value or a secret.

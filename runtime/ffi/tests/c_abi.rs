@@ -78,7 +78,10 @@ fn the_c_program_runs_the_demo_and_frees_everything_under_valgrind() {
         "C test failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    assert!(stdout.contains("ALL PASSED"), "{stdout}");
+    assert!(
+        stdout.contains("PASS C host function") && stdout.contains("ALL PASSED"),
+        "{stdout}"
+    );
     assert!(
         !stdout.contains(CANARY) && !stderr.contains(CANARY),
         "the canary leaked"

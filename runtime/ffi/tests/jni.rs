@@ -87,7 +87,9 @@ fn a_java_device_runs_a_trail_through_jni_with_xcheck_jni() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "JniTest failed:\n{stdout}\n{stderr}");
     assert!(
-        stdout.contains("PASS 1000 calls") && stdout.contains("ALL PASSED"),
+        stdout.contains("PASS 1000 calls")
+            && stdout.contains("PASS host function in Java")
+            && stdout.contains("ALL PASSED"),
         "{stdout}"
     );
     assert_eq!(warnings(&out), Vec::<String>::new(), "-Xcheck:jni warned");

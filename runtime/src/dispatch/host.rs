@@ -34,6 +34,21 @@ pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json
     let Some(entry) = s.catalog.host_function(name) else {
         return Err(HostCallError::unknown(name, &s.catalog.host_names()).to_string());
     };
+    // An embedder's function has no Rust type to decode into: its schema is held as strictly.
+    if entry.is_dynamic() {
+        let args = if args.is_null() {
+            Json::Object(Default::default())
+        } else {
+            args.clone()
+        };
+        if let Some(f) = crate::surface::check_value(entry.args_schema.as_value(), None, &args).first() {
+            return Err(HostCallError::Decode {
+                name: name.to_string(),
+                source: f.to_decode_error(),
+            }
+            .to_string());
+        }
+    }
     let mut cx = Host { core: s, runtime: rt };
     let (result, took) = entry.invoke_timed(args, &mut cx);
     let result = result.map_err(|e| e.to_string());

@@ -234,15 +234,15 @@ pub fn write_all(report: &RunReport, dir: &Path) -> std::io::Result<ReportFiles>
 }
 
 pub fn write_report_json(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
-    write(dir, "report.json", &render_json(report))
+    write(dir, "report.json", render_json(report))
 }
 
 pub fn write_report_html(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
-    write(dir, "report.html", &render_html(report))
+    write(dir, "report.html", render_html(report))
 }
 
 pub fn write_junit_xml(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
-    write(dir, "junit.xml", &render_junit(report))
+    write(dir, "junit.xml", render_junit(report))
 }
 
 fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> std::io::Result<PathBuf> {

@@ -27,6 +27,16 @@ public final class TrailblazeNative {
     public static native void closeProject(long project) throws TrailblazeException;
 
     /**
+     * Adds host function {@code name} for scripts' {@code ctx.host.<name>(args)} in trailmaps that
+     * declare it ({@code host/<name>.host.yaml}: {@code id} and {@code class} the name).
+     * {@code schemaJson} is the arguments' JSON Schema ({@code "type": "object"}; its
+     * {@code description} is the function's). Call it right after opening the project, before
+     * another thread uses it.
+     */
+    public static native void addHostFunction(long project, String name, String schemaJson, HostFunction function)
+            throws TrailblazeException;
+
+    /**
      * Opens a session of {@code trailmap}. {@code device}: null for the trailmap's simulated app.
      * Options: {@code secrets} (this session's), {@code outDir}, {@code id}.
      */

@@ -22,8 +22,26 @@ public final class JniTest {
         write(root.resolve("tiny/trailmap.yaml"), "id: tiny\n");
         Path greet = write(root.resolve("tiny/trails/greet.trail.yaml"), trail("Ada"));
         Path wrong = write(root.resolve("tiny/trails/wrong.trail.yaml"), trail("Bob"));
+        write(root.resolve("tiny/host/greeting.host.yaml"), "id: greeting\nclass: greeting\n");
+        write(root.resolve("tiny/tools/greeter.ts"), "import { trailblaze } from \"@trailblaze/scripting\";\n"
+                + "/** Greets through the Java host function. */\n"
+                + "export const greeter = trailblaze.tool<{ name: string }, unknown>("
+                + "async (input, ctx) => (ctx.host as any).greeting({ name: input.name }));\n");
         String cache = "{\"cacheDir\": \"" + work.resolve("cache") + "\"}";
         long project = TrailblazeNative.openProject(root.toString(), cache);
+        String schema = "{\"type\": \"object\", \"description\": \"Greets.\", \"properties\": "
+                + "{\"name\": {\"type\": \"string\"}}, \"required\": [\"name\"], \"additionalProperties\": false}";
+        int[] greetings = {0};
+        TrailblazeNative.addHostFunction(project, "greeting", schema, argsJson -> {
+            greetings[0]++;
+            if (argsJson.contains("\"Bob\"")) throw new IllegalStateException("no greeting for Bob");
+            return "{\"echo\": " + argsJson + "}";
+        });
+        TrailblazeException dup = expect(() -> {
+            TrailblazeNative.addHostFunction(project, "greeting", schema, a -> "{}");
+            return null;
+        });
+        check(dup.getMessage().contains("already registered"), "a name is added once: " + dup.getMessage());
 
         TinyApp app = new TinyApp();
         long session = TrailblazeNative.openSession(project, "tiny",
@@ -33,6 +51,13 @@ public final class JniTest {
         check(app.screen.equals("hello") && app.name.equals("Ada"), "the Java app was driven: " + app.screen);
         check(app.snapshots > 0 && app.taps > 0, "snapshots and taps went through JNI");
         pass("trail on a Java device");
+
+        String greeted = TrailblazeNative.call(session, "greeter", "{\"name\": \"Ada\"}");
+        check(greeted.contains("\"echo\":{\"name\":\"Ada\"}"), "the Java host function answered: " + greeted);
+        TrailblazeException refused = expect(() -> TrailblazeNative.call(session, "greeter", "{\"name\": \"Bob\"}"));
+        check(refused.getMessage().contains("no greeting for Bob"), "its exception reaches the caller: " + refused.getMessage());
+        check(greetings[0] == 2, "called twice: " + greetings[0]);
+        pass("host function in Java");
 
         // Control: the same trail expecting another name fails (the report can say failed).
         app.reset();
