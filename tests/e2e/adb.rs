@@ -493,3 +493,54 @@ fn the_demo_sign_in_runs_through_a_session_on_an_adb_device() {
         assert!(tools.iter().any(|x| x == t), "{t} is in log.jsonl: {tools:?}");
     }
 }
+
+#[test]
+fn swipe_drags_on_the_phone_and_changes_nothing_on_the_sim() {
+    let f = Fixture::demo();
+    let fake = FakeAdb::demo(SERIAL);
+    let (_p, s) = adb_session(&f, &fake);
+    s.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("launch");
+    let v = s.call("swipe", json!({ "direction": "UP" })).expect("swipes");
+    let (from, to) = (&v["from"], &v["to"]);
+    assert_eq!(from["x"], to["x"], "a vertical swipe: {v}");
+    assert!(to["y"].as_i64() < from["y"].as_i64(), "UP moves the finger up: {v}");
+    let sent = fake
+        .phone()
+        .commands
+        .iter()
+        .rev()
+        .find(|c| c.starts_with("input swipe"))
+        .cloned();
+    assert_eq!(
+        sent,
+        Some(format!(
+            "input swipe {} {} {} {} 400",
+            from["x"], from["y"], to["x"], to["y"]
+        ))
+    );
+    // On an element, by its text; a text nothing shows is a failed call naming the selector's field.
+    let v = s
+        .call("swipe", json!({ "direction": "LEFT", "swipeOnElementText": "Sign in" }))
+        .expect("on a field");
+    assert!(v["to"]["x"].as_i64() < v["from"]["x"].as_i64(), "{v}");
+    let err = s
+        .call("swipe", json!({ "swipeOnElementText": "No such text" }))
+        .expect_err("nothing matches");
+    assert!(err.to_string().contains("`swipeOnElementText`"), "{err}");
+    // The sim: the swipe is accepted and the screen stays as it was (its app has nothing to scroll).
+    let sim = f.project();
+    let sim = sim
+        .open_session("demo", SessionOptions::default())
+        .expect("sim session");
+    sim.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("launch");
+    let before = sim.call("snapshot", json!({})).expect("snapshot")["text"].clone();
+    sim.call("swipe", json!({ "direction": "DOWN", "reasoning": "see more" }))
+        .expect("sim swipe");
+    assert_eq!(sim.call("snapshot", json!({})).expect("snapshot")["text"], before);
+    let err = sim
+        .call("swipe", json!({ "direction": "SIDEWAYS" }))
+        .expect_err("bad direction");
+    assert!(err.to_string().contains("direction"), "{err}");
+}

@@ -40,12 +40,22 @@ static int count(const TbBuf *b, const char *needle) {
 typedef struct {
     int taps;
     int dropped;
+    int swipes;
+    int swipe_dy;
 } CApp;
 
 static const char *TREE =
     "{\"appId\":\"com.c\",\"width\":100,\"height\":100,\"root\":{\"className\":\"android.widget.Button\","
     "\"text\":\"Press\",\"bounds\":{\"left\":0,\"top\":0,\"right\":100,\"bottom\":100},\"enabled\":true,"
     "\"clickable\":true,\"editable\":false,\"focused\":false,\"checked\":null,\"password\":false}}";
+
+static int32_t c_swipe(void *ud, int32_t x1, int32_t y1, int32_t x2, int32_t y2, uint32_t ms, TbSink *err) {
+    (void)x1; (void)x2; (void)ms; (void)err;
+    CApp *a = (CApp *)ud;
+    a->swipes++;
+    a->swipe_dy = y2 - y1;
+    return 0;
+}
 
 static int32_t c_snapshot(void *ud, TbSink *out) {
     (void)ud;
@@ -187,8 +197,8 @@ int main(int argc, char **argv) {
     printf("PASS errors as values\n");
 
     /* A device made of C callbacks. */
-    CApp app = {0, 0};
-    TbDevice dev = {&app, c_snapshot, c_tap, c_tap, c_text, c_key, c_launch, c_shot, c_drop};
+    CApp app = {0, 0, 0, 0};
+    TbDevice dev = {&app, c_snapshot, c_tap, c_tap, c_text, c_key, c_launch, c_shot, c_drop, NULL};
     TbSession cs = {0};
     st = tb_session_open(project, u("demo"), 4, NULL, 0, &dev, &cs, &out);
     CHECK(st == TB_STATUS_OK, "open a session on the C device");
@@ -198,6 +208,8 @@ int main(int argc, char **argv) {
     CHECK(st == TB_STATUS_FAILED && contains(&out, "unknown app"), "a refused action is a failed call");
     st = call(cs, "launchApp", "{\"appId\": \"com.c\"}", &out);
     CHECK(st == TB_STATUS_OK, "control: a known app launches");
+    st = call(cs, "swipe", "{\"direction\": \"UP\"}", &out);
+    CHECK(st == TB_STATUS_FAILED && contains(&out, "cannot swipe"), "no swipe callback: a refused swipe");
     CHECK(tb_session_free(cs) == TB_STATUS_OK && app.dropped == 1, "the device is dropped once");
     TbDevice partial = dev;
     partial.tap = NULL;
@@ -218,11 +230,13 @@ int main(int argc, char **argv) {
     TbHostFunction nocall = {&host, NULL, c_host_drop};
     st = tb_project_add_host_function(hp, u("other"), 5, u(HOST_SCHEMA), strlen(HOST_SCHEMA), &nocall, &out);
     CHECK(st == TB_STATUS_BAD_INPUT && host.dropped == 2, "a table without `call` is refused and dropped");
-    CApp happ = {0, 0};
-    TbDevice hdev = {&happ, c_snapshot, c_tap, c_tap, c_text, c_key, c_launch, c_shot, c_drop};
+    CApp happ = {0, 0, 0, 0};
+    TbDevice hdev = {&happ, c_snapshot, c_tap, c_tap, c_text, c_key, c_launch, c_shot, c_drop, c_swipe};
     TbSession hs = {0};
     st = tb_session_open(hp, u("h"), 1, NULL, 0, &hdev, &hs, &out);
     CHECK(st == TB_STATUS_OK, "open a session on the in-memory trailmap");
+    st = call(hs, "swipe", "{\"direction\": \"UP\"}", &out);
+    CHECK(st == TB_STATUS_OK && happ.swipes == 1 && happ.swipe_dy == -20, "a swipe reached the C device");
     st = call(hs, "twice", "{\"n\": 21}", &out);
     CHECK(st == TB_STATUS_OK && contains(&out, "\"twice\":42") && host.calls == 1, "a script called the C host function");
     st = call(hs, "twice", "{\"n\": 13}", &out);

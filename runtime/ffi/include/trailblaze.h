@@ -89,6 +89,15 @@ typedef struct TbDevice {
   int32_t (*screenshot)(void *user_data, struct TbSink *out, int32_t *svg);
   // Called once when the session ends and the device is no longer used.
   void (*drop)(void *user_data);
+  // Drags from (x1, y1) to (x2, y2) over `millis` ms. Optional (last, so tables written before
+  // it still compile): without it a swipe is refused.
+  int32_t (*swipe)(void *user_data,
+                   int32_t x1,
+                   int32_t y1,
+                   int32_t x2,
+                   int32_t y2,
+                   uint32_t millis,
+                   struct TbSink *err);
 } TbDevice;
 
 // A session handle: one device, one log, calls run one at a time. `id` 0 is no session.

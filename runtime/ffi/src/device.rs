@@ -49,6 +49,19 @@ pub struct TbDevice {
     pub screenshot: Option<unsafe extern "C" fn(user_data: *mut c_void, out: *mut TbSink, svg: *mut i32) -> i32>,
     /// Called once when the session ends and the device is no longer used.
     pub drop: Option<unsafe extern "C" fn(user_data: *mut c_void)>,
+    /// Drags from (x1, y1) to (x2, y2) over `millis` ms. Optional (last, so tables written before
+    /// it still compile): without it a swipe is refused.
+    pub swipe: Option<
+        unsafe extern "C" fn(
+            user_data: *mut c_void,
+            x1: i32,
+            y1: i32,
+            x2: i32,
+            y2: i32,
+            millis: u32,
+            err: *mut TbSink,
+        ) -> i32,
+    >,
 }
 
 /// The C table as a `Device`. `Send` because the embedder promises (see the crate's thread rules)
@@ -127,6 +140,18 @@ impl Device for CDevice {
 
     fn captures(&self) -> u64 {
         self.captures
+    }
+
+    fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+        let Some(f) = self.table.swipe else {
+            return Err(DeviceError::Action(
+                "this device cannot swipe (no `swipe` callback)".into(),
+            ));
+        };
+        let ud = self.table.user_data;
+        // SAFETY: the embedder's callback, called as its contract says.
+        self.act("swipe", |s| unsafe { f(ud, from.0, from.1, to.0, to.1, millis, s) })
+            .map(drop)
     }
 
     fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {

@@ -378,6 +378,14 @@ impl Device for JavaDevice {
         })
     }
 
+    fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+        let millis = i32::try_from(millis).unwrap_or(i32::MAX);
+        self.with(|env, d| {
+            let args = [from.0, from.1, to.0, to.1, millis].map(JValue::Int);
+            env.call_method(d, "swipe", "(IIIII)V", &args).map(drop)
+        })
+    }
+
     fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
         self.with(|env, d| {
             env.call_method(d, "longPress", "(II)V", &[JValue::Int(x), JValue::Int(y)])

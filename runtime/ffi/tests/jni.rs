@@ -89,6 +89,7 @@ fn a_java_device_runs_a_trail_through_jni_with_xcheck_jni() {
     assert!(
         stdout.contains("PASS 1000 calls")
             && stdout.contains("PASS host function in Java")
+            && stdout.contains("PASS swipe on a Java device")
             && stdout.contains("ALL PASSED"),
         "{stdout}"
     );

@@ -113,6 +113,12 @@ pub trait Device: Send {
     fn input_text(&mut self, text: &str) -> Result<(), DeviceError>;
     fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError>;
     fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError>;
+    /// Drags a finger from `from` to `to` over `millis` milliseconds (scrolls a list, pages a
+    /// pager). A device that cannot swipe refuses it (a failed step).
+    fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+        let _ = (from, to, millis);
+        Err(DeviceError::Action(format!("{} cannot swipe", self.name())))
+    }
     /// A picture of the screen for reports: PNG bytes, or SVG for the simulated device.
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError>;
 }

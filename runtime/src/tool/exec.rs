@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::results::{self, Launched, Point, Pressed, SnapshotResult, Tapped, Typed};
+use super::results::{self, Launched, Point, Pressed, SnapshotResult, Swiped, Tapped, Typed};
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 use crate::device::{KeyCode, LaunchMode};
 use crate::selector::TrailblazeNodeSelector;
@@ -142,6 +142,73 @@ impl BuiltinTool for Snapshot {
     }
 }
 
+/// Which way the finger moves.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SwipeDirection {
+    Up,
+    #[default]
+    Down,
+    Left,
+    Right,
+}
+
+/// Swipes the screen in a direction, e.g. to move through a long list or pages.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Swipe {
+    /// The finger's direction, not the content's: UP shows what is below, DOWN what is above. Default DOWN.
+    #[serde(default)]
+    pub direction: SwipeDirection,
+    /// Swipe on the element with this text (a regex); the screen's centre when absent.
+    #[serde(default)]
+    pub swipe_on_element_text: Option<String>,
+    /// Why the caller swiped (recordings of the original carry it; it changes nothing).
+    #[serde(default)]
+    #[allow(dead_code)] // accepted so those recordings parse; nothing reads it
+    pub reasoning: Option<String>,
+}
+
+/// How long a swipe takes, in milliseconds: slow enough to scroll, not to fling.
+const SWIPE_MS: u32 = 400;
+
+impl BuiltinTool for Swipe {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Swiped>()
+    }
+    const NAME: &'static str = "swipe";
+    const FLAGS: ToolFlags = ToolFlags::DEFAULT;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        let snap = cx.screen.snapshot()?;
+        let (w, h) = (snap.width, snap.height);
+        let from = match &self.swipe_on_element_text {
+            Some(text) => cx
+                .locate(&TrailblazeNodeSelector {
+                    android_accessibility: Some(crate::selector::AndroidAccessibilityMatch {
+                        text_regex: Some(text.clone()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                })?
+                .ok_or("no node on the screen has a text matching `swipeOnElementText`")?,
+            None => (w / 2, h / 2),
+        };
+        // A fifth of the screen, the distance a finger travels to scroll one stretch.
+        let (dx, dy) = (w / 5, h / 5);
+        let to = match self.direction {
+            SwipeDirection::Up => (from.0, (from.1 - dy).max(0)),
+            SwipeDirection::Down => (from.0, (from.1 + dy).min(h - 1)),
+            SwipeDirection::Left => ((from.0 - dx).max(0), from.1),
+            SwipeDirection::Right => ((from.0 + dx).min(w - 1), from.1),
+        };
+        cx.screen.with_device(|d| d.swipe(from, to, SWIPE_MS))?;
+        results::done(Swiped {
+            from: Point { x: from.0, y: from.1 },
+            to: Point { x: to.0, y: to.1 },
+        })
+    }
+}
+
 /// Every executable device built-in.
 pub fn entries() -> Vec<BuiltinEntry> {
     vec![
@@ -150,5 +217,6 @@ pub fn entries() -> Vec<BuiltinEntry> {
         BuiltinEntry::of::<PressKey>(),
         BuiltinEntry::of::<LaunchApp>(),
         BuiltinEntry::of::<Snapshot>(),
+        BuiltinEntry::of::<Swipe>(),
     ]
 }

@@ -21,6 +21,13 @@ pub struct Tapped {
     pub tapped: Point,
 }
 
+/// A swipe's result: where the finger went down and where it lifted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Swiped {
+    pub from: Point,
+    pub to: Point,
+}
+
 /// What was typed: the number of characters only, each secret counted as the three of `***`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Typed {

@@ -296,7 +296,7 @@ impl AdbDevice {
     }
 
     /// Swipes from (x1, y1) to (x2, y2) over `millis`.
-    pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+    fn drag(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
         let cmd = format!("input swipe {} {} {} {} {millis}", from.0, from.1, to.0, to.1);
         self.checked(&cmd, "input swipe").map(drop)
     }
@@ -443,7 +443,11 @@ impl Device for AdbDevice {
     }
 
     fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
-        self.swipe((x, y), (x, y), LONG_PRESS_MS)
+        self.drag((x, y), (x, y), LONG_PRESS_MS)
+    }
+
+    fn swipe(&mut self, from: (i32, i32), to: (i32, i32), millis: u32) -> Result<(), DeviceError> {
+        self.drag(from, to, millis)
     }
 
     fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {

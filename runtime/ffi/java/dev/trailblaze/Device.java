@@ -13,6 +13,11 @@ public interface Device {
 
     void longPress(int x, int y) throws Exception;
 
+    /** Drags from (x1, y1) to (x2, y2) over {@code millis} ms. A device that cannot swipe refuses. */
+    default void swipe(int x1, int y1, int x2, int y2, int millis) throws Exception {
+        throw new DeviceRefusedException("this device cannot swipe");
+    }
+
     /** Types into the focused field. The text may be a resolved secret: never log it. */
     void inputText(String text) throws Exception;
 

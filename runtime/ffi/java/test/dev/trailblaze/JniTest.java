@@ -59,6 +59,10 @@ public final class JniTest {
         check(greetings[0] == 2, "called twice: " + greetings[0]);
         pass("host function in Java");
 
+        TrailblazeNative.call(session, "swipe", "{\"direction\": \"UP\"}");
+        check(app.swipes == 1, "a swipe reached the Java device: " + app.swipes);
+        pass("swipe on a Java device");
+
         // Control: the same trail expecting another name fails (the report can say failed).
         app.reset();
         String failed = TrailblazeNative.runTrail(session, wrong.toString(), null);
@@ -179,6 +183,7 @@ public final class JniTest {
         boolean focused = false;
         int snapshots = 0;
         int taps = 0;
+        int swipes = 0;
         final List<String> typed = new ArrayList<>();
 
         void reset() {
@@ -205,6 +210,12 @@ public final class JniTest {
                     + "\"android.widget.FrameLayout\", \"bounds\": {\"left\": 0, \"top\": 0, \"right\": 1080, \"bottom\": 1920}, "
                     + "\"enabled\": true, \"clickable\": false, \"editable\": false, \"focused\": false, \"checked\": null, "
                     + "\"password\": false, \"children\": [" + children + "]}}";
+        }
+
+        @Override
+        public void swipe(int x1, int y1, int x2, int y2, int millis) {
+            if (y2 >= y1) throw new IllegalArgumentException("expected an upward swipe");
+            swipes++;
         }
 
         @Override
