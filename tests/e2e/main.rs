@@ -19,6 +19,7 @@ mod runtimes;
 mod scripts_debug;
 mod sdk_outside;
 mod secret_property;
+mod shell;
 mod spine;
 mod surface;
 mod trails;

@@ -7,6 +7,7 @@
 //   {"op":"list"}                                          -> {"tools":[{name, description, inputSchema}]}
 //   {"op":"call","tool":T,"args":{...}}                    -> {"isError":bool,"text":"..."}
 //   {"op":"call",...,"abortAfterMs":N}                     -> the same, or {"aborted":true}
+//   {"op":"bench","tool":T,"args":{...},"n":N}             -> {"micros":[one round trip per call, µs]}
 // Over HTTP, "client":"a"|"b"|... picks (and on first use connects) one of several clients at once.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -48,6 +49,15 @@ for (const op of ops) {
       if (!controller.signal.aborted) throw e;
       results.push({ aborted: true });
     }
+  } else if (op.op === "bench") {
+    const micros = [];
+    for (let i = 0; i < op.n; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await c.callTool({ name: op.tool, arguments: op.args ?? {} });
+      micros.push(Number(process.hrtime.bigint() - t0) / 1000);
+      if (r.isError) throw new Error(`call ${i} failed`);
+    }
+    results.push({ micros });
   } else {
     throw new Error(`unknown op ${JSON.stringify(op.op)}`);
   }

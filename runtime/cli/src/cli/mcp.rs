@@ -1,8 +1,7 @@
 //! `trailblaze mcp`: the LLM-visible tools over MCP (rmcp), on stdio or streamable HTTP on loopback.
-//! Each client gets one long-lived session ([`live::Live`]); the server only translates MCP to
+//! Each client gets one long-lived session ([`super::live::Live`]); the server only translates MCP to
 //! [`trailblaze::Session::call`] and back.
 
-mod live;
 mod server;
 
 use std::sync::Arc;
@@ -13,9 +12,9 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::live::{Shared, open_shared};
 use super::output::err;
-use super::{Cli, Failure, MapArg, SessionArgs, open_project, out_dir, warn_all};
-use live::Shared;
+use super::{Cli, Failure, MapArg, SessionArgs};
 use server::Server;
 
 #[derive(Args)]
@@ -31,16 +30,7 @@ pub struct McpArgs {
 }
 
 pub fn mcp(cli: &Cli, a: &McpArgs) -> Result<(), Failure> {
-    let spec = a.session.device.spec()?;
-    let (project, located) = open_project(cli, Some(&a.session.secrets))?;
-    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
-    let catalog = project.catalog(&id)?;
-    warn_all(&catalog.warnings);
-    // Fail now, not at the first call, when the device cannot be had (no app.yaml, no adb device).
-    drop(project.device(&id, &spec)?);
-    let out = out_dir(&located, &a.session.out);
-    let settings = a.session.limits.settings();
-    let shared = Arc::new(Shared::new(project, id, catalog, out, spec, settings));
+    let shared = open_shared(cli, &a.map, &a.session)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

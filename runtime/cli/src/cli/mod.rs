@@ -2,8 +2,10 @@
 
 mod device;
 mod diag;
+mod live;
 mod mcp;
 mod output;
+mod shell;
 mod tool;
 mod trails;
 
@@ -64,7 +66,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Run one LLM-visible tool on the device: `trailblaze tool NAME key=value ...`.
+    /// Run one LLM-visible tool on a fresh device: `trailblaze tool NAME key=value ...` (`shell` and
+    /// `mcp` keep one device across calls).
     Tool(tool::ToolArgs),
     /// List the tools the LLM sees, or show one in full.
     Tools(tool::ToolsArgs),
@@ -80,6 +83,8 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// List the devices `--device` can name: `sim` and the adb server's Android devices.
     Devices(device::DevicesArgs),
+    /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
+    Shell(shell::ShellArgs),
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
@@ -184,6 +189,7 @@ pub fn main() -> ExitCode {
         Command::Dts(a) => trails::dts(&cli, a),
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
+        Command::Shell(a) => shell::shell(&cli, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

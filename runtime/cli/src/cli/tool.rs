@@ -134,7 +134,7 @@ fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a ToolDescriptor, 
 }
 
 /// `key=value` pairs into an argument object, guided by the schema's property types.
-fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Failure> {
+pub(super) fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Failure> {
     let mut map = Map::new();
     for pair in pairs {
         let Some((k, v)) = pair.split_once('=') else {

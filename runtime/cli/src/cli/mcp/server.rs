@@ -13,7 +13,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use trailblaze::CancelHandle;
 
-use super::live::{Live, Shared, session_tool_definitions};
+use crate::cli::live::{Live, Shared, session_tool_definitions};
 
 #[derive(Clone)]
 pub struct Server {

@@ -1,6 +1,6 @@
-//! One MCP client's live session: the device session (started on the first call), what it recorded,
-//! and the session tools (`saveTrail`, `resetSession`). Everything here blocks; the server runs it
-//! off the async threads.
+//! One live session, an MCP client's or `trailblaze shell`'s: the device session (started on the first
+//! call), what it recorded, and the session tools (`saveTrail`, `resetSession`). Everything here
+//! blocks; the MCP server runs it off the async threads.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -10,6 +10,8 @@ use trailblaze::device::DeviceSpec;
 use trailblaze::internals::{Catalog, Redaction};
 use trailblaze::recording::{self, SessionRecording, TrailMeta};
 use trailblaze::{CancelHandle, Project, Session, Settings};
+
+use super::{Cli, Failure, MapArg, SessionArgs, open_project, out_dir, warn_all};
 
 /// What every client of one server shares: the project, its trailmap and catalog.
 pub struct Shared {
@@ -43,6 +45,20 @@ impl Shared {
             redact,
         }
     }
+}
+
+/// What `mcp` and `shell` share: the project, the trailmap's catalog, the device to open sessions
+/// on (checked now, not at the first call: no app.yaml, no adb device), logs and budgets.
+pub fn open_shared(cli: &Cli, map: &MapArg, session: &SessionArgs) -> Result<Arc<Shared>, Failure> {
+    let spec = session.device.spec()?;
+    let (project, located) = open_project(cli, Some(&session.secrets))?;
+    let id = project.trailmap_id(map.trailmap.as_deref())?;
+    let catalog = project.catalog(&id)?;
+    warn_all(&catalog.warnings);
+    drop(project.device(&id, &spec)?);
+    let out = out_dir(&located, &session.out);
+    let settings = session.limits.settings();
+    Ok(Arc::new(Shared::new(project, id, catalog, out, spec, settings)))
 }
 
 /// A reply: text for the model, and whether it is a tool error.
@@ -116,6 +132,11 @@ impl Live {
             seen: 0,
             cancel,
         }
+    }
+
+    /// What the session recorded so far, step by step.
+    pub fn recording(&self) -> &SessionRecording {
+        &self.recording
     }
 
     pub fn call(&mut self, name: &str, args: Value) -> Reply {
