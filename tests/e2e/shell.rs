@@ -18,6 +18,16 @@ fn ref_of(snapshot: &str, needle: &str) -> String {
     line.trim_start()[1..].split(']').next().unwrap_or_default().to_string()
 }
 
+/// The sign-in screen's email, password and button refs, from a `trailblaze snapshot`.
+fn sign_in_refs(f: &Fixture) -> (String, String, String) {
+    let snap = text(&in_dir(f, f.dir.path(), &["snapshot"])).0;
+    (
+        ref_of(&snap, "hint=\"Email\""),
+        ref_of(&snap, "hint=\"Password\""),
+        ref_of(&snap, "\"Sign in\""),
+    )
+}
+
 fn shell(f: &Fixture, lines: &str) -> (i32, String, String) {
     let mut child = Command::new(trailblaze_bin())
         .current_dir(f.dir.path())
@@ -44,12 +54,7 @@ fn shell(f: &Fixture, lines: &str) -> (i32, String, String) {
 #[test]
 fn a_shell_session_saves_a_trail_that_checks_and_replays_green() {
     let f = Fixture::demo();
-    let snap = text(&in_dir(&f, f.dir.path(), &["snapshot"])).0;
-    let (email, password, sign_in) = (
-        ref_of(&snap, "hint=\"Email\""),
-        ref_of(&snap, "hint=\"Password\""),
-        ref_of(&snap, "\"Sign in\""),
-    );
+    let (email, password, sign_in) = sign_in_refs(&f);
     let script = format!(
         "snapshot\ntap {email}\ntype jane@example.com\ntype {{{{secret:DEMO_PASSWORD}}}} {password}\n\
          tap [{sign_in}]\nsnapshot\nsteps\nnosuchtool a=1\ntap\nsave shell-login\nsave shell-login\nquit\n"
@@ -95,12 +100,7 @@ fn a_shell_session_saves_a_trail_that_checks_and_replays_green() {
 #[test]
 fn control_a_wrong_password_typed_in_the_shell_does_not_sign_in() {
     let f = Fixture::demo();
-    let snap = text(&in_dir(&f, f.dir.path(), &["snapshot"])).0;
-    let (email, password, sign_in) = (
-        ref_of(&snap, "hint=\"Email\""),
-        ref_of(&snap, "hint=\"Password\""),
-        ref_of(&snap, "\"Sign in\""),
-    );
+    let (email, password, sign_in) = sign_in_refs(&f);
     let script = format!("type jane@example.com {email}\ntype wrong {password}\ntap {sign_in}\nsnapshot\n");
     let (code, out, err) = shell(&f, &script);
     assert_eq!(code, 0, "{err}");

@@ -127,7 +127,7 @@ fn mutations() -> Vec<(&'static str, String)> {
         ("wrong type", "inputText: { text: a, nodeSelector: 5 }".into()),
         ("unknown tool", "inputTxt: { text: a }".into()),
         ("unknown tool", "tapp: { ref: y1 }".into()),
-        ("unknown tool", "swipe: { direction: UP }".into()),
+        ("unknown tool", "flingTwice: { direction: UP }".into()),
         ("unknown tool", "lookupCredential: { account: demo }".into()),
         ("unknown tool", "launch: { appId: a }".into()),
         ("bad enum", "pressKey: { keyCode: SPACE }".into()),

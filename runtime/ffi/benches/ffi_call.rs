@@ -43,22 +43,20 @@ fn repo() -> PathBuf {
 fn jni(options: &str, calls: u32, repeats: usize) -> Option<f64> {
     let dir = tempfile::tempdir().ok()?;
     let java_dir = repo().join("runtime/ffi/java");
-    let sources = [
-        "dev/trailblaze/TrailblazeNative.java",
-        "dev/trailblaze/Device.java",
-        "dev/trailblaze/TrailblazeException.java",
-        "dev/trailblaze/DeviceRefusedException.java",
-        "test/dev/trailblaze/JniBench.java",
-    ];
-    let ok = Command::new("javac")
-        .arg("-d")
-        .arg(dir.path())
-        .args(sources.iter().map(|s| java_dir.join(s)))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("no javac: the JNI figure is skipped");
-        return None;
+    // Every class of the Java side, so a new one is never left out, and the bench.
+    let mut sources: Vec<std::path::PathBuf> = std::fs::read_dir(java_dir.join("dev/trailblaze"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "java"))
+        .collect();
+    sources.push(java_dir.join("test/dev/trailblaze/JniBench.java"));
+    match Command::new("javac").arg("-d").arg(dir.path()).args(&sources).status() {
+        Err(_) => {
+            eprintln!("no javac: the JNI figure is skipped");
+            return None;
+        }
+        Ok(s) => assert!(s.success(), "javac failed on the Java side"),
     }
     let exe = std::env::current_exe().ok()?;
     // The cdylib of this build sits beside the bench binary, in `deps/`.
