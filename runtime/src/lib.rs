@@ -36,7 +36,7 @@ pub use catalog::ToolDefinition;
 pub use check::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_tools_tsc, check_tsc};
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
-pub use run::{RunOptions, RunOutput, run_trails};
+pub use run::{RunOptions, RunOutput, ScreenshotPolicy, run_trails};
 pub use session::{Session, SessionError, Settings};
 pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;

@@ -30,6 +30,28 @@ pub struct RunOptions {
     pub args: BTreeMap<String, String>,
     /// The device every trail runs on (each trail gets a fresh session on it).
     pub device: DeviceSpec,
+    /// Which steps keep a picture of the screen in the report.
+    pub screenshots: ScreenshotPolicy,
+}
+
+/// Which steps keep a screenshot: every step, the failed ones (a slow phone spends ~1 s per
+/// `screencap`), or none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScreenshotPolicy {
+    #[default]
+    All,
+    Failures,
+    None,
+}
+
+impl ScreenshotPolicy {
+    fn wants(self, outcome: &Outcome) -> bool {
+        match self {
+            ScreenshotPolicy::All => *outcome != Outcome::NotRecorded,
+            ScreenshotPolicy::Failures => matches!(outcome, Outcome::Failed | Outcome::Error),
+            ScreenshotPolicy::None => false,
+        }
+    }
 }
 
 /// Where a run wrote its files.
@@ -252,7 +274,7 @@ fn run_one(
             ));
             continue;
         }
-        let sr = run_with_retries(&session, step, &mut last_seq, screens, progress);
+        let sr = run_with_retries(&session, step, &mut last_seq, (screens, opts.screenshots), progress);
         let mark = match sr.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
@@ -365,7 +387,7 @@ fn run_with_retries(
     session: &Session,
     step: &Step,
     last_seq: &mut u64,
-    screens: &mut Screens,
+    (screens, policy): (&mut Screens, ScreenshotPolicy),
     progress: &mut dyn FnMut(&str),
 ) -> StepReport {
     let retries = step.max_retries.unwrap_or(0);
@@ -383,7 +405,7 @@ fn run_with_retries(
     }
     sr.attempts = retried.len() as u32 + 1;
     sr.retried = retried;
-    if sr.outcome != Outcome::NotRecorded
+    if policy.wants(&sr.outcome)
         && let Ok(shot) = session.screenshot()
         && let Some(saved) = screens.save(shot.mime, &shot.bytes)
     {

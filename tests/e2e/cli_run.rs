@@ -285,3 +285,42 @@ fn a_run_that_cannot_write_its_results_fails_once_cleanly() {
     let o = in_dir(&f, f.dir.path(), &["run", "--secrets", &secrets(&f)]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
 }
+
+#[test]
+fn screenshots_can_be_limited_to_failures_or_turned_off() {
+    let f = Fixture::demo();
+    let pw = secrets(&f);
+    let screens = |which: &str| -> usize {
+        let dir = f.dir.path().join(format!("shots-{which}"));
+        let o = in_dir(
+            &f,
+            f.dir.path(),
+            &["run", "--secrets", &pw, "--screenshots", which, "--report-dir", s(&dir)],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+        let report = std::fs::read_to_string(dir.join("report.json")).expect("report");
+        report.matches("\"screen\": \"screens/").count()
+    };
+    // Control: by default every step has its screen, so the counts below can be told apart.
+    assert!(screens("all") >= 3);
+    assert_eq!(screens("failures"), 0, "every step passed: no screen kept");
+    assert_eq!(screens("none"), 0);
+    // A failing step keeps its screen under `failures`, and only it.
+    let bad = f.map_dir().join("trails/fails.trail.yaml");
+    std::fs::write(
+        &bad,
+        "config:\n  id: demo/fails\n  target: demo\ntrail:\n  - verify: A screen that never shows\n    recording:\n      tools:\n        - assertVisibleBySelector:\n            nodeSelector: { androidAccessibility: { textRegex: Nowhere } }\n",
+    )
+    .expect("write");
+    let dir = f.dir.path().join("shots-failing");
+    let o = in_dir(
+        &f,
+        f.dir.path(),
+        &["run", "--screenshots", "failures", "--report-dir", s(&dir), s(&bad)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let report = std::fs::read_to_string(dir.join("report.json")).expect("report");
+    assert_eq!(report.matches("\"screen\": \"screens/").count(), 1, "{report}");
+    let o = in_dir(&f, f.dir.path(), &["run", "--screenshots", "some"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -9,7 +9,7 @@ use trailblaze::internals::write_client_files;
 use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
 use trailblaze::{CheckReport, check_native, check_tools_tsc, check_tsc};
 use trailblaze::{Project, ProjectError};
-use trailblaze::{RunOptions, run_trails};
+use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out, progress};
@@ -51,11 +51,22 @@ pub struct RunArgs {
     /// Also write the JUnit XML here (for CI test-result uploaders).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Which steps keep a screenshot in the report: `all`, `failures` (a phone spends about a
+    /// second per screenshot) or `none`.
+    #[arg(long, value_enum, default_value = "all", value_name = "WHICH")]
+    pub screenshots: Screenshots,
     /// Print the run's report as JSON on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub session: SessionArgs,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Screenshots {
+    All,
+    Failures,
+    None,
 }
 
 /// `--arg` values as a map; a malformed one is named by its position, never by its text.
@@ -196,6 +207,11 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         junit: a.junit.clone(),
         args,
         device,
+        screenshots: match a.screenshots {
+            Screenshots::All => ScreenshotPolicy::All,
+            Screenshots::Failures => ScreenshotPolicy::Failures,
+            Screenshots::None => ScreenshotPolicy::None,
+        },
     };
     let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line)).map_err(|e| match e {
         // The trails ran but their results could not be kept: the run failed (exit 1), as a
