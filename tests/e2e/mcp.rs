@@ -439,3 +439,62 @@ fn unknown_device_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown device `pixel`"));
 }
+
+/// rmcp's own client (Rust) over stdio: the same tools as `tools --json` plus the session tools,
+/// a snapshot as compact text, a tap that changes the screen, an invalid call as a tool error.
+#[test]
+fn rmcp_client_drives_a_stdio_session() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+
+    let f = demo();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let mut cmd = tokio::process::Command::new(trailblaze_bin());
+        cmd.arg("--trailmaps")
+            .arg(f.root())
+            .arg("mcp")
+            .env("TRAILBLAZE_OUT", f.out())
+            .env("TRAILBLAZE_CACHE_DIR", f.cache())
+            .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", CANARY)
+            .stderr(Stdio::null());
+        let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("handshake");
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(names.contains(&"tap") && names.contains(&"saveTrail"), "{names:?}");
+        assert!(!names.contains(&"inputText"), "hidden tools stay hidden: {names:?}");
+        let text_of = |r: &rmcp::model::CallToolResult| -> String {
+            r.content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let snap = client
+            .call_tool(CallToolRequestParams::new("snapshot"))
+            .await
+            .expect("snapshot");
+        let snap_text = text_of(&snap);
+        assert!(snap_text.contains("hint=\"Email\""), "{snap_text}");
+        let mut bad = CallToolRequestParams::new("tap");
+        bad.arguments = Some(
+            serde_json::json!({ "ref": "nope", "extra": CANARY })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let r = client.call_tool(bad).await.expect("a tool error is a result");
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert!(
+            text_of(&r).contains("extra") && !text_of(&r).contains(CANARY),
+            "{}",
+            text_of(&r)
+        );
+        client.cancel().await.expect("closed");
+    });
+}
