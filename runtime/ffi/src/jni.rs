@@ -261,13 +261,7 @@ fn java_host_function(
                     Some(s) => crate::host::answer(true, s.into_bytes()),
                     None => Ok(Value::Null),
                 }),
-                Err(JniError::JavaException) => {
-                    let t = env.exception_occurred()?;
-                    env.exception_clear()?;
-                    let text = env.call_method(&t, "toString", "()Ljava/lang/String;", &[])?.l()?;
-                    let text: String = env.get_string(&JString::from(text))?.into();
-                    Ok(Err(text))
-                }
+                Err(JniError::JavaException) => Ok(Err(take_exception(env)?.1)),
                 Err(e) => Ok(Err(format!("JNI: {e}"))),
             }
         });
@@ -276,6 +270,15 @@ fn java_host_function(
             Err(format!("JNI: {e}"))
         })
     }))
+}
+
+/// Clears the pending Java exception and returns it with its `toString()` (class and message).
+fn take_exception<'l>(env: &mut JNIEnv<'l>) -> Result<(JThrowable<'l>, String), JniError> {
+    let t = env.exception_occurred()?;
+    env.exception_clear()?;
+    let text = env.call_method(&t, "toString", "()Ljava/lang/String;", &[])?.l()?;
+    let text: String = env.get_string(&JString::from(text))?.into();
+    Ok((t, text))
 }
 
 /// A `dev.trailblaze.Device` Java object as a session's device.
@@ -323,10 +326,7 @@ impl JavaDevice {
             match f(env, device) {
                 Ok(v) => Ok(Ok(v)),
                 Err(JniError::JavaException) => {
-                    let t = env.exception_occurred()?;
-                    env.exception_clear()?;
-                    let text = env.call_method(&t, "toString", "()Ljava/lang/String;", &[])?.l()?;
-                    let text: String = env.get_string(&JString::from(text))?.into();
+                    let (t, text) = take_exception(env)?;
                     let is_refused = env.is_instance_of(&t, <&JClass>::from(refused))?;
                     Ok(Err(if is_refused {
                         DeviceError::Action(text)

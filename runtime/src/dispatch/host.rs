@@ -36,12 +36,10 @@ pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json
     };
     // An embedder's function has no Rust type to decode into: its schema is held as strictly.
     if entry.is_dynamic() {
-        let args = if args.is_null() {
-            Json::Object(Default::default())
-        } else {
-            args.clone()
-        };
-        if let Some(f) = crate::surface::check_value(entry.args_schema.as_value(), None, &args).first() {
+        // `ctx.host.f()` sends null: checked as `{}`, as the invoker will pass it.
+        let empty = Json::Object(Default::default());
+        let checked = if args.is_null() { &empty } else { &args };
+        if let Some(f) = crate::surface::check_value(entry.args_schema.as_value(), None, checked).first() {
             return Err(HostCallError::Decode {
                 name: name.to_string(),
                 source: f.to_decode_error(),

@@ -263,8 +263,7 @@ impl Device for SimDevice {
     /// The simulated app has no scrolling content: a swipe on the screen changes nothing, as on a
     /// phone showing a screen that does not scroll. One that starts off the screen is refused.
     fn swipe(&mut self, from: (i32, i32), _to: (i32, i32), _millis: u32) -> Result<(), DeviceError> {
-        let tree = self.tree();
-        let (w, h) = (tree.width, tree.height);
+        let (w, h) = (SCREEN_WIDTH, SCREEN_HEIGHT);
         if from.0 < 0 || from.1 < 0 || from.0 >= w || from.1 >= h {
             return Err(DeviceError::Action(format!(
                 "a swipe from ({}, {}) starts off the {w}×{h} screen",
