@@ -297,12 +297,29 @@ fn break_composed_cycles(cat: &mut Catalog) {
     }
 }
 
-/// `target.tools` names the scripted tools the LLM is offered; the others stay callable.
+/// `target.tools` (and each platform's `tools`, hoisted as the original does) names the scripted
+/// tools the LLM is offered; the others stay callable. A platform's `excluded_tools` hides a tool
+/// from the LLM too.
 fn offer_to_llm(cat: &mut Catalog, map: &crate::trailmap::Trailmap) {
-    let Some(offered) = map.spec.target.as_ref().map(|t| &t.tools).filter(|t| !t.is_empty()) else {
+    let Some(target) = map.spec.target.as_ref() else {
         return;
     };
-    for name in offered {
+    let excluded: Vec<&String> = target
+        .platforms
+        .iter()
+        .flat_map(|m| m.values())
+        .flat_map(|p| p.excluded_tools.iter().flatten())
+        .collect();
+    for name in &excluded {
+        if let Some(t) = cat.tools.get_mut(name.as_str()) {
+            Arc::make_mut(t).flags.surface_to_llm = false;
+        }
+    }
+    let offered = target.offered_tools();
+    if offered.is_empty() {
+        return;
+    }
+    for name in &offered {
         if cat.tools.get(name).is_none_or(|t| t.trailmap.is_none()) {
             cat.warnings.push(format!(
                 "{}/trailmap.yaml: target.tools names `{name}`, which is no scripted tool",

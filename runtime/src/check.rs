@@ -195,25 +195,38 @@ impl<'p> Catalogs<'p> {
     }
 }
 
-/// The finding for a trail whose target does not resolve, or `None` when it does.
-fn target_finding(t: &Target, catalogs: &mut Catalogs<'_>) -> Option<Finding> {
+/// Whether the type gate checks `t`: its target is a trailmap that loads. A target that does not
+/// load is a finding; a trail with no target, or one naming no loaded trailmap (an app's package id),
+/// is skipped with a notice, as the original does — unless the name is a near miss of a loaded
+/// trailmap's id, which is a typo to fix, not an app.
+fn checkable(t: &Target, catalogs: &mut Catalogs<'_>, report: &mut CheckReport) -> bool {
     let pos = t.trail.doc.position("config.target");
     let project = catalogs.project;
+    let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
     let message = match &t.map {
-        None => "no target: set `config.target` to a trailmap id, or keep the trail under trailmaps/<id>/".to_string(),
-        Some(id) if project.trailmaps.get(id).is_none() => {
-            let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
-            format!(
-                "target `{id}`: no loaded trailmap provides it (loaded: {})",
-                known.join(", ")
-            )
+        None => {
+            report.notices.push(format!(
+                "{}: not type-checked: it names no target (`config.target`), so only the built-ins apply",
+                t.trail.file.display()
+            ));
+            return false;
         }
+        Some(id) if project.trailmaps.get(id).is_none() => match did_you_mean_id(id, &known) {
+            Some(near) => format!("target `{id}`: no loaded trailmap provides it; did you mean `{near}`?"),
+            None => {
+                report.notices.push(format!(
+                    "{}: not type-checked: its target `{id}` is no loaded trailmap (an app id?), so only the built-ins apply",
+                    t.trail.file.display()
+                ));
+                return false;
+            }
+        },
         Some(id) => match catalogs.get(id) {
-            Ok(_) => return None,
+            Ok(_) => return true,
             Err(e) => format!("target `{id}` does not load: {e}"),
         },
     };
-    Some(Finding {
+    report.findings.push(Finding {
         file: t.trail.file.clone(),
         line: pos.line,
         col: pos.col,
@@ -221,7 +234,16 @@ fn target_finding(t: &Target, catalogs: &mut Catalogs<'_>) -> Option<Finding> {
         tool: None,
         message,
         warning: false,
-    })
+    });
+    false
+}
+
+/// A loaded trailmap id `id` is a near miss of (`demoo` for `demo`); package ids (`com.x.y`) never are.
+fn did_you_mean_id<'a>(id: &str, known: &'a [&'a str]) -> Option<&'a str> {
+    if id.contains('.') {
+        return None;
+    }
+    trailblaze_host_functions::decode::nearest(id, known)
 }
 
 fn exempt(project: &Project, id: &str) -> bool {
@@ -243,12 +265,11 @@ pub fn check_native(project: &Project, files: &[PathBuf]) -> CheckReport {
     };
     // Resolve targets and build each catalog once, then check the trails on every core.
     let mut work: Vec<(&Target, &Surface, bool)> = Vec::new();
-    for t in &targets {
-        if let Some(f) = target_finding(t, &mut catalogs) {
-            report.findings.push(f);
-        }
-    }
-    for t in &targets {
+    let checked: Vec<bool> = targets
+        .iter()
+        .map(|t| checkable(t, &mut catalogs, &mut report))
+        .collect();
+    for (t, _) in targets.iter().zip(&checked).filter(|(_, c)| **c) {
         let Some(id) = t.map.as_deref() else { continue };
         if let Some(Ok((_, surface))) = catalogs.built.get(id) {
             work.push((t, surface, exempt(project, id)));
@@ -437,8 +458,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
     // Per target trailmap: the gen files and their line tables.
     let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
     for (i, t) in targets.iter().enumerate() {
-        if let Some(f) = target_finding(t, &mut catalogs) {
-            report.findings.push(f);
+        if !checkable(t, &mut catalogs, &mut report) {
             continue;
         }
         let Some(id) = t.map.clone() else { continue };
@@ -650,5 +670,40 @@ export const probe = trailblaze.tool<{ n: number }, { s: string }>(async (input,
         std::fs::remove_file(dir.path().join("trailmaps/m/tools/probe.ts")).expect("rm");
         let report = check_tools_tsc(&project, &["m".to_string(), "unknown".to_string()]).expect("runs");
         assert_eq!((report.tool_files, report.findings.len()), (0, 0));
+    }
+
+    #[test]
+    fn an_app_id_target_is_skipped_with_a_notice_and_a_near_miss_is_a_finding() {
+        let (dir, project) = project_with(CLEAN);
+        let write = |name: &str, target: &str| {
+            let file = dir.path().join(name);
+            let text = format!(
+                "config:\n  target: {target}\ntrail:\n  - step: a\n    recording:\n      tools:\n        - nope: {{}}\n"
+            );
+            std::fs::write(&file, text).expect("write");
+            file
+        };
+        let app = write("app.trail.yaml", "com.example.app");
+        let typo = write("typo.trail.yaml", "mm");
+        let known = write("known.trail.yaml", "m");
+        let report = check_native(&project, &[app, typo, known]);
+        assert!(
+            report
+                .notices
+                .iter()
+                .any(|n| n.contains("app.trail.yaml: not type-checked: its target `com.example.app`")),
+            "{:?}",
+            report.notices
+        );
+        let messages: Vec<&str> = report.findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("target `mm`") && m.contains("did you mean `m`?")),
+            "{messages:?}"
+        );
+        // Control: the trail whose target loads is type-checked, so its unknown tool is found.
+        assert!(messages.iter().any(|m| m.contains("nope")), "{messages:?}");
     }
 }

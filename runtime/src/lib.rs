@@ -40,6 +40,7 @@ pub use run::{RunOptions, RunOutput, ScreenshotPolicy, run_trails};
 pub use session::{Session, SessionError, Settings};
 pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;
+pub use trail::{migrate_file, migrate_text};
 pub use trailmap::LoadErrors;
 pub use yaml::{Pos, YamlError};
 

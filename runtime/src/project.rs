@@ -85,12 +85,16 @@ impl Project {
         }
     }
 
-    /// The catalog of trailmap `id`, built once per project.
+    /// The catalog of trailmap `id` ([`NO_TARGET`]: the built-ins alone), built once per project.
     pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
         if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {
             return Ok(c);
         }
-        let built = Arc::new(Catalog::for_trailmap(&self.trailmaps, id, self.registry.clone())?);
+        let built = if id == NO_TARGET {
+            Arc::new(Catalog::builtins_only(&self.trailmaps.root))
+        } else {
+            Arc::new(Catalog::for_trailmap(&self.trailmaps, id, self.registry.clone())?)
+        };
         if let Ok(mut m) = self.catalogs.lock() {
             m.insert(id.to_string(), built.clone());
         }
@@ -107,6 +111,13 @@ impl Project {
 
     /// The simulated device for trailmap `id`, from its `app.yaml`.
     pub fn sim_device(&self, id: &str) -> Result<Box<dyn Device>, ProjectError> {
+        if id == NO_TARGET {
+            return Err(ProjectError::Usage(
+                "the trail targets no loaded trailmap, so the simulated device has no app to run: \
+                 run it on a phone (`--device android`) or set `config.target` to a trailmap with an app.yaml"
+                    .into(),
+            ));
+        }
         let map = self
             .trailmaps
             .get(id)
@@ -184,6 +195,10 @@ impl Project {
         })?)
     }
 }
+
+/// The target id of a trail that names no loaded trailmap (none, or an app's package id, as the
+/// original allows): its session has the built-in tools alone.
+pub const NO_TARGET: &str = "";
 
 /// How to open one session ([`Project::open_session`]); every field has a default.
 #[derive(Default)]

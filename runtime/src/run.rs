@@ -233,15 +233,10 @@ fn run_one(
             };
         }
     };
-    let Some(target) = target_of(project, &trail) else {
-        let e = "no target: set `config.target` to a trailmap id, or keep the trail under trailmaps/<id>/".to_string();
-        progress(&format!("✗ {}: {e}", file.display()));
-        return TrailReport {
-            error: Some(e),
-            outcome: Outcome::Failed,
-            ..report
-        };
-    };
+    // No target, or one that is no loaded trailmap (an app's package id): the built-ins alone.
+    let target = target_of(project, &trail)
+        .filter(|id| project.trailmaps.get(id).is_some())
+        .unwrap_or_else(|| crate::project::NO_TARGET.to_string());
     let session = match start_session(project, &target, &trail, dir, opts, used_ids) {
         Ok(s) => s,
         Err(e) => {
@@ -282,7 +277,8 @@ fn run_one(
             Outcome::Skipped { .. } => "-",
             Outcome::Error => "!",
         };
-        let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum();
+        // `+ 0.0`: an empty sum is -0.0, which would print as "-0.0 ms".
+        let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum::<f64>() + 0.0;
         let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
         let tries = if sr.attempts > 1 {
             format!(", attempt {}", sr.attempts)

@@ -50,6 +50,53 @@ pub struct AndroidAccessibilityMatch {
     /// Whether the node accepts text input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_editable: Option<bool>,
+    /// The accessibility driver's unique id of the node (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique_id: Option<String>,
+    /// A Jetpack Compose `testTag` exposed to accessibility.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub compose_test_tag_regex: Option<String>,
+    /// The text of the node that labels this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub labeled_by_text_regex: Option<String>,
+    /// The state description (e.g. `On`, `50 percent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub state_description_regex: Option<String>,
+    /// The title of the pane the node is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub pane_title_regex: Option<String>,
+    /// The role description read to accessibility users.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub role_description_regex: Option<String>,
+    /// Whether the node can be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_checkable: Option<bool>,
+    /// Whether the node is selected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_selected: Option<bool>,
+    /// Whether the node scrolls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_scrollable: Option<bool>,
+    /// Whether the node is a heading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_heading: Option<bool>,
+    /// Whether an editable node takes several lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_multi_line: Option<bool>,
+    /// The editable field's Android `InputType` flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<i64>,
+    /// The node's row in a collection (list or grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_item_row_index: Option<i64>,
+    /// The node's column in a collection (grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_item_column_index: Option<i64>,
 }
 
 /// Predicates on a node from the Maestro-based Android driver (UI Automator hierarchy).
@@ -88,6 +135,9 @@ pub struct AndroidMaestroMatch {
     /// Whether the node is selected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<bool>,
+    /// Whether the node reacts to a tap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clickable: Option<bool>,
 }
 
 /// Predicates on a node from the web (Playwright) driver. Android devices match none of them.
@@ -107,6 +157,126 @@ pub struct WebMatch {
     /// The element's `data-testid` attribute (exact).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_test_id: Option<String>,
+    /// The accessible description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub aria_descriptor_regex: Option<String>,
+    /// The level of a heading (1-6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading_level: Option<i64>,
+    /// 0-based index among the elements the other fields match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth_index: Option<i64>,
+}
+
+/// Predicates on a node from the Compose desktop driver (semantics tree). Android devices match none of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ComposeMatch {
+    /// The node's `testTag` (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_tag: Option<String>,
+    /// The semantics role, e.g. `Button` (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The node's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub text_regex: Option<String>,
+    /// The text of an editable field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub editable_text_regex: Option<String>,
+    /// The content description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub content_description_regex: Option<String>,
+    /// `On`, `Off` or `Indeterminate` (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toggleable_state: Option<String>,
+    /// Whether the node is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_enabled: Option<bool>,
+    /// Whether the node has focus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_focused: Option<bool>,
+    /// Whether the node is selected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_selected: Option<bool>,
+    /// Whether the node is a password field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_password: Option<bool>,
+}
+
+/// Predicates on a node from the Maestro-based iOS driver. Android devices match none of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IosMaestroMatch {
+    /// The node's visible text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub text_regex: Option<String>,
+    /// The accessibility identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub resource_id_regex: Option<String>,
+    /// The accessibility label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub accessibility_text_regex: Option<String>,
+    /// The element type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub class_name_regex: Option<String>,
+    /// The placeholder of a text field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub hint_text_regex: Option<String>,
+    /// Whether the node has focus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused: Option<bool>,
+    /// Whether the node is selected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+}
+
+/// Predicates on a node from the AXe iOS accessibility driver. Android devices match none of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IosAxeMatch {
+    /// The accessibility role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub role_regex: Option<String>,
+    /// The accessibility subrole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub subrole_regex: Option<String>,
+    /// The accessibility label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub label_regex: Option<String>,
+    /// The accessibility value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub value_regex: Option<String>,
+    /// The accessibility identifier (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique_id: Option<String>,
+    /// The element type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub type_regex: Option<String>,
+    /// The title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "regex"))]
+    pub title_regex: Option<String>,
+    /// A custom accessibility action the node offers (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_action: Option<String>,
+    /// Whether the node is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
 }
 
 /// Trailblaze's recursive node selector: at most one driver match plus relational constraints.
@@ -123,6 +293,15 @@ pub struct TrailblazeNodeSelector {
     /// Match on web (DOM / ARIA) properties.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<WebMatch>,
+    /// Match on Compose semantics properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compose: Option<ComposeMatch>,
+    /// Match on Maestro-based iOS properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios_maestro: Option<IosMaestroMatch>,
+    /// Match on iOS accessibility (AXe) properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios_axe: Option<IosAxeMatch>,
     /// The node lies below a node matching this selector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub below: Option<Box<TrailblazeNodeSelector>>,
@@ -193,6 +372,58 @@ fn opt_bool(want: Option<bool>, have: bool) -> bool {
     want.is_none_or(|w| w == have)
 }
 
+fn opt_int(want: Option<i64>, have: Option<i64>) -> bool {
+    want.is_none_or(|w| have == Some(w))
+}
+
+impl AndroidAccessibilityMatch {
+    /// Whether node `n` has every property this match sets. A property the view tree does not carry
+    /// (a label's text, a pane title, an input type, a collection position) reads as absent: a text
+    /// pattern then sees `""`, a flag `false`, a number nothing.
+    fn matches(&self, n: &crate::device::ViewNode) -> bool {
+        opt_text(&self.text_regex, n.text.as_deref())
+            && opt_text(&self.hint_text_regex, n.hint_text.as_deref())
+            && opt_text(&self.resource_id_regex, n.resource_id.as_deref())
+            && opt_text(&self.content_description_regex, n.content_description.as_deref())
+            && opt_text(&self.class_name_regex, Some(&n.class_name))
+            && opt_bool(self.is_enabled, n.enabled)
+            && opt_bool(self.is_checked, n.checked.unwrap_or(false))
+            && opt_bool(self.is_password, n.password)
+            && opt_bool(self.is_focused, n.focused)
+            && opt_bool(self.is_clickable, n.clickable)
+            && opt_bool(self.is_editable, n.editable)
+            && self.unique_id.as_deref().is_none_or(str::is_empty)
+            && opt_text(&self.compose_test_tag_regex, None)
+            && opt_text(&self.labeled_by_text_regex, None)
+            && opt_text(&self.state_description_regex, None)
+            && opt_text(&self.pane_title_regex, None)
+            && opt_text(&self.role_description_regex, None)
+            && opt_bool(self.is_checkable, n.checked.is_some())
+            && opt_bool(self.is_selected, n.selected)
+            && opt_bool(self.is_scrollable, n.scrollable)
+            && opt_bool(self.is_heading, false)
+            && opt_bool(self.is_multi_line, false)
+            && opt_int(self.input_type, None)
+            && opt_int(self.collection_item_row_index, None)
+            && opt_int(self.collection_item_column_index, None)
+    }
+}
+
+impl AndroidMaestroMatch {
+    fn matches(&self, n: &crate::device::ViewNode) -> bool {
+        opt_text(&self.text_regex, n.text.as_deref())
+            && opt_text(&self.resource_id_regex, n.resource_id.as_deref())
+            && opt_text(&self.accessibility_text_regex, n.content_description.as_deref())
+            && opt_text(&self.class_name_regex, Some(&n.class_name))
+            && opt_text(&self.hint_text_regex, n.hint_text.as_deref())
+            && opt_bool(self.enabled, n.enabled)
+            && opt_bool(self.checked, n.checked.unwrap_or(false))
+            && opt_bool(self.focused, n.focused)
+            && opt_bool(self.selected, n.selected)
+            && opt_bool(self.clickable, n.clickable)
+    }
+}
+
 /// Relational constraints nest; a selector deeper than this is refused as a match.
 const MAX_SELECTOR_DEPTH: usize = 32;
 
@@ -203,12 +434,17 @@ impl TrailblazeNodeSelector {
     /// everything). `None` when every part says something.
     pub fn without_predicate(&self) -> Option<String> {
         let non_empty = |m: Option<serde_json::Value>| m.is_some_and(|v| v.as_object().is_some_and(|o| !o.is_empty()));
-        let drivers = non_empty(
-            self.android_accessibility
-                .as_ref()
-                .and_then(|m| serde_json::to_value(m).ok()),
-        ) || non_empty(self.android_maestro.as_ref().and_then(|m| serde_json::to_value(m).ok()))
-            || non_empty(self.web.as_ref().and_then(|m| serde_json::to_value(m).ok()));
+        let json = |m: Option<serde_json::Result<serde_json::Value>>| m.and_then(Result::ok);
+        let drivers = [
+            json(self.android_accessibility.as_ref().map(serde_json::to_value)),
+            json(self.android_maestro.as_ref().map(serde_json::to_value)),
+            json(self.web.as_ref().map(serde_json::to_value)),
+            json(self.compose.as_ref().map(serde_json::to_value)),
+            json(self.ios_maestro.as_ref().map(serde_json::to_value)),
+            json(self.ios_axe.as_ref().map(serde_json::to_value)),
+        ]
+        .into_iter()
+        .any(non_empty);
         let relations = [
             ("below", &self.below),
             ("above", &self.above),
@@ -274,38 +510,19 @@ impl TrailblazeNodeSelector {
             return false;
         }
         let n = &snap.nodes[i];
-        if let Some(a) = &self.android_accessibility {
-            let ok = opt_text(&a.text_regex, n.text.as_deref())
-                && opt_text(&a.hint_text_regex, n.hint_text.as_deref())
-                && opt_text(&a.resource_id_regex, n.resource_id.as_deref())
-                && opt_text(&a.content_description_regex, n.content_description.as_deref())
-                && opt_text(&a.class_name_regex, Some(&n.class_name))
-                && opt_bool(a.is_enabled, n.enabled)
-                && opt_bool(a.is_checked, n.checked.unwrap_or(false))
-                && opt_bool(a.is_password, n.password)
-                && opt_bool(a.is_focused, n.focused)
-                && opt_bool(a.is_clickable, n.clickable)
-                && opt_bool(a.is_editable, n.editable);
-            if !ok {
-                return false;
-            }
+        if let Some(a) = &self.android_accessibility
+            && !a.matches(n)
+        {
+            return false;
         }
-        if let Some(m) = &self.android_maestro {
-            let ok = opt_text(&m.text_regex, n.text.as_deref())
-                && opt_text(&m.resource_id_regex, n.resource_id.as_deref())
-                && opt_text(&m.accessibility_text_regex, n.content_description.as_deref())
-                && opt_text(&m.class_name_regex, Some(&n.class_name))
-                && opt_text(&m.hint_text_regex, n.hint_text.as_deref())
-                && opt_bool(m.enabled, n.enabled)
-                && opt_bool(m.checked, n.checked.unwrap_or(false))
-                && opt_bool(m.focused, n.focused)
-                && m.selected.is_none_or(|s| !s);
-            if !ok {
-                return false;
-            }
+        if let Some(m) = &self.android_maestro
+            && !m.matches(n)
+        {
+            return false;
         }
-        if self.web.is_some() {
-            // An Android view tree has no DOM: a web match never holds here.
+        // An Android view tree has no DOM, no Compose semantics and no iOS elements: a match on one
+        // of those drivers never holds here (the type gate still knows every field).
+        if self.web.is_some() || self.compose.is_some() || self.ios_maestro.is_some() || self.ios_axe.is_some() {
             return false;
         }
         let any = |sel: &TrailblazeNodeSelector, pred: &dyn Fn(usize) -> bool| {
@@ -581,6 +798,83 @@ mod tests {
             }),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_whole_grammar_reads_and_what_the_tree_does_not_carry_never_matches() {
+        let mut root = node("android.widget.FrameLayout", None, None, 0, vec![]);
+        let mut tab = node(
+            "android.widget.TextView",
+            Some("ALARM"),
+            Some("app:id/tab"),
+            100,
+            vec![],
+        );
+        tab.selected = true;
+        let mut list = node(
+            "androidx.recyclerview.widget.RecyclerView",
+            None,
+            Some("app:id/list"),
+            300,
+            vec![],
+        );
+        list.scrollable = true;
+        let mut switch = node("android.widget.Switch", None, Some("app:id/on"), 500, vec![]);
+        switch.checked = Some(false);
+        root.children = vec![tab, list, switch];
+        let s = Snapshot::from_tree(ViewTree {
+            app_id: Some("app".into()),
+            width: 1000,
+            height: 2000,
+            root,
+        });
+        let one = |v: serde_json::Value| -> usize {
+            let sel: TrailblazeNodeSelector = serde_json::from_value(v).expect("the grammar reads it");
+            sel.resolve(&s).len()
+        };
+        use serde_json::json;
+        assert_eq!(one(json!({"androidAccessibility": {"isSelected": true}})), 1);
+        assert_eq!(one(json!({"androidAccessibility": {"isScrollable": true}})), 1);
+        assert_eq!(
+            one(json!({"androidAccessibility": {"isCheckable": true}})),
+            1,
+            "checkable: has a checked state"
+        );
+        assert_eq!(
+            one(json!({"androidMaestro": {"selected": true, "clickable": false}})),
+            1
+        );
+        // What an Android view tree does not carry reads as absent: `false` holds, `true` or a number never.
+        assert_eq!(
+            one(json!({"androidAccessibility": {"textRegex": "ALARM", "isHeading": false}})),
+            1
+        );
+        assert_eq!(
+            one(json!({"androidAccessibility": {"textRegex": "ALARM", "isHeading": true}})),
+            0
+        );
+        assert_eq!(
+            one(json!({"androidAccessibility": {"textRegex": "ALARM", "collectionItemRowIndex": 0}})),
+            0
+        );
+        assert_eq!(
+            one(json!({"androidAccessibility": {"textRegex": "ALARM", "labeledByTextRegex": "Tabs"}})),
+            0
+        );
+        // Other platforms' drivers read, and never match an Android screen.
+        for driver in [
+            json!({"iosMaestro": {"textRegex": "ALARM"}}),
+            json!({"iosAxe": {"labelRegex": "ALARM", "enabled": true}}),
+            json!({"compose": {"textRegex": "ALARM", "testTag": "tab"}}),
+            json!({"web": {"ariaNameRegex": "ALARM", "headingLevel": 1, "nthIndex": 0}}),
+        ] {
+            assert_eq!(one(driver), 0);
+        }
+        // Control: an unknown field of a new driver is refused, as everywhere.
+        assert!(serde_json::from_value::<TrailblazeNodeSelector>(json!({"iosAxe": {"label": "x"}})).is_err());
+        // A driver with nothing in it says nothing about the node.
+        let empty: TrailblazeNodeSelector = serde_json::from_value(json!({"iosAxe": {}})).expect("reads");
+        assert_eq!(empty.without_predicate(), Some(String::new()));
     }
 
     #[test]

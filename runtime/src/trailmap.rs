@@ -5,132 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::yaml::{self, YamlError};
 
-/// `trailmap.yaml`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TrailmapSpec {
-    pub id: String,
-    /// Trailmaps whose tools and host functions this one sees.
-    #[serde(default)]
-    pub dependencies: Vec<String>,
-    #[serde(default)]
-    pub target: Option<TargetSpec>,
-    #[serde(default)]
-    pub trail_validation: Option<TrailValidation>,
-    /// Environment variables the `env` host function may read for this trailmap's scripts.
-    #[serde(default)]
-    pub host_env: Vec<String>,
-}
+mod legacy;
+mod spec;
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TargetSpec {
-    #[serde(default)]
-    pub display_name: Option<String>,
-    #[serde(default)]
-    pub app_ids: Vec<String>,
-    /// The scripted tools offered to the LLM (all are callable).
-    #[serde(default)]
-    pub tools: Vec<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TrailValidation {
-    /// Why this trailmap's findings are only warnings. Required.
-    pub exempt: String,
-}
-
-/// `host/<name>.host.yaml`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostDecl {
-    pub id: String,
-    /// The registry key of the compiled-in host function.
-    pub class: String,
-}
-
-/// `tools/<name>.tool.yaml`: a descriptor that pins a scripted tool's fields.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ToolYaml {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub input_schema: Option<serde_json::Value>,
-    #[serde(default)]
-    pub surface_to_llm: Option<bool>,
-    #[serde(default)]
-    pub is_recordable: Option<bool>,
-    #[serde(default)]
-    pub read_only: Option<bool>,
-    #[serde(default)]
-    pub runtime: Option<ToolRuntime>,
-    /// The script time budget of the tool when it is the top-level call, replacing the session's
-    /// (1 ms to [`MAX_TOOL_TIMEOUT_MS`]).
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
-    /// A composed tool's parameters.
-    #[serde(default)]
-    pub parameters: Option<Vec<ParamSpec>>,
-    /// A composed tool's calls, `- toolName: {args}`, whose strings may say `"{{params.<name>}}"`.
-    #[serde(default)]
-    pub tools: Option<Vec<serde_json::Value>>,
-}
-
-/// The largest `timeoutMs` a tool.yaml may set: an hour (a longer script is a stuck script).
-pub const MAX_TOOL_TIMEOUT_MS: u64 = 3_600_000;
-
-/// One parameter of a composed tool.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ParamSpec {
-    pub name: String,
-    /// `string`, `number`, `integer`, `boolean`, `object` or `array`.
-    #[serde(rename = "type")]
-    pub ty: ParamType,
-    #[serde(default)]
-    pub required: bool,
-    #[serde(default)]
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamType {
-    String,
-    Number,
-    Integer,
-    Boolean,
-    Object,
-    Array,
-}
-
-impl ParamType {
-    pub fn json_type(self) -> &'static str {
-        match self {
-            ParamType::String => "string",
-            ParamType::Number => "number",
-            ParamType::Integer => "integer",
-            ParamType::Boolean => "boolean",
-            ParamType::Object => "object",
-            ParamType::Array => "array",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolRuntime {
-    Quickjs,
-    Subprocess,
-}
+pub use spec::*;
 
 /// One loaded trailmap: its spec and the files it declares.
 #[derive(Debug, Clone)]
@@ -142,6 +22,8 @@ pub struct Trailmap {
     pub scripts: Vec<PathBuf>,
     /// `tools/<stem>.tool.yaml` by stem.
     pub tool_yamls: BTreeMap<String, (PathBuf, ToolYaml)>,
+    /// `tools/<stem>.yaml` script descriptors, sorted by file name.
+    pub script_descriptors: Vec<(PathBuf, ScriptDescriptor)>,
     /// `host/*.host.yaml`, sorted by file name.
     pub host_decls: Vec<(PathBuf, HostDecl)>,
     pub app_yaml: Option<PathBuf>,
@@ -162,12 +44,16 @@ pub struct LoadErrors {
 }
 
 impl Trailmaps {
-    /// Loads every `<root>/<id>/trailmap.yaml`. A missing root is an error naming it.
+    /// Loads every `<root>/<id>/trailmap.yaml`. A missing root holds none; an unreadable one is an
+    /// error naming it.
     pub fn discover(root: &Path) -> Result<Trailmaps, LoadErrors> {
         let mut errors = Vec::new();
         let mut maps = BTreeMap::new();
         let entries = match sorted_entries(root) {
             Ok(e) => e,
+            // A workspace anchored by `trails/config/trailblaze.yaml` may have no trailmaps yet: its
+            // trails then run with the built-ins.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => {
                 return Err(LoadErrors {
                     errors: vec![file_error(root, format!("cannot read the trailmaps folder: {e}"))],
@@ -182,9 +68,27 @@ impl Trailmaps {
                 Err(mut e) => errors.append(&mut e),
             }
         }
+        // The original's legacy flat targets, `config/targets/<id>.yaml`, beside `config/trailmaps/`.
+        if let Some(targets) = root.parent().map(|p| p.join("targets")).filter(|d| d.is_dir()) {
+            for file in sorted_entries(&targets).unwrap_or_default() {
+                if file.extension().is_none_or(|e| e != "yaml") {
+                    continue;
+                }
+                match legacy::load_target(&file) {
+                    Ok(map) if maps.contains_key(&map.id) => errors.push(file_error(
+                        &file,
+                        format!("target `{}` is also a trailmap in {}", map.id, root.display()),
+                    )),
+                    Ok(map) => {
+                        maps.insert(map.id.clone(), map);
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
         for map in maps.values() {
             for dep in &map.spec.dependencies {
-                if !maps.contains_key(dep) {
+                if !maps.contains_key(dep) && !FRAMEWORK_TRAILMAPS.contains(&dep.as_str()) {
                     let file = map.dir.join("trailmap.yaml");
                     let doc = yaml::parse_file(&file);
                     let err = match doc {
@@ -269,6 +173,12 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                 {
                     errors.push(doc.error_at("trail_validation.exempt", "an exemption needs a reason"));
                 }
+                if let Some(f) = spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref())
+                    && !dir.join(f).is_file()
+                {
+                    let msg = format!("`system_prompt_file: {f}` names no file beside trailmap.yaml");
+                    errors.push(doc.error_at("target.system_prompt_file", msg));
+                }
                 Some(spec)
             }
             Err(e) => {
@@ -284,12 +194,14 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
     let tools_dir = dir.join("tools");
     let mut scripts = Vec::new();
     let mut tool_yamls = BTreeMap::new();
+    let mut script_descriptors = Vec::new();
     for path in sorted_entries(&tools_dir).unwrap_or_default() {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if name.ends_with(".d.ts") {
+        // Type declarations and the original's unit tests of its tools are no tools.
+        if name.ends_with(".d.ts") || name.ends_with(".test.ts") || name.ends_with(".spec.ts") {
             continue;
         } else if name.ends_with(".ts") {
             scripts.push(path);
@@ -305,6 +217,21 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                 }
                 Ok(t) => {
                     tool_yamls.insert(stem.to_string(), (path, t));
+                }
+                Err(e) => errors.push(e),
+            }
+        } else if name.ends_with(".yaml") {
+            match yaml::parse_file(&path).and_then(|doc| doc.decode::<ScriptDescriptor>().map(|d| (doc, d))) {
+                Ok((doc, d)) => {
+                    let script = path.parent().unwrap_or(dir).join(&d.script);
+                    if !script.is_file() || !script.starts_with(dir) || d.script.contains("..") {
+                        let msg = format!("`script: {}` names no file in this trailmap's folder", d.script);
+                        errors.push(doc.error_at("script", msg));
+                    } else if d.name.is_none() && d.tools.is_none() {
+                        errors.push(doc.error_at("script", "a script descriptor needs `name:` or `tools:`"));
+                    } else {
+                        script_descriptors.push((path, d));
+                    }
                 }
                 Err(e) => errors.push(e),
             }
@@ -341,6 +268,7 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             spec,
             scripts,
             tool_yamls,
+            script_descriptors,
             host_decls,
             app_yaml,
         }),

@@ -27,6 +27,61 @@ pub struct Anchored {
     pub config: PathBuf,
 }
 
+/// `trails/config/trailblaze.yaml`: the original's workspace config, read strictly (an unknown key is
+/// an error with line:col). `targets` is acted on: each must be a trailmap of the workspace or one of
+/// the framework's. The rest is kept as data: this host's LLM settings come from flags and the
+/// environment, and its toolsets are the catalog.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceConfig {
+    #[serde(default)]
+    pub defaults: Option<WorkspaceDefaults>,
+    /// The target trailmaps the workspace opts into (all found ones load either way).
+    #[serde(default)]
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub toolsets: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub tools: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub providers: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub llm: Option<serde_json::Value>,
+}
+
+/// `defaults:` of the workspace config (kept as data).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceDefaults {
+    #[serde(default)]
+    pub target: Option<String>,
+    #[serde(default)]
+    pub llm: Option<String>,
+    #[serde(default, rename = "max-llm-calls")]
+    pub max_llm_calls: Option<u32>,
+}
+
+impl WorkspaceConfig {
+    /// Reads the anchor file. An empty (or all-comments) file is an empty config. Each of `targets`
+    /// must be one of `trailmaps` or a framework trailmap.
+    pub fn load(file: &Path, trailmaps: &[&str]) -> Result<WorkspaceConfig, crate::yaml::YamlError> {
+        let doc = crate::yaml::parse_file(file)?;
+        if doc.value.is_null() {
+            return Ok(WorkspaceConfig::default());
+        }
+        let config: WorkspaceConfig = doc.decode()?;
+        for (i, t) in config.targets.iter().enumerate() {
+            if !trailmaps.contains(&t.as_str()) && !crate::trailmap::FRAMEWORK_TRAILMAPS.contains(&t.as_str()) {
+                let msg = format!(
+                    "target `{t}` is no trailmap of this workspace (no trails/config/trailmaps/{t}/trailmap.yaml)"
+                );
+                return Err(doc.error_at(&format!("targets[{i}]"), msg));
+            }
+        }
+        Ok(config)
+    }
+}
+
 /// The anchor of the original's layout, relative to the folder that holds it.
 pub const ANCHOR: &str = "trails/config/trailblaze.yaml";
 

@@ -5,6 +5,8 @@
 //! `12345678` is a number. The tree becomes a `serde_json::Value` plus a table from path (`a.b[0].c`,
 //! the same form `decode` reports) to position, and is then decoded strictly.
 
+pub mod emit;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -5,8 +5,24 @@
 // (`erasableSyntaxOnly`, `verbatimModuleSyntax`) so any type stripper (swc, Node) turns it into
 // plain ES2022 with no imports: the selector re-export below is type-only and disappears.
 
-import type { AndroidAccessibilityMatch, AndroidMaestroMatch, TrailblazeNodeSelector, WebMatch } from "./selectors.js";
-export type { AndroidAccessibilityMatch, AndroidMaestroMatch, TrailblazeNodeSelector, WebMatch };
+import type {
+  AndroidAccessibilityMatch,
+  AndroidMaestroMatch,
+  ComposeMatch,
+  IosAxeMatch,
+  IosMaestroMatch,
+  TrailblazeNodeSelector,
+  WebMatch,
+} from "./selectors.js";
+export type {
+  AndroidAccessibilityMatch,
+  AndroidMaestroMatch,
+  ComposeMatch,
+  IosAxeMatch,
+  IosMaestroMatch,
+  TrailblazeNodeSelector,
+  WebMatch,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The surface maps. Both are empty here; the generated `trailblaze-client.d.ts` of a trailmap
@@ -72,6 +88,16 @@ export interface ToolSpec {
   isRecordable?: boolean;
   /** Calling the tool keeps the cached snapshot (default false). */
   readOnly?: boolean;
+  /** The platforms whose devices may run it (default: every one); another device refuses the call. */
+  supportedPlatforms?: ReadonlyArray<"android" | "ios" | "web" | "desktop">;
+  /** The original's driver hint; read, and needs nothing more here. */
+  supportedDrivers?: readonly string[];
+  /** The original's hint that the handler needs `ctx`; every handler gets one here. */
+  requiresContext?: boolean;
+  /** The original's hint that the tool must run on the host; every tool does here. */
+  requiresHost?: boolean;
+  /** The original's trailhead metadata (the waypoint a launch tool reaches); kept for its UI. */
+  trailhead?: { to?: string; dynamic?: boolean };
 }
 
 /** The body of a scripted tool. */
@@ -91,8 +117,9 @@ export interface ScriptedTool<I, O> {
  * Declares a scripted tool. `I` is read from the source by the host's analyzer to build the
  * input schema, so spell it out as a type literal or a named type in the same file.
  */
-function tool<I, O>(spec: ToolSpec, handler: ToolHandler<I, O>): ScriptedTool<I, O>;
-function tool<I, O>(handler: ToolHandler<I, O>): ScriptedTool<I, O>;
+// `O` defaults so `trailblaze.tool<Input>(...)` (the original's usual spelling) needs no second argument.
+function tool<I, O = unknown>(spec: ToolSpec, handler: ToolHandler<I, O>): ScriptedTool<I, O>;
+function tool<I, O = unknown>(handler: ToolHandler<I, O>): ScriptedTool<I, O>;
 function tool<I, O>(
   specOrHandler: ToolSpec | ToolHandler<I, O>,
   handler?: ToolHandler<I, O>,
@@ -251,4 +278,7 @@ export const selectors = Object.freeze({
   androidAccessibility: (match: AndroidAccessibilityMatch): TrailblazeNodeSelector => ({ androidAccessibility: match }),
   androidMaestro: (match: AndroidMaestroMatch): TrailblazeNodeSelector => ({ androidMaestro: match }),
   web: (match: WebMatch): TrailblazeNodeSelector => ({ web: match }),
+  compose: (match: ComposeMatch): TrailblazeNodeSelector => ({ compose: match }),
+  iosMaestro: (match: IosMaestroMatch): TrailblazeNodeSelector => ({ iosMaestro: match }),
+  iosAxe: (match: IosAxeMatch): TrailblazeNodeSelector => ({ iosAxe: match }),
 });

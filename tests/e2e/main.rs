@@ -12,6 +12,7 @@ mod hostile;
 mod limits;
 mod llm_tools;
 mod mcp;
+mod original_layout;
 mod registration;
 mod report;
 mod report_browser;

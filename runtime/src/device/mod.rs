@@ -48,6 +48,12 @@ pub struct ViewNode {
     pub focused: bool,
     pub checked: Option<bool>,
     pub password: bool,
+    /// Selected (a tab, a list item); uiautomator's `selected`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub selected: bool,
+    /// Scrolls its content; uiautomator's `scrollable`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scrollable: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<ViewNode>,
 }

@@ -89,6 +89,9 @@ pub struct AnalyzedTool {
     pub surface_to_llm: Option<bool>,
     pub is_recordable: Option<bool>,
     pub read_only: Option<bool>,
+    /// The original's `supportedPlatforms` (`android`, `ios`, `web`, `desktop`): a device of another
+    /// platform refuses the call. `None`: every platform.
+    pub supported_platforms: Option<Vec<String>>,
     /// JSON Schema of `I`, always an object schema; `None` when the tool names no input type
     /// (neither a type argument nor an annotation on the handler's first parameter) or when
     /// [`AnalyzeOptions::inputs_declared`] lists the tool.
@@ -293,6 +296,7 @@ struct Spec {
     surface_to_llm: Option<bool>,
     is_recordable: Option<bool>,
     read_only: Option<bool>,
+    supported_platforms: Option<Vec<String>>,
 }
 
 /// Refuses sources nested deeper than [`MAX_NESTING`] levels before swc can recurse into them.

@@ -27,6 +27,8 @@ pub struct ScriptedTool {
     pub runtime: RuntimeKind,
     /// The script time budget its tool.yaml sets (`timeoutMs`), used when it is the top-level call.
     pub timeout: Option<Duration>,
+    /// `supportedPlatforms` from its spec or descriptor: a device of another platform refuses it.
+    pub platforms: Option<Vec<String>>,
 }
 
 /// `<root>/demo/tools/signIn.ts` → `demo/tools/signIn.ts`: the name runtimes load and errors show.

@@ -19,7 +19,11 @@ const OPEN: &str = "{{params.";
 
 /// The descriptor of the composed tool `stem` declared by `file`, or why it is invalid.
 pub fn descriptor(stem: &str, file: &Path, y: &ToolYaml, trailmap: &str) -> Result<ToolDescriptor, String> {
-    let name = y.name.clone().unwrap_or_else(|| stem.to_string());
+    let name = y
+        .name
+        .clone()
+        .or_else(|| y.id.clone())
+        .unwrap_or_else(|| stem.to_string());
     let params = y.parameters.clone().unwrap_or_default();
     let mut calls = Vec::new();
     for (i, entry) in y.tools.iter().flatten().enumerate() {

@@ -43,7 +43,17 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
             }
         };
         for t in found {
-            let pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
+            let mut pinned = map.tool_yamls.get(&t.name).map(|(_, y)| y.clone()).unwrap_or_default();
+            // A `<name>.yaml` script descriptor pins the same fields, as the original's does.
+            let mut platforms = t.supported_platforms.clone();
+            if let Some(d) = described(map, file, &t.name) {
+                pinned.description = pinned.description.or(d.description);
+                pinned.surface_to_llm = pinned.surface_to_llm.or(d.surface_to_llm);
+                pinned.is_recordable = pinned.is_recordable.or(d.is_recordable);
+                pinned.runtime = pinned.runtime.or(d.runtime);
+                pinned.input_schema = pinned.input_schema.or(d.input_schema);
+                platforms = d.platforms.or(platforms);
+            }
             let runtime = match pinned.runtime {
                 Some(crate::trailmap::ToolRuntime::Subprocess) => RuntimeKind::Subprocess,
                 _ => RuntimeKind::Embedded,
@@ -69,6 +79,44 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                     module: module.clone(),
                     runtime,
                     timeout: pinned.timeout_ms.map(std::time::Duration::from_millis),
+                    platforms,
+                }),
+                trailmap: Some(map.id.clone()),
+            });
+        }
+    }
+    for (file, d) in &map.script_descriptors {
+        let script = file.parent().unwrap_or(&map.dir).join(&d.script);
+        // A `.ts` script is read by the analyzer above; the descriptor only pinned its fields.
+        if script.extension().is_some_and(|e| e == "ts") {
+            continue;
+        }
+        for tool in Described::all(d) {
+            if out.iter().any(|t| t.name == tool.name) {
+                problems.push(format!("{}: `{}` is declared twice", file.display(), tool.name));
+                continue;
+            }
+            out.push(ToolDescriptor {
+                name: tool.name.clone(),
+                description: tool.description.clone().unwrap_or_default(),
+                flags: ToolFlags {
+                    surface_to_llm: tool.surface_to_llm.unwrap_or(true),
+                    is_recordable: tool.is_recordable.unwrap_or(true),
+                    read_only: false,
+                },
+                input_schema: tool
+                    .input_schema
+                    .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                output_schema: None,
+                kind: ToolKind::Scripted(ScriptedTool {
+                    file: script.clone(),
+                    module: module_name(root, &script),
+                    runtime: match tool.runtime {
+                        Some(crate::trailmap::ToolRuntime::Subprocess) => RuntimeKind::Subprocess,
+                        _ => RuntimeKind::Embedded,
+                    },
+                    timeout: None,
+                    platforms: tool.platforms,
                 }),
                 trailmap: Some(map.id.clone()),
             });
@@ -89,6 +137,62 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
         }
     }
     (out, problems)
+}
+
+/// One tool as a `<name>.yaml` script descriptor declares it (the single or the multi-tool shape).
+struct Described {
+    name: String,
+    description: Option<String>,
+    surface_to_llm: Option<bool>,
+    is_recordable: Option<bool>,
+    runtime: Option<crate::trailmap::ToolRuntime>,
+    /// `None` when the descriptor declares no arguments: the analyzer's (or an empty object) stands.
+    input_schema: Option<Value>,
+    platforms: Option<Vec<String>>,
+}
+
+impl Described {
+    fn all(d: &crate::trailmap::ScriptDescriptor) -> Vec<Described> {
+        let schema = |props: &std::collections::BTreeMap<_, _>| {
+            (!props.is_empty()).then(|| crate::trailmap::properties_schema(props))
+        };
+        match &d.tools {
+            Some(entries) => entries
+                .iter()
+                .map(|e| Described {
+                    name: e.name.clone(),
+                    description: e.description.clone(),
+                    surface_to_llm: e.surface_to_llm,
+                    is_recordable: e.is_recordable,
+                    runtime: d.runtime,
+                    input_schema: schema(&e.input_schema),
+                    platforms: e.supported_platforms.clone().or(d.supported_platforms.clone()),
+                })
+                .collect(),
+            None => d
+                .name
+                .iter()
+                .map(|name| Described {
+                    name: name.clone(),
+                    description: d.description.clone(),
+                    surface_to_llm: d.surface_to_llm,
+                    is_recordable: d.is_recordable,
+                    runtime: d.runtime,
+                    input_schema: schema(&d.input_schema),
+                    platforms: d.supported_platforms.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What a script descriptor naming `script` says of its export `name`.
+fn described(map: &Trailmap, script: &Path, name: &str) -> Option<Described> {
+    map.script_descriptors
+        .iter()
+        .filter(|(file, d)| file.parent().unwrap_or(&map.dir).join(&d.script) == script)
+        .flat_map(|(_, d)| Described::all(d))
+        .find(|t| t.name == name)
 }
 
 /// The analyzer refers to the selector grammar by `$ref`; a published schema carries its definition.

@@ -14,6 +14,11 @@ pub enum FindError {
     Io { path: PathBuf, source: std::io::Error },
 }
 
+/// A trail file's name: `*.trail.yaml`, or the original's `trail.yaml` / `blaze.yaml`.
+pub fn is_trail_name(name: &str) -> bool {
+    name.ends_with(TRAIL_SUFFIX) || name == "trail.yaml" || name == "blaze.yaml"
+}
+
 /// The trail files named by `paths`: a file is taken as it is (whatever its name: it was asked for);
 /// a folder is searched recursively for `*.trail.yaml`, skipping hidden folders (scratch output such
 /// as `.trailblaze/` lives there). Sorted by path, each file once even when named twice.
@@ -23,6 +28,12 @@ pub fn trail_stem(file: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // `sign-in/trail.yaml` goes by its folder's name, as in the original.
+    if name == "trail.yaml"
+        && let Some(folder) = file.parent().and_then(Path::file_name)
+    {
+        return folder.to_string_lossy().into_owned();
+    }
     name.strip_suffix(".trail.yaml")
         .or_else(|| name.strip_suffix(".yaml"))
         .unwrap_or(&name)
@@ -43,6 +54,14 @@ pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
             walk(path, &mut found)?;
         } else {
             found.push(path.clone());
+        }
+    }
+    // `./a/trail.yaml` (a walk from `.`) reads as `a/trail.yaml`, as the user would write it.
+    for p in &mut found {
+        if let Ok(rest) = p.strip_prefix(".")
+            && !rest.as_os_str().is_empty()
+        {
+            *p = rest.to_path_buf();
         }
     }
     found.sort();
@@ -68,7 +87,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FindError> {
             if !name.starts_with('.') {
                 walk(&path, out)?;
             }
-        } else if name.ends_with(TRAIL_SUFFIX) && path.is_file() {
+        } else if is_trail_name(&name) && path.is_file() {
             out.push(path);
         }
     }

@@ -13,11 +13,13 @@
 //! Step numbers: the trailhead is 0, the `trail` steps count from 1, as reports and findings show them.
 
 mod find;
+mod migrate;
 mod model;
 mod parse;
 pub mod report;
 
 pub use find::{filter_by_tags, find_trails, parse_shard, shard, trail_stem};
+pub use migrate::{migrate_file, migrate_text};
 pub use model::{Step, Trail};
 pub use parse::{load_trail, parse_trail};
 pub use report::{CallReport, Outcome, RunReport, StepReport, TrailReport};

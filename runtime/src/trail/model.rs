@@ -234,9 +234,18 @@ impl Recording {
     /// The calls for a device: its device key wins over its platform, which wins over `tools`.
     pub fn for_device(&self, platform: &str, device_key: Option<&str>) -> Option<&[ToolCall]> {
         let get = |key: &str| self.entries.iter().find(|(k, _)| k == key).map(|(_, c)| c.as_slice());
+        // A classifier of the platform (`android-phone` on an Android device) before `tools`: the
+        // original keys recordings by device classifiers, and this host's devices are phones.
+        let variant = || {
+            self.entries
+                .iter()
+                .find(|(k, _)| k.strip_prefix(platform).is_some_and(|r| r.starts_with('-')))
+                .map(|(_, c)| c.as_slice())
+        };
         device_key
             .and_then(get)
             .or_else(|| get(platform))
+            .or_else(variant)
             .or_else(|| get(ALL_DEVICES))
     }
 

@@ -38,6 +38,7 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
         doc: &doc,
         errors: Vec::new(),
         device_keys: Vec::new(),
+        prefix: String::new(),
     };
     let parts = p.root();
     let mut errors = p.errors;
@@ -75,6 +76,10 @@ struct Parser<'d> {
     errors: Vec<YamlError>,
     /// `config.devices` keys, which may key recordings.
     device_keys: Vec<String>,
+    /// Where the part being read sits in the document: `[2].` inside the older list form's third
+    /// item, empty in the current form. Paths are written as the current form has them and
+    /// prefixed only to find their position.
+    prefix: String,
 }
 
 fn child(base: &str, key: &str) -> String {
@@ -104,12 +109,22 @@ fn list(names: &[&str]) -> String {
 impl Parser<'_> {
     /// An error at the key of `path` (or at the value, for a list item).
     fn at_key(&mut self, path: &str, msg: String) {
-        self.errors.push(self.doc.error_at(path, msg));
+        let path = self.full(path);
+        self.errors.push(self.doc.error_at(&path, msg));
+    }
+
+    /// `path` within the whole document.
+    fn full(&self, path: &str) -> String {
+        match (self.prefix.as_str(), path) {
+            ("", p) => p.to_string(),
+            (pre, "") => pre.trim_end_matches('.').to_string(),
+            (pre, p) => format!("{pre}{p}"),
+        }
     }
 
     /// An error at the value of `path`.
     fn at_value(&mut self, path: &str, msg: String) {
-        let pos = self.doc.value_position(path);
+        let pos = self.doc.value_position(&self.full(path));
         self.errors
             .push(YamlError::new(&self.doc.file, &self.doc.text, pos, msg));
     }
@@ -137,6 +152,7 @@ impl Parser<'_> {
         let empty = (TrailConfig::default(), None, Vec::new());
         let root = match &self.doc.value {
             Value::Object(m) => m,
+            Value::Array(items) if !items.is_empty() => return self.list_form(items),
             Value::Null => {
                 self.at_value("", format!("an empty trail file: expected {}", list(&TOP_KEYS)));
                 return empty;
@@ -279,7 +295,8 @@ impl Parser<'_> {
                 format!("`{path}` says `recordable: false` (always run by the agent) yet has a recording; drop one");
             self.at_key(&child(path, "recordable"), msg);
         }
-        let pos = self.doc.position(path);
+        let path = self.full(path);
+        let pos = self.doc.position(&path);
         Some(Step {
             number,
             kind,
@@ -288,7 +305,7 @@ impl Parser<'_> {
             max_retries,
             recording,
             pos,
-            path: path.to_string(),
+            path,
         })
     }
 
@@ -302,12 +319,27 @@ impl Parser<'_> {
             }
         };
         let keys = self.recording_keys(true);
-        let allowed: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut allowed: Vec<&str> = keys.iter().map(String::as_str).collect();
+        // Any device classifier is a recording key, as in the original (`desktop`, `android-phone`);
+        // a near miss of a known key (`tool`, `andriod`) stays an error.
+        let classifiers: Vec<&str> = map
+            .keys()
+            .map(String::as_str)
+            .filter(|k| {
+                let platform_variant = PLATFORMS
+                    .iter()
+                    .any(|p| k.strip_prefix(p).is_some_and(|r| r.starts_with('-')));
+                !allowed.contains(k) && is_classifier(k) && (platform_variant || nearest(k, &allowed).is_none())
+            })
+            .collect();
+        allowed.extend(classifiers);
         self.known_keys(path, map, &allowed, recording_hint);
         let mut rec = Recording::default();
         for (key, calls) in map.iter().filter(|(k, _)| allowed.contains(&k.as_str())) {
             let kpath = child(path, key);
             let calls = match calls {
+                // The original's explicit empty recording (`android: {}`): a deliberate no-op.
+                Value::Object(m) if m.is_empty() => Vec::new(),
                 Value::Array(items) => items
                     .iter()
                     .enumerate()
@@ -368,6 +400,7 @@ impl Parser<'_> {
                 return None;
             }
         };
+        let apath = self.full(&apath);
         let pos = self.doc.position(&apath);
         Some(ToolCall {
             tool: tool.clone(),
@@ -376,7 +409,79 @@ impl Parser<'_> {
             path: apath,
         })
     }
+
+    /// The original's older list form: `- config: {...}`, `- trailhead: {...}`, `- prompts: [steps]`,
+    /// `- tools: [calls]` (recorded calls with no step text of their own), read into the same model.
+    /// `trailblaze migrate` rewrites it into the current form.
+    fn list_form(&mut self, items: &[Value]) -> (TrailConfig, Option<Step>, Vec<Step>) {
+        let mut config = TrailConfig::default();
+        let mut trailhead = None;
+        let mut steps: Vec<Step> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            self.prefix = format!("[{i}].");
+            let key = match item {
+                Value::Object(m) if m.len() == 1 => m.keys().next().cloned().unwrap_or_default(),
+                other => {
+                    let msg = format!("an item of the list form: one of {}", list(&LIST_KEYS));
+                    self.wrong_type("", &msg, other);
+                    continue;
+                }
+            };
+            let value = &item[key.as_str()];
+            match key.as_str() {
+                "config" => config = self.config(value),
+                "trailhead" => trailhead = self.step(value, "trailhead", 0),
+                "prompts" => match value {
+                    Value::Array(list) => {
+                        for (k, v) in list.iter().enumerate() {
+                            let n = steps.len() + 1;
+                            steps.extend(self.step(v, &format!("prompts[{k}]"), n));
+                        }
+                    }
+                    other => self.wrong_type("prompts", "a list of steps (`- step: ...`)", other),
+                },
+                "tools" => {
+                    let calls: Vec<ToolCall> = match value {
+                        Value::Array(list) => list
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(k, v)| self.tool_call(v, &format!("tools[{k}]")))
+                            .collect(),
+                        other => {
+                            self.wrong_type("tools", "a list of tool calls (`- toolName: {args}`)", other);
+                            continue;
+                        }
+                    };
+                    let path = self.full("tools");
+                    steps.push(Step {
+                        number: steps.len() + 1,
+                        kind: StepKind::Step,
+                        text: LIST_TOOLS_STEP.to_string(),
+                        recordable: None,
+                        max_retries: None,
+                        recording: Some(Recording {
+                            entries: vec![(ALL_DEVICES.to_string(), calls)],
+                        }),
+                        pos: self.doc.position(&path),
+                        path,
+                    });
+                }
+                other => {
+                    let msg = format!("unknown item `{other}` (expected one of: {})", LIST_KEYS.join(", "));
+                    self.at_key(other, msg);
+                }
+            }
+        }
+        self.prefix.clear();
+        (config, trailhead, steps)
+    }
 }
+
+/// The keys of the older list form's items.
+const LIST_KEYS: [&str; 4] = ["config", "trailhead", "prompts", "tools"];
+
+/// The step text a list form's bare `- tools:` item gets (it has none of its own).
+pub const LIST_TOOLS_STEP: &str = "Run the recorded tools";
 
 const RECORDING_HINT: &str = "it belongs under the step's `recording`";
 
@@ -410,6 +515,16 @@ fn trailhead_hint(key: &str) -> Option<String> {
         "recordable" | "maxRetries" => Some("only the steps of `trail` take it".into()),
         _ => step_hint(key),
     }
+}
+
+/// A device classifier: lowercase words joined by `-` (`desktop`, `android-phone`, `ios-iphone`).
+fn is_classifier(key: &str) -> bool {
+    !key.is_empty()
+        && key.split('-').all(|w| {
+            w.starts_with(|c: char| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
 }
 
 fn recording_hint(_key: &str) -> Option<String> {

@@ -429,12 +429,13 @@ fn the_trailhead_takes_only_step_and_recording() {
 
 #[test]
 fn device_keys_must_be_declared_and_recordable_false_has_no_recording() {
-    let text = "config:\n  devices: { pixel: X }\ntrail:\n  - step: a\n    recording: { pixel: [], tablet: [] }\n  - step: b\n    recordable: false\n    recording: { tools: [{ pressKey: { keyCode: BACK } }] }\n";
+    // `pixle` is a near miss of the declared `pixel`, not a classifier of its own.
+    let text = "config:\n  devices: { pixel: X }\ntrail:\n  - step: a\n    recording: { pixel: [], pixle: [] }\n  - step: b\n    recordable: false\n    recording: { tools: [{ pressKey: { keyCode: BACK } }] }\n";
     let errs = errors(text);
     assert_eq!(errs.len(), 2, "{}", show(&errs));
     assert_eq!(errs[0].pos, at(5, 29));
     assert!(
-        errs[0].message.contains("unknown key `trail[0].recording.tablet`"),
+        errs[0].message.contains("unknown key `trail[0].recording.pixle`"),
         "{}",
         errs[0]
     );
@@ -468,7 +469,7 @@ fn trail_args_are_checked_like_trailblaze_does() {
 #[test]
 fn files_that_are_not_trails_are_refused() {
     assert!(errors("")[0].message.contains("an empty trail file"));
-    assert!(errors("- config: {}\n")[0].message.contains("found a list"));
+    assert!(errors("- 3\n")[0].message.contains("an item of the list form"));
     assert!(errors("config: { id: x }\n")[0].message.contains("missing key `trail`"));
 }
 
@@ -505,4 +506,45 @@ fn findings_inside_args_are_positioned_there() {
     assert_eq!(e.pos, at(17, 53));
     assert_eq!(t.error_in_call(tap, "nodeSelector.nope", "bad").pos, at(17, 13));
     assert_eq!(t.error_in_call(tap, "", "bad").pos, tap.pos);
+}
+
+#[test]
+fn any_device_classifier_keys_a_recording_but_a_near_miss_does_not() {
+    let t = parse(
+        "trail:\n  - step: a\n    recording:\n      desktop: []\n      android-phone: [{ pressKey: { keyCode: BACK } }]\n      ios-iphone: []\n      tools: []\n",
+    );
+    let rec = t.steps[0].recording.as_ref().expect("recording");
+    assert_eq!(
+        rec.keys().collect::<Vec<_>>(),
+        ["desktop", "android-phone", "ios-iphone", "tools"]
+    );
+    // On an Android device the platform's classifier wins over `tools`.
+    assert_eq!(t.steps[0].calls_for("android", None).map(<[_]>::len), Some(1));
+    assert_eq!(t.steps[0].calls_for("web", None).map(<[_]>::len), Some(0));
+    // Near misses of known keys, and what is no classifier at all, stay errors with the fix.
+    for (key, want) in [
+        ("tool", "did you mean `tools`?"),
+        ("andriod", "did you mean `android`?"),
+        ("Tools", "did you mean `tools`?"),
+        ("Mac Book", "unknown key"),
+    ] {
+        let errs = errors(&format!("trail:\n  - step: a\n    recording:\n      {key}: []\n"));
+        assert!(errs[0].message.contains(want), "{key}: {}", errs[0]);
+    }
+}
+
+#[test]
+fn an_explicit_empty_recording_is_a_deliberate_no_op() {
+    let t = parse("trailhead:\n  step: Already there\n  recording:\n    android: {}\ntrail: []\n");
+    let head = t.trailhead.as_ref().expect("trailhead");
+    assert_eq!(head.calls_for("android", None).map(<[_]>::len), Some(0));
+    // Control: a map with a tool in it is the single-call form, not a no-op.
+    let t = parse("trailhead:\n  step: Launch\n  recording:\n    android: { launchApp: { appId: x } }\ntrail: []\n");
+    assert_eq!(
+        t.trailhead
+            .as_ref()
+            .and_then(|h| h.calls_for("android", None))
+            .map(<[_]>::len),
+        Some(1)
+    );
 }

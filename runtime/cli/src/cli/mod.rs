@@ -4,6 +4,7 @@ mod device;
 mod diag;
 mod live;
 mod mcp;
+mod migrate;
 mod output;
 mod shell;
 mod tool;
@@ -85,6 +86,8 @@ pub enum Command {
     Devices(device::DevicesArgs),
     /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
     Shell(shell::ShellArgs),
+    /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
+    Migrate(migrate::MigrateArgs),
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
@@ -190,6 +193,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
         Command::Shell(a) => shell::shell(&cli, a),
+        Command::Migrate(a) => migrate::migrate(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -268,6 +272,8 @@ pub struct Located {
     pub root: PathBuf,
     /// The original's layout: the `trails/` folder whose trails a bare `run`/`check` takes.
     pub trails: Option<PathBuf>,
+    /// The original's layout: its `trails/config/trailblaze.yaml`.
+    pub anchor: Option<PathBuf>,
 }
 
 /// `--trailmaps`, or the nearest workspace above the current folder.
@@ -284,6 +290,7 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
             trailmaps: dir.clone(),
             root: PathBuf::new(),
             trails: None,
+            anchor: None,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| anyhow!("the current folder cannot be read: {e}"))?;
@@ -291,7 +298,15 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
         Some(w) => Ok(Located {
             trailmaps: relative_to(&w.trailmaps, &cwd),
             root: relative_to(&w.home, &cwd),
-            trails: w.anchored.map(|a| relative_to(&a.trails, &cwd)),
+            // Run from inside `trails/` itself: `.`, a folder that can be opened (an empty path cannot).
+            trails: w.anchored.as_ref().map(|a| relative_to(&a.trails, &cwd)).map(|t| {
+                if t.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    t
+                }
+            }),
+            anchor: w.anchored.map(|a| relative_to(&a.config, &cwd)),
         }),
         None => Err(usage_help(
             format!(
@@ -319,7 +334,27 @@ pub fn out_dir(located: &Located, out: &OutArg) -> PathBuf {
 
 /// Opens the project: the trailmaps found by [`locate`], with `secrets` if given.
 pub fn open_project(cli: &Cli, secrets: Option<&SecretsArg>) -> Result<(Project, Located), Failure> {
-    let located = locate(cli)?;
+    open_project_for(cli, secrets, &[])
+}
+
+/// [`open_project`] for `run`/`check` given `paths`: outside any workspace, trail files named one by
+/// one still run, with the built-in tools alone (`trailblaze run login.trail.yaml`).
+pub fn open_project_for(
+    cli: &Cli,
+    secrets: Option<&SecretsArg>,
+    paths: &[String],
+) -> Result<(Project, Located), Failure> {
+    let lone = !paths.is_empty() && cli.trailmaps.is_none() && paths.iter().all(|p| Path::new(p).is_file());
+    let located = match locate(cli) {
+        Err(_) if lone => Located {
+            // No such folder: no trailmaps, only the built-ins.
+            trailmaps: PathBuf::from("trailmaps"),
+            root: PathBuf::new(),
+            trails: None,
+            anchor: None,
+        },
+        other => other?,
+    };
     let project = Project::open(
         &located.trailmaps,
         ProjectOptions {
@@ -328,6 +363,11 @@ pub fn open_project(cli: &Cli, secrets: Option<&SecretsArg>) -> Result<(Project,
         },
     )?;
     output::set_secrets(project.secrets.values_to_redact());
+    if let Some(anchor) = &located.anchor {
+        let ids: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
+        trailblaze::workspace::WorkspaceConfig::load(anchor, &ids)
+            .map_err(|e| Failure::Usage(ProjectError::Load(trailblaze::LoadErrors { errors: vec![e] }).into()))?;
+    }
     Ok((project, located))
 }
 

@@ -13,7 +13,7 @@ use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out, progress};
-use super::{Cli, Failure, Located, SessionArgs, open_project, out_dir, warn_all};
+use super::{Cli, Failure, Located, SessionArgs, open_project, open_project_for, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -151,7 +151,7 @@ fn targets(project: &Project, located: &Located, given: &[String], all: bool) ->
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let device = a.session.device.spec()?;
     let args = parse_args(&a.args)?;
-    let (project, located) = open_project(cli, Some(&a.session.secrets))?;
+    let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
     let (roots, _) = targets(&project, &located, &a.paths, false);
     let all = find_trails(&roots)?;
     let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
@@ -245,7 +245,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
 }
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
-    let (project, located) = open_project(cli, None)?;
+    let (project, located) = open_project_for(cli, None, &a.targets)?;
     let (roots, maps) = targets(&project, &located, &a.targets, a.all);
     let files = find_trails(&roots)?;
     // Regenerate the typed surface of every trailmap involved.
@@ -258,7 +258,9 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     {
         let catalog = project.catalog(id)?;
         warn_all(&catalog.warnings);
-        if let Some(map) = project.trailmaps.get(id) {
+        // The client files type a trailmap's own scripts: one with no `tools/` (a library, a legacy
+        // flat target) gets none, rather than a folder it never had.
+        if let Some(map) = project.trailmaps.get(id).filter(|m| m.dir.join("tools").is_dir()) {
             write_client_files(&catalog, &map.dir)?;
         }
         problems.extend(catalog.problems.iter().cloned());

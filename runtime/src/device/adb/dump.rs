@@ -85,6 +85,8 @@ fn view(node: roxmltree::Node, depth: usize) -> Result<ViewNode, String> {
         focused: flag("focused"),
         checked: flag("checkable").then(|| flag("checked")),
         password: flag("password"),
+        selected: flag("selected"),
+        scrollable: flag("scrollable"),
         children,
     })
 }

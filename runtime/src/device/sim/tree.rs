@@ -72,6 +72,8 @@ impl SimDevice {
                 .checked
                 .map(|c| self.state.checked.get(&(s, i)).copied().unwrap_or(c)),
             password: node.password,
+            selected: false,
+            scrollable: false,
             children: node.children.iter().map(|&c| self.view(c)).collect(),
         }
     }

@@ -87,6 +87,7 @@ impl Analyzer<'_> {
             surface_to_llm: spec.surface_to_llm,
             is_recordable: spec.is_recordable,
             read_only: spec.read_only,
+            supported_platforms: spec.supported_platforms,
             input_schema,
             output_schema,
             line: self.locate(value.span.lo).1,
@@ -159,6 +160,18 @@ impl Analyzer<'_> {
                 "surfaceToLlm" => flag(&mut spec.surface_to_llm)?,
                 "isRecordable" => flag(&mut spec.is_recordable)?,
                 "readOnly" => flag(&mut spec.read_only)?,
+                // The original's registration hints: this host always passes a context and runs
+                // every tool on the host, so both are read (literals only) and need nothing more.
+                "requiresContext" | "requiresHost" => flag(&mut None)?,
+                // The original's trailhead metadata (which waypoint a launch tool reaches): data for
+                // its UI; any object literal is accepted and nothing here reads it.
+                "trailhead" if matches!(value, Expr::Object(_)) => {}
+                "supportedPlatforms" | "supportedDrivers" => {
+                    let list = self.string_list(tool, &key, value)?;
+                    if key == "supportedPlatforms" {
+                        spec.supported_platforms = Some(list);
+                    }
+                }
                 "description" => {
                     let text = match value {
                         Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
@@ -185,13 +198,36 @@ impl Analyzer<'_> {
                         kv.key.span(),
                         &format!(
                             "has the unknown key `{key}` (expected description, surfaceToLlm, \
-                             isRecordable or readOnly)"
+                             isRecordable, readOnly, supportedPlatforms, supportedDrivers, \
+                             requiresContext or requiresHost)"
                         ),
                     ));
                 }
             }
         }
         Ok(spec)
+    }
+
+    /// `["android", "web"]`: an array of string literals, as the spec's hints must be.
+    fn string_list(&self, tool: &str, key: &str, value: &Expr) -> Result<Vec<String>, AnalyzeError> {
+        let not_a_list = || {
+            self.spec_error(
+                tool,
+                value.span(),
+                &format!("sets `{key}` to something other than an array of string literals"),
+            )
+        };
+        let Expr::Array(array) = value else {
+            return Err(not_a_list());
+        };
+        array
+            .elems
+            .iter()
+            .map(|e| match e.as_ref().map(|e| unwrap_expr(&e.expr)) {
+                Some(Expr::Lit(Lit::Str(s))) => Ok(s.value.to_string_lossy().into_owned()),
+                _ => Err(not_a_list()),
+            })
+            .collect()
     }
 
     pub(super) fn spec_error(&self, tool: &str, span: Span, what: &str) -> AnalyzeError {

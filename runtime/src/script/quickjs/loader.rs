@@ -32,7 +32,11 @@ impl Resolver for ScriptResolver {
         }
         let joined = if name.starts_with("./") || name.starts_with("../") {
             Path::new(base).parent().unwrap_or(Path::new("")).join(name)
-        } else if !name.starts_with('/') && name.ends_with(".ts") && !name.contains(':') {
+        } else if !name.starts_with('/') && (name.ends_with(".ts") || name.ends_with(".js")) && !name.contains(':') {
+            if name.ends_with(".js") {
+                // A `.js` tool the host imports by its own name (described by a `.yaml`).
+                return Ok(name.to_string());
+            }
             // A module name the host itself imports (`demo/tools/signIn.ts`).
             PathBuf::from(name)
         } else {

@@ -446,6 +446,12 @@ fn load_tool<'js>(s: &EngineState, ctx: &Ctx<'js>, script: &ScriptedTool, name: 
         }
     };
     let export: Option<Object> = ns.get(name).ok().flatten();
+    // The original's `.js` tools export a plain `function name(args, ctx)`, described by a `.yaml`.
+    if let Some(f) = export.as_ref().and_then(|o| o.as_function()) {
+        let tool = Object::new(ctx.clone()).map_err(|e| e.to_string())?;
+        tool.set("handler", f.clone()).map_err(|e| e.to_string())?;
+        return Ok(tool);
+    }
     match export {
         Some(obj) if obj.get::<_, Option<bool>>("__trailblazeTool").ok().flatten() == Some(true) => Ok(obj),
         _ => Err(format!(

@@ -109,8 +109,9 @@ try {
   const { module, name, args } = JSON.parse(readFileSync(0, "utf8"));
   const sdk = await import(sdkUrl);
   const exports = await import(pathToFileURL(path.join(root, module)).href);
-  const tool = exports[name];
-  if (tool === null || typeof tool !== "object" || tool.__trailblazeTool !== true) {
+  // The original's `.js` tools export a plain `function name(args, ctx)`, described by a `.yaml`.
+  const tool = typeof exports[name] === "function" ? { handler: exports[name] } : exports[name];
+  if (tool === null || typeof tool !== "object" || (tool.__trailblazeTool !== true && typeof exports[name] !== "function")) {
     outcome = { ok: false, error: { plain: `${module} does not export \`${name}\` as \`export const ${name} = trailblaze.tool(...)\`` } };
   } else {
     const ctx = sdk.makeContext({

@@ -133,7 +133,7 @@ impl Parser<'_> {
                 );
                 self.at_key(&path, msg);
             }
-            let pos = self.doc.position(&path);
+            let pos = self.doc.position(&self.full(&path));
             let arg = |ty, description, default| TrailArg {
                 name: name.clone(),
                 ty,
