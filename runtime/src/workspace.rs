@@ -62,23 +62,25 @@ pub struct WorkspaceDefaults {
 }
 
 impl WorkspaceConfig {
-    /// Reads the anchor file. An empty (or all-comments) file is an empty config. Each of `targets`
-    /// must be one of `trailmaps` or a framework trailmap.
-    pub fn load(file: &Path, trailmaps: &[&str]) -> Result<WorkspaceConfig, crate::yaml::YamlError> {
+    /// Reads the anchor file. An empty (or all-comments) file is an empty config.
+    pub fn load(file: &Path) -> Result<WorkspaceConfig, crate::yaml::YamlError> {
         let doc = crate::yaml::parse_file(file)?;
         if doc.value.is_null() {
             return Ok(WorkspaceConfig::default());
         }
-        let config: WorkspaceConfig = doc.decode()?;
-        for (i, t) in config.targets.iter().enumerate() {
-            if !trailmaps.contains(&t.as_str()) && !crate::trailmap::FRAMEWORK_TRAILMAPS.contains(&t.as_str()) {
-                let msg = format!(
-                    "target `{t}` is no trailmap of this workspace (no trails/config/trailmaps/{t}/trailmap.yaml)"
-                );
-                return Err(doc.error_at(&format!("targets[{i}]"), msg));
-            }
-        }
-        Ok(config)
+        doc.decode()
+    }
+
+    /// A warning for each of `targets` that is neither one of `trailmaps` nor a framework trailmap:
+    /// the original lets such a workspace load (the target may come from elsewhere), so it is no error.
+    pub fn unknown_targets(&self, trailmaps: &[&str]) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter(|t| !trailmaps.contains(&t.as_str()) && !crate::trailmap::FRAMEWORK_TRAILMAPS.contains(&t.as_str()))
+            .map(|t| {
+                format!("trailblaze.yaml: target `{t}` is no trailmap of this workspace (no trails/config/trailmaps/{t}/trailmap.yaml)")
+            })
+            .collect()
     }
 }
 

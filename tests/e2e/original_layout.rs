@@ -149,11 +149,14 @@ fn the_workspace_config_is_read_strictly() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o).1;
     assert!(err.contains("targetz") && err.contains("trailblaze.yaml:"), "{err}");
+    // A listed target with no trailmap is said, not fatal (the original loads such a workspace).
     std::fs::write(&anchor, good.replace("  - clock", "  - clocks")).expect("write");
     let o = in_dir(&f, &home, &["check"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     assert!(
-        text(&o).1.contains("target `clocks` is no trailmap of this workspace"),
+        text(&o)
+            .1
+            .contains("warning: trailblaze.yaml: target `clocks` is no trailmap of this workspace"),
         "{}",
         text(&o).1
     );

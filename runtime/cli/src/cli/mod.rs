@@ -364,9 +364,10 @@ pub fn open_project_for(
     )?;
     output::set_secrets(project.secrets.values_to_redact());
     if let Some(anchor) = &located.anchor {
-        let ids: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
-        trailblaze::workspace::WorkspaceConfig::load(anchor, &ids)
+        let config = trailblaze::workspace::WorkspaceConfig::load(anchor)
             .map_err(|e| Failure::Usage(ProjectError::Load(trailblaze::LoadErrors { errors: vec![e] }).into()))?;
+        let ids: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
+        warn_all(&config.unknown_targets(&ids));
     }
     Ok((project, located))
 }
