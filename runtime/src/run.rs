@@ -514,7 +514,9 @@ mod tests {
             ("trails/..trail.yaml", "trail"),
             ("trails/.trail.yaml", "trail"),
             ("trails/a/../b/sign in.trail.yaml", "sign-in"),
-            ("trails/x/trail.yaml", "trail"),
+            ("trails/x/trail.yaml", "x"),
+            ("trail.yaml", "trail"),
+            ("trails/../trail.yaml", "trail"),
             ("trails/ok_1.trail.yaml", "ok_1"),
         ] {
             assert_eq!(session_stem(Path::new(file)), want, "{file}");

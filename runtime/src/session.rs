@@ -153,8 +153,19 @@ impl Session {
     /// The steps logged so far, in order, the most recent 10,000 at most (`log.jsonl` has all);
     /// placeholders, never secret values.
     pub fn steps(&self) -> Vec<StepRecord> {
-        self.run(|core, _| core.log.borrow().records().to_vec())
-            .unwrap_or_default()
+        self.steps_after(0)
+    }
+
+    /// The steps with a `seq` above `seq`: what the calls since then did. A long live session asks
+    /// this after every call, so it copies only the new records, not the whole log.
+    pub fn steps_after(&self, seq: u64) -> Vec<StepRecord> {
+        self.run(move |core, _| {
+            let log = core.log.borrow();
+            let records = log.records();
+            let from = records.partition_point(|r| r.seq <= seq);
+            records[from..].to_vec()
+        })
+        .unwrap_or_default()
     }
 
     /// The device's current view tree, captured now (not the cached snapshot, not redacted).

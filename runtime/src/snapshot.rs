@@ -36,6 +36,9 @@ pub struct Snapshot {
     pub height: i32,
     /// Tree order (depth first); node 0 is the root.
     pub nodes: Vec<SnapNode>,
+    /// [`Snapshot::to_json`], made once: a cached snapshot is shown again and again (an agent's
+    /// `snapshot` calls between actions) and the session's redaction does not change under it.
+    json: std::sync::OnceLock<Value>,
 }
 
 /// FNV-1a: tiny, and stable across processes and releases (refs must not change between captures).
@@ -57,6 +60,7 @@ impl Snapshot {
             width: tree.width,
             height: tree.height,
             nodes: Vec::new(),
+            json: std::sync::OnceLock::new(),
         };
         let mut taken = HashSet::new();
         snap.push(tree.root, None, 0, "", &mut taken);
@@ -190,17 +194,27 @@ impl Snapshot {
     }
 
     /// The snapshot as a tool result: the app, the compact text, and the tree with a ref on each node.
+    /// The snapshot as the `snapshot` tool returns it. Made once per snapshot: every caller passes
+    /// its session's redaction, which is fixed for the session (a field a secret was typed into is
+    /// tainted by that typing, which is not read-only and so brings a new snapshot).
     pub fn to_json(&self, redact: &Redaction) -> Value {
-        json!({ "appId": self.app_id, "text": self.render(redact), "root": self.node_json(0, redact) })
+        self.json
+            .get_or_init(|| {
+                let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
+                for (i, n) in self.nodes.iter().enumerate() {
+                    if let Some(p) = n.parent {
+                        children[p].push(i);
+                    }
+                }
+                json!({ "appId": self.app_id, "text": self.render(redact), "root": self.node_json(0, &children, redact) })
+            })
+            .clone()
     }
 
-    fn node_json(&self, i: usize, redact: &Redaction) -> Value {
+    fn node_json(&self, i: usize, kids: &[Vec<usize>], redact: &Redaction) -> Value {
         let n = &self.nodes[i];
         let s = |v: &Option<String>| v.as_deref().map(|t| scrub(t, redact));
-        let children: Vec<Value> = (i + 1..self.nodes.len())
-            .filter(|&c| self.nodes[c].parent == Some(i))
-            .map(|c| self.node_json(c, redact))
-            .collect();
+        let children: Vec<Value> = kids[i].iter().map(|&c| self.node_json(c, kids, redact)).collect();
         json!({
             "ref": n.r#ref, "className": n.class_name, "text": s(&n.text), "hintText": s(&n.hint_text),
             "resourceId": n.resource_id, "contentDescription": s(&n.content_description),

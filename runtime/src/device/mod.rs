@@ -93,6 +93,35 @@ pub enum LaunchMode {
     Resume,
 }
 
+/// What kind of device a session drives: which of the original's platform tools apply to it
+/// (`android_*` on Android, `web_*` on a browser, `compose_*` on a desktop app).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Android,
+    Ios,
+    Web,
+    Desktop,
+}
+
+impl Platform {
+    /// The name trails and tool specs use (`supportedPlatforms: [android]`, a recording key).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Android => "android",
+            Platform::Ios => "ios",
+            Platform::Web => "web",
+            Platform::Desktop => "desktop",
+        }
+    }
+}
+
+impl std::fmt::Display for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
     /// The app definition (e.g. `app.yaml`) is invalid.
@@ -109,6 +138,10 @@ pub enum DeviceError {
 pub trait Device: Send {
     /// A short name for logs and reports (`sim:com.example.demo`, `adb:emulator-5554`).
     fn name(&self) -> String;
+    /// The platform its tools are chosen by. The simulated device models an Android app.
+    fn platform(&self) -> Platform {
+        Platform::Android
+    }
     /// Captures the current view tree. Every call is one capture (see `captures`).
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError>;
     /// How many times `snapshot` has captured the screen: tests assert on this, never on timing.

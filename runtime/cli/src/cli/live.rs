@@ -179,7 +179,7 @@ impl Live {
             Err(e) => return Reply::error(e),
         };
         let result = session.call(name, args.clone());
-        let steps: Vec<_> = session.steps().into_iter().filter(|s| s.seq > seen).collect();
+        let steps = session.steps_after(seen);
         self.seen = steps.last().map_or(seen, |s| s.seq);
         self.recording.add_call(&self.shared.catalog, name, &args, &steps);
         match result {
