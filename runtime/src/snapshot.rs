@@ -247,6 +247,11 @@ impl Screen {
         }
     }
 
+    /// The device's platform (asked of the device, so an embedder's device says its own).
+    pub fn platform(&self) -> crate::device::Platform {
+        self.device.borrow().platform()
+    }
+
     /// Runs `f` on the device; a device error stays typed (an unreachable device is no failed step).
     pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, DeviceError> {
         let mut device = self.device.borrow_mut();

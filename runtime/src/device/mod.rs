@@ -142,6 +142,12 @@ pub trait Device: Send {
     fn platform(&self) -> Platform {
         Platform::Android
     }
+    /// Whether the screen may change with no tool acting on it (an animation, a network reply). Waits
+    /// and not-visible assertions poll a device that does; the simulated app does not, so they
+    /// answer from one capture.
+    fn changes_on_its_own(&self) -> bool {
+        true
+    }
     /// Captures the current view tree. Every call is one capture (see `captures`).
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError>;
     /// How many times `snapshot` has captured the screen: tests assert on this, never on timing.

@@ -36,6 +36,9 @@ pub enum CallError {
     /// A scripted tool failed: thrown error, syntax error, time, memory or stack limit.
     #[error("{tool}: {message}")]
     Script { tool: String, message: String },
+    /// The tool is for other platforms than the session's device (`web_click` on Android).
+    #[error("{tool} is a tool for {wants}; this session's device is {device}")]
+    Platform { tool: String, wants: String, device: String },
     /// The device itself failed (unreachable, lost): an infrastructure error, not a failed step.
     #[error("{tool}: the device failed: {message}")]
     Device { tool: String, message: String },
@@ -50,6 +53,7 @@ impl CallError {
             | CallError::Failed { tool, .. }
             | CallError::Panicked { tool }
             | CallError::Script { tool, .. }
+            | CallError::Platform { tool, .. }
             | CallError::Device { tool, .. } => tool,
         }
     }
@@ -148,6 +152,7 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
         });
     };
     let tool = tool.clone();
+    platform_gate(s, &tool)?;
     validate(&tool, &args).map_err(|source| CallError::Args {
         tool: name.to_string(),
         source,
@@ -208,6 +213,28 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
             Ok((out.value, tool.flags.read_only || out.read_only))
         }),
     }
+}
+
+/// Refuses a tool made for other platforms than the session's device, before its arguments are
+/// read: the error names both, never "unknown tool".
+fn platform_gate(s: &SessionCore, tool: &ToolDescriptor) -> Result<(), CallError> {
+    let wants: Vec<&str> = match &tool.kind {
+        ToolKind::Builtin(entry) => entry.platforms.iter().map(|p| p.as_str()).collect(),
+        ToolKind::Scripted(script) => script.platforms.iter().flatten().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if wants.is_empty() {
+        return Ok(());
+    }
+    let device = s.screen.platform();
+    if wants.iter().any(|w| w.eq_ignore_ascii_case(device.as_str())) {
+        return Ok(());
+    }
+    Err(CallError::Platform {
+        tool: tool.name.clone(),
+        wants: wants.join(" or "),
+        device: device.as_str().to_string(),
+    })
 }
 
 /// Calls one top-level call may expand into through delegating and composed tools.

@@ -10,6 +10,7 @@ use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError};
 
 use super::ToolFlags;
+use crate::device::Platform;
 use crate::snapshot::Screen;
 
 /// What running a built-in produced.
@@ -92,6 +93,9 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     const FLAGS: ToolFlags;
     /// A delegating tool expands into other tools instead of executing; it is never a step itself.
     const DELEGATES: bool = false;
+    /// The platforms it works on; empty: every platform. A call on another device is refused
+    /// before it runs, naming both platforms.
+    const PLATFORMS: &'static [Platform] = &[];
     /// The JSON Schema of what the tool resolves to (`results::schema::<T>()`); `None` types it `unknown`.
     fn result_schema() -> Option<Value> {
         None
@@ -107,6 +111,7 @@ pub struct BuiltinEntry {
     pub name: &'static str,
     pub flags: ToolFlags,
     pub delegates: bool,
+    pub platforms: &'static [Platform],
     pub result_schema: Option<Value>,
     pub description: String,
     pub input_schema: Value,
@@ -134,6 +139,7 @@ impl BuiltinEntry {
             name: T::NAME,
             flags: T::FLAGS,
             delegates: T::DELEGATES,
+            platforms: T::PLATFORMS,
             result_schema: T::result_schema(),
             description,
             input_schema: schema,

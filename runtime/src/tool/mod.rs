@@ -1,14 +1,18 @@
 //! Tools: what a recording, the LLM or a script calls. Three kinds share one descriptor:
 //! built in (Rust), scripted (`tools/<name>.ts`) and composed (`tools/<name>.tool.yaml`).
 
+pub mod android;
 pub mod builtin;
 pub mod by_selector;
 pub mod composed;
 pub mod exec;
 pub mod llm;
+pub mod memory;
+pub mod platform;
 pub mod results;
 pub mod rules;
 pub mod scripted;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -111,7 +115,14 @@ impl ToolDescriptor {
 
 /// The built-in tools, in the order `trailblaze tools` lists them.
 pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    let all = [llm::entries(), exec::entries(), by_selector::entries()];
+    let all = [
+        llm::entries(),
+        exec::entries(),
+        by_selector::entries(),
+        verify::entries(),
+        memory::entries(),
+        android::entries(),
+    ];
     all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
 }
 

@@ -111,7 +111,9 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     }
     result.map(|_| ()).map_err(|e| match e {
         // The call never ran: bad usage, exit 2.
-        CallError::Args { .. } | CallError::UnknownTool { .. } => Failure::Usage(anyhow!(e)),
+        CallError::Args { .. } | CallError::UnknownTool { .. } | CallError::Platform { .. } => {
+            Failure::Usage(anyhow!(e))
+        }
         // The device failed: not the tool's fault, exit 2 as for `run`.
         CallError::Device { .. } => Failure::Usage(anyhow!(e)),
         _ => Failure::Failed(anyhow!(e)),

@@ -251,6 +251,10 @@ impl Device for SimDevice {
         format!("sim:{}", self.app.id)
     }
 
+    fn changes_on_its_own(&self) -> bool {
+        false
+    }
+
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
         self.captures += 1;
         Ok(self.tree())
