@@ -109,7 +109,7 @@ impl Catalog {
                     ToolKind::Scripted(s) => s.file.clone(),
                     ToolKind::Broken { file, .. } => file.clone(),
                     ToolKind::Composed(_) => m.dir.join("tools"),
-                    ToolKind::Builtin(_) => PathBuf::new(),
+                    ToolKind::Builtin(_) | ToolKind::Foreign(_) => PathBuf::new(),
                 };
                 if let Some(existing) = cat.tools.get(&t.name) {
                     match origin.get(&t.name) {
@@ -119,11 +119,13 @@ impl Catalog {
                             first.display(),
                             file.display()
                         )),
-                        None if matches!(existing.kind, ToolKind::Builtin(_)) => errors.push(format!(
-                            "{}: `{}` is a built-in tool's name; rename the export",
-                            file.display(),
-                            t.name
-                        )),
+                        None if matches!(existing.kind, ToolKind::Builtin(_) | ToolKind::Foreign(_)) => {
+                            errors.push(format!(
+                                "{}: `{}` is a built-in tool's name; rename the export",
+                                file.display(),
+                                t.name
+                            ))
+                        }
                         None => {}
                     }
                     continue;

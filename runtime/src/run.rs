@@ -401,7 +401,9 @@ fn run_with_retries(
     }
     sr.attempts = retried.len() as u32 + 1;
     sr.retried = retried;
-    if policy.wants(&sr.outcome)
+    // A step that named its screen (`takeSnapshot`) keeps it whatever the policy: the trail asked.
+    let named = sr.calls.iter().any(|c| c.tool == "takeSnapshot" && c.ok);
+    if (named || policy.wants(&sr.outcome))
         && let Ok(shot) = session.screenshot()
         && let Some(saved) = screens.save(shot.mime, &shot.bytes)
     {

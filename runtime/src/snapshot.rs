@@ -133,6 +133,20 @@ impl Snapshot {
         false
     }
 
+    /// Child indexes from the root down to node `i` (`[]` for the root): the original's `indexPath`.
+    pub fn index_path(&self, i: usize) -> Vec<u32> {
+        let mut path = Vec::new();
+        let mut at = i;
+        while let Some(p) = self.nodes.get(at).and_then(|n| n.parent) {
+            // Nodes are depth first, so the siblings before `at` are its parent's earlier children.
+            let nth = (p + 1..at).filter(|&j| self.nodes[j].parent == Some(p)).count();
+            path.push(nth as u32);
+            at = p;
+        }
+        path.reverse();
+        path
+    }
+
     /// Whether a node says anything worth a line (layout containers do not).
     fn shown(n: &SnapNode) -> bool {
         n.text.is_some()

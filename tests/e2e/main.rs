@@ -13,6 +13,7 @@ mod limits;
 mod llm_tools;
 mod mcp;
 mod original_layout;
+mod original_tools;
 mod registration;
 mod report;
 mod report_browser;

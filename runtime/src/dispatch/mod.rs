@@ -38,7 +38,11 @@ pub enum CallError {
     Script { tool: String, message: String },
     /// The tool is for other platforms than the session's device (`web_click` on Android).
     #[error("{tool} is a tool for {wants}; this session's device is {device}")]
-    Platform { tool: String, wants: String, device: String },
+    Platform {
+        tool: String,
+        wants: String,
+        device: String,
+    },
     /// The device itself failed (unreachable, lost): an infrastructure error, not a failed step.
     #[error("{tool}: the device failed: {message}")]
     Device { tool: String, message: String },
@@ -182,6 +186,11 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
             })
         }
         ToolKind::Composed(composed) => run_expansion(s, rt, crate::tool::composed::expand(composed, &args)),
+        // An embedder's device that says it is a browser still has no driver for these here.
+        ToolKind::Foreign(p) => Err(CallError::Failed {
+            tool: name.to_string(),
+            message: format!("this host has no {p} driver to run it"),
+        }),
         ToolKind::Broken { message, .. } => Err(CallError::Script {
             tool: name.to_string(),
             message: message.clone(),
@@ -218,11 +227,7 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
 /// Refuses a tool made for other platforms than the session's device, before its arguments are
 /// read: the error names both, never "unknown tool".
 fn platform_gate(s: &SessionCore, tool: &ToolDescriptor) -> Result<(), CallError> {
-    let wants: Vec<&str> = match &tool.kind {
-        ToolKind::Builtin(entry) => entry.platforms.iter().map(|p| p.as_str()).collect(),
-        ToolKind::Scripted(script) => script.platforms.iter().flatten().map(String::as_str).collect(),
-        _ => Vec::new(),
-    };
+    let wants = tool.platforms();
     if wants.is_empty() {
         return Ok(());
     }
@@ -247,7 +252,7 @@ pub fn validate(tool: &ToolDescriptor, args: &Value) -> Result<(), DecodeError> 
     match &tool.kind {
         ToolKind::Builtin(entry) => entry.check(args),
         ToolKind::Broken { .. } => Ok(()),
-        ToolKind::Scripted(_) | ToolKind::Composed(_) => {
+        ToolKind::Scripted(_) | ToolKind::Composed(_) | ToolKind::Foreign(_) => {
             if !args.is_object() {
                 return Err(DecodeError {
                     path: String::new(),
@@ -352,6 +357,10 @@ fn step(
     let outcome = if resolve_secrets {
         // A built-in works the device: its time counts against the wall clock, not the script's.
         s.deadline.pause();
+        // Memory tokens first (`{{total}}`), then secrets: both at the last moment, so the step
+        // keeps the tokens and a recording replays with its own run's values.
+        let remembered = s.memory.borrow().interpolate_value(args);
+        let args = remembered.as_ref().unwrap_or(args);
         let outcome = secret::resolve_placeholders(s.secrets(), args)
             .map_err(|message| CallError::Failed {
                 tool: name.to_string(),

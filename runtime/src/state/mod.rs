@@ -4,6 +4,7 @@
 
 pub mod console;
 pub mod log;
+pub mod memory;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -48,6 +49,8 @@ pub struct SessionCore {
     /// Secret values: what snapshots and logs show as `***`.
     pub redact: crate::secret::Redaction,
     pub screen: Screen,
+    /// What `remember*` stored: later calls' `{{name}}` tokens.
+    pub memory: RefCell<memory::Memory>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
     /// The running top-level call's deadline (the script runtimes check it too).
@@ -81,6 +84,7 @@ impl SessionCore {
             log: RefCell::new(log),
             redact,
             screen,
+            memory: RefCell::default(),
             depth: Cell::new(0),
             deadline,
             expanded: Cell::new(0),
@@ -152,6 +156,8 @@ impl SessionCore {
         ToolCx {
             screen: &self.screen,
             redact: &self.redact,
+            memory: &self.memory,
+            deadline: &self.deadline,
         }
     }
 }

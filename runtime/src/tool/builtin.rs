@@ -61,9 +61,37 @@ impl From<crate::device::DeviceError> for ToolFailure {
 pub struct ToolCx<'a> {
     pub screen: &'a Screen,
     pub redact: &'a crate::secret::Redaction,
+    /// The session's remembered values (`rememberText`, `{{name}}` tokens).
+    pub memory: &'a std::cell::RefCell<crate::state::memory::Memory>,
+    /// The running call's deadline: a tool that waits wakes up for it.
+    pub deadline: &'a crate::budget::Deadline,
 }
 
 impl ToolCx<'_> {
+    /// Sleeps `d`, in slices, ending early with a failure when the call's wall-clock budget runs out
+    /// or the call is cancelled.
+    pub fn sleep(&self, d: std::time::Duration) -> Result<(), ToolFailure> {
+        const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+        let until = std::time::Instant::now() + d;
+        loop {
+            if self.deadline.expired() {
+                return Err("stopped while waiting: the call's time ran out or it was cancelled".into());
+            }
+            let now = std::time::Instant::now();
+            if now >= until {
+                return Ok(());
+            }
+            std::thread::sleep(SLICE.min(until - now));
+        }
+    }
+
+    /// The snapshot as the device shows it now: a fresh capture, for a tool that waits for the
+    /// screen to change (a cached one would never change).
+    pub fn recapture(&self) -> Result<std::sync::Arc<crate::snapshot::Snapshot>, ToolFailure> {
+        self.screen.invalidate();
+        Ok(self.screen.snapshot()?)
+    }
+
     /// The centre of the first node `sel` matches in the current snapshot.
     pub fn find(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(i32, i32), ToolFailure> {
         self.locate(sel)?
@@ -73,6 +101,15 @@ impl ToolCx<'_> {
     /// The centre of the first node `sel` matches, or `None` when none does. A selector with no
     /// predicate (it would match nothing, or everything) is refused, and a device failure stays one.
     pub fn locate(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<Option<(i32, i32)>, ToolFailure> {
+        self.check_selector(sel)?;
+        let snap = self.screen.snapshot()?;
+        let first = sel.resolve(&snap).into_iter().next();
+        Ok(first.map(|i| snap.nodes[i].bounds.center()))
+    }
+
+    /// Refuses a selector with no predicate (it would match nothing, or everything) or with a pattern
+    /// that does not compile, naming its path.
+    pub fn check_selector(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<(), ToolFailure> {
         if let Some(path) = sel.without_predicate() {
             return Err(format!(
                 "`nodeSelector{path}` has no predicate, so it says nothing about which node; name at least one property (e.g. `androidAccessibility.textRegex`)"
@@ -82,9 +119,7 @@ impl ToolCx<'_> {
         if let Some((path, why)) = sel.invalid_pattern() {
             return Err(format!("`nodeSelector{path}`: {why}").into());
         }
-        let snap = self.screen.snapshot()?;
-        let first = sel.resolve(&snap).into_iter().next();
-        Ok(first.map(|i| snap.nodes[i].bounds.center()))
+        Ok(())
     }
 }
 

@@ -19,6 +19,10 @@ pub struct TapOnPoint {
     /// Hold the press instead of tapping.
     #[serde(default)]
     pub long_press: bool,
+    /// Why the caller did this (recordings of the original carry it; it changes nothing).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub reasoning: Option<String>,
 }
 
 impl BuiltinTool for TapOnPoint {
@@ -51,6 +55,14 @@ pub struct InputText {
     /// The field to type into; the focused field when absent.
     #[serde(default)]
     pub node_selector: Option<TrailblazeNodeSelector>,
+    /// Why the caller did this (recordings of the original carry it; it changes nothing).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub reasoning: Option<String>,
+    /// Hide the soft keyboard after typing.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub hide_keyboard_after: bool,
 }
 
 impl BuiltinTool for InputText {
@@ -106,6 +118,10 @@ pub struct LaunchApp {
     /// REINSTALL (default: fresh data), FORCE_RESTART (keep data) or RESUME.
     #[serde(default)]
     pub launch_mode: Option<LaunchMode>,
+    /// Why the caller did this (recordings of the original carry it; it changes nothing).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub reasoning: Option<String>,
 }
 
 impl BuiltinTool for LaunchApp {

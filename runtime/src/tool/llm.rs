@@ -27,6 +27,9 @@ pub struct Tap {
     /// Hold the press instead of tapping.
     #[serde(default)]
     pub long_press: bool,
+    /// Why the caller taps: the recorded tap's `reason`, and the saved step's text.
+    #[serde(default)]
+    pub reasoning: Option<String>,
 }
 
 impl BuiltinTool for Tap {
@@ -37,7 +40,17 @@ impl BuiltinTool for Tap {
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        Ok(Outcome::Delegate(tap_expansion(cx, &self.r#ref, self.long_press)?))
+        let mut calls = tap_expansion(cx, &self.r#ref, self.long_press)?;
+        if let (Some(why), Some((tool, args))) = (self.reasoning, calls.first_mut()) {
+            // The two recorded forms name it as the original does: `reason` on the selector tap.
+            let key = if tool == "tapOnElementBySelector" {
+                "reason"
+            } else {
+                "reasoning"
+            };
+            args[key] = Value::String(why);
+        }
+        Ok(Outcome::Delegate(calls))
     }
 }
 

@@ -6,9 +6,11 @@ pub mod builtin;
 pub mod by_selector;
 pub mod composed;
 pub mod exec;
+mod expr;
 pub mod llm;
 pub mod memory;
 pub mod platform;
+pub mod process;
 pub mod results;
 pub mod rules;
 pub mod scripted;
@@ -68,6 +70,9 @@ pub enum ToolKind {
     },
     /// A `.tool.yaml` with `parameters:` and `tools:`: expands into its calls.
     Composed(Arc<composed::ComposedTool>),
+    /// One of the original's tools for a platform this host has no device for (`web_*`,
+    /// `compose_*`): typed, checked, and refused when called.
+    Foreign(crate::device::Platform),
 }
 
 /// Everything the catalog knows about one tool.
@@ -100,6 +105,16 @@ impl ToolDescriptor {
         s
     }
 
+    /// The platforms it runs on (`android`, `web`, ...); empty when it runs on every platform.
+    pub fn platforms(&self) -> Vec<&str> {
+        match &self.kind {
+            ToolKind::Builtin(entry) => entry.platforms.iter().map(|p| p.as_str()).collect(),
+            ToolKind::Scripted(script) => script.platforms.iter().flatten().map(String::as_str).collect(),
+            ToolKind::Foreign(p) => vec![p.as_str()],
+            ToolKind::Composed(_) | ToolKind::Broken { .. } => Vec::new(),
+        }
+    }
+
     pub fn builtin(entry: BuiltinEntry) -> ToolDescriptor {
         ToolDescriptor {
             name: entry.name.to_string(),
@@ -121,9 +136,12 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         by_selector::entries(),
         verify::entries(),
         memory::entries(),
+        process::entries(),
         android::entries(),
     ];
-    all.into_iter().flatten().map(ToolDescriptor::builtin).collect()
+    let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
+    tools.extend(platform::tools());
+    tools
 }
 
 pub use trailblaze_host_functions::decode::did_you_mean;

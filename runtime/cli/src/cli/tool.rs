@@ -43,6 +43,10 @@ pub struct ToolsArgs {
     /// The definitions as JSON (what an LLM is sent).
     #[arg(long)]
     pub json: bool,
+    /// Every tool the trailmap's trails and scripts can call, hidden ones and other platforms'
+    /// included, each with its arguments and flags.
+    #[arg(long, conflicts_with_all = ["name", "tokens"])]
+    pub all: bool,
     #[command(flatten)]
     pub map: MapArg,
 }
@@ -167,6 +171,9 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     if a.tokens {
         return print_tokens(a.json, &catalog);
     }
+    if a.all {
+        return list_all(&catalog, a.json);
+    }
     let definitions = catalog.tool_definitions();
     if a.json {
         out!("{}", serde_json::to_string_pretty(&definitions).unwrap_or_default());
@@ -178,6 +185,71 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
         err!("`trailblaze tools NAME` shows a tool in full");
     }
     Ok(())
+}
+
+/// `tools --all`: every tool, two lines each: its call shape and flags, then its first sentence.
+fn list_all(catalog: &Catalog, json_out: bool) -> Result<(), Failure> {
+    let mut tools: Vec<&ToolDescriptor> = catalog.tools().map(|t| t.as_ref()).collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    if json_out {
+        let all: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "flags": t.flags,
+                    "platform": platform_of(t),
+                    "trailmap": t.trailmap,
+                    "inputSchema": t.advertised_schema(),
+                })
+            })
+            .collect();
+        out!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+        return Ok(());
+    }
+    for t in tools {
+        let schema = &t.input_schema;
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let args: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|p| {
+                p.keys()
+                    .map(|k| {
+                        if required.contains(&k.as_str()) {
+                            k.clone()
+                        } else {
+                            format!("{k}?")
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut flags = vec![if t.flags.surface_to_llm {
+            "LLM-visible"
+        } else {
+            "hidden"
+        }];
+        if t.flags.is_recordable {
+            flags.push("recorded");
+        }
+        if t.flags.read_only {
+            flags.push("read-only");
+        }
+        let platform = platform_of(t).map(|p| format!(", {p} only")).unwrap_or_default();
+        out!("{} {{{}}}  [{}{platform}]", t.name, args.join(", "), flags.join(", "));
+        out!("    {}", first_sentence(&t.description));
+    }
+    Ok(())
+}
+
+/// The platform a tool is limited to, when it is.
+fn platform_of(t: &ToolDescriptor) -> Option<String> {
+    let p = t.platforms();
+    (!p.is_empty()).then(|| p.join("/"))
 }
 
 /// A description's first sentence, whole (never cut mid-sentence): up to the first `. ` or the
