@@ -260,6 +260,42 @@ fn tools_lists_whole_sentences_and_shows_one_tool_in_full() {
 }
 
 #[test]
+fn tools_all_lists_hidden_and_other_platforms_tools_with_their_arguments() {
+    let f = Fixture::demo();
+    let o = in_dir(&f, f.dir.path(), &["tools", "--all"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for line in [
+        "inputText {text, nodeSelector?, reasoning?, hideKeyboardAfter?}  [hidden, recorded]",
+        "exec {argv, workingDir?, expectedExitCode?, outputFilterRegex?, timeoutSeconds?}  [hidden]",
+        "rememberText {prompt, variable}  [LLM-visible, recorded, read-only]",
+        "web_click {ref?, reasoning?, nodeSelector?}  [hidden, recorded, read-only, web only]",
+        "openMessage {",
+    ] {
+        assert!(out.lines().any(|l| l.starts_with(line)), "{line}\n{out}");
+    }
+    // Control: the plain list is the LLM's, without the hidden ones.
+    let o = in_dir(&f, f.dir.path(), &["tools"]);
+    let (plain, _) = text(&o);
+    assert!(plain.lines().any(|l| l.starts_with("tap ")));
+    assert!(
+        !plain
+            .lines()
+            .any(|l| l.starts_with("exec ") || l.starts_with("web_click ")),
+        "{plain}"
+    );
+    let o = in_dir(&f, f.dir.path(), &["tools", "--all", "--json"]);
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let web = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "web_click")
+        .unwrap();
+    assert_eq!(web["platform"], "web");
+}
+
+#[test]
 fn help_has_examples() {
     let f = Fixture::demo();
     for args in [vec!["--help"], vec!["run", "--help"], vec!["tool", "--help"]] {
