@@ -347,15 +347,57 @@ fn text_matches(pattern: &str, value: Option<&str>) -> bool {
         }
         let re = cache
             .entry(pattern.to_string())
-            .or_insert_with(|| regex::Regex::new(&format!("^(?:{pattern})$")).ok());
+            .or_insert_with(|| whole_value(pattern).ok());
         re.as_ref().is_some_and(|re| re.is_match(value))
     })
+}
+
+/// `pattern` compiled to match a whole value.
+fn whole_value(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&format!("^(?:{})$", java_quoting(pattern)))
+}
+
+/// The original's patterns are Java regular expressions, whose `\Q...\E` quotes a literal stretch
+/// (`\QMouse - $29.99\E`); Rust's regex has no such quoting, so the stretch is escaped instead.
+pub fn java_quoting(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains("\\Q") {
+        return std::borrow::Cow::Borrowed(pattern);
+    }
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut rest = pattern;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.chars().next() {
+            Some('Q') => {
+                let quoted = &after[1..];
+                let (inner, next) = match quoted.find("\\E") {
+                    Some(e) => (&quoted[..e], &quoted[e + 2..]),
+                    None => (quoted, ""),
+                };
+                out.push_str(&regex::escape(inner));
+                rest = next;
+            }
+            // Any other escape (`\\`, `\d`) is copied whole, so `\\Q` stays a backslash and a Q.
+            Some(c) => {
+                out.push('\\');
+                out.push(c);
+                rest = &after[c.len_utf8()..];
+            }
+            None => {
+                out.push('\\');
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether `pattern` is a regular expression the matcher accepts; the reason when not. The pattern
 /// itself is not repeated (it may hold a resolved secret).
 pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    match regex::Regex::new(&format!("^(?:{pattern})$")) {
+    match whole_value(pattern) {
         Ok(_) => Ok(()),
         Err(regex::Error::CompiledTooBig(_)) => Err("the regular expression is too large".into()),
         Err(_) => Err(
@@ -742,6 +784,21 @@ fn merge(a: &TrailblazeNodeSelector, b: &TrailblazeNodeSelector) -> TrailblazeNo
 mod tests {
     use super::*;
     use crate::device::{Bounds, ViewNode, ViewTree};
+
+    #[test]
+    fn java_quoting_matches_the_stretch_as_text() {
+        let p = r"\QMouse - USB-C, Gray - $34.99\E";
+        assert!(check_pattern(p).is_ok());
+        assert!(text_matches(p, Some("Mouse - USB-C, Gray - $34.99")));
+        assert!(!text_matches(p, Some("Mouse - USB-C, Gray - $34X99")));
+        // A quote with no `\E` runs to the end; regex around it still works.
+        assert!(text_matches(r"Total: \Q$5.00", Some("Total: $5.00")));
+        assert!(text_matches(r"(?i)total.*\Q(1)\E", Some("TOTAL x (1)")));
+        // An escaped backslash before Q is a backslash and a Q, not a quote.
+        assert!(text_matches(r"a\\Qb", Some(r"a\Qb")));
+        // Control: without the quoting the pattern is no valid Rust regex at all.
+        assert!(regex::Regex::new(r"\QMouse\E").is_err());
+    }
 
     fn node(class: &str, text: Option<&str>, id: Option<&str>, top: i32, children: Vec<ViewNode>) -> ViewNode {
         ViewNode {

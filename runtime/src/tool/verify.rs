@@ -88,6 +88,7 @@ pub struct AssertNotVisibleWithText {
 
 /// `text` as the lenient pattern: case-insensitive, its regex reading or its literal reading.
 pub fn lenient_pattern(text: &str) -> String {
+    let text = &crate::selector::java_quoting(text);
     let literal = regex::escape(text);
     if let Some(rest) = text.strip_prefix("(?-i)") {
         return match regex::Regex::new(rest) {
