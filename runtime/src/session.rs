@@ -145,6 +145,26 @@ impl Session {
             })
     }
 
+    /// [`Session::call`], and the steps logged with a `seq` above `after` (what the call did), in one
+    /// trip to the session's thread: a live session asks for both after every call.
+    pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<StepRecord>) {
+        let name = name.to_string();
+        let tool = name.clone();
+        self.run(move |core, rt| {
+            let result = dispatch::call(core, rt, &name, args);
+            (result, steps_after(core, after))
+        })
+        .unwrap_or_else(|e| {
+            (
+                Err(CallError::Failed {
+                    tool,
+                    message: e.to_string(),
+                }),
+                Vec::new(),
+            )
+        })
+    }
+
     /// How many times the device captured its screen.
     pub fn captures(&self) -> u64 {
         self.run(|core, _| core.screen.captures()).unwrap_or(0)
@@ -159,13 +179,7 @@ impl Session {
     /// The steps with a `seq` above `seq`: what the calls since then did. A long live session asks
     /// this after every call, so it copies only the new records, not the whole log.
     pub fn steps_after(&self, seq: u64) -> Vec<StepRecord> {
-        self.run(move |core, _| {
-            let log = core.log.borrow();
-            let records = log.records();
-            let from = records.partition_point(|r| r.seq <= seq);
-            records[from..].to_vec()
-        })
-        .unwrap_or_default()
+        self.run(move |core, _| steps_after(core, seq)).unwrap_or_default()
     }
 
     /// The device's current view tree, captured now (not the cached snapshot, not redacted).
@@ -297,4 +311,12 @@ fn session_thread(
         deadline.end();
     }
     drop(engine);
+}
+
+/// The session's step records with a `seq` above `seq`, copied.
+fn steps_after(core: &SessionCore, seq: u64) -> Vec<StepRecord> {
+    let log = core.log.borrow();
+    let records = log.records();
+    let from = records.partition_point(|r| r.seq <= seq);
+    records[from..].to_vec()
 }

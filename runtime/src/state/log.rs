@@ -145,12 +145,29 @@ impl SessionLog {
                 seq,
                 tool,
                 ok,
-                result,
+                result: Some(result),
+                error,
+                millis,
+            } => {
+                // A result can be large (a snapshot's tree, on every `snapshot` call): serialized
+                // once, straight from the caller's value, not copied into the line and walked again.
+                let head = json!({
+                    "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
+                    "error": error, "ms": round(millis),
+                });
+                let raw = self.result_bytes(result);
+                return self.write_line_raw(head, Some(("result", raw)));
+            }
+            Event::StepFinished {
+                seq,
+                tool,
+                ok,
+                result: None,
                 error,
                 millis,
             } => json!({
                 "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
-                "result": result, "error": error, "ms": round(millis),
+                "result": Value::Null, "error": error, "ms": round(millis),
             }),
             Event::Console { tool, level, text } => {
                 json!({ "event": "console", "tool": tool, "level": level, "text": text })
@@ -160,14 +177,52 @@ impl SessionLog {
         self.write_line(line);
     }
 
-    fn write_line(&mut self, mut line: Value) {
+    fn write_line(&mut self, line: Value) {
+        self.write_line_raw(line, None);
+    }
+
+    /// `result` as the log writes it: serialized once, capped, scrubbed. The dispatcher hands over
+    /// results already redacted, so the scrub normally finds nothing and the bytes stand; when it
+    /// does find a secret, the value is scrubbed field by field (a secret's JSON escaping differs).
+    fn result_bytes(&self, result: &Value) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec(result).unwrap_or_else(|_| b"null".to_vec());
+        if bytes.len() > MAX_LOGGED_BYTES {
+            let note = json!({ "notLogged": format!("{} bytes, more than the log keeps ({MAX_LOGGED_BYTES})", bytes.len()) });
+            return serde_json::to_vec(&note).unwrap_or_default();
+        }
+        if !self.redact.is_empty() {
+            let text = String::from_utf8_lossy(&bytes);
+            if matches!(self.redact.text(&text), std::borrow::Cow::Owned(_)) {
+                let mut v = result.clone();
+                self.redact.value(&mut v);
+                bytes = serde_json::to_vec(&v).unwrap_or_default();
+            }
+        }
+        bytes
+    }
+
+    /// Writes `line`, with `extra` (a key and its value, already serialized) appended to it.
+    fn write_line_raw(&mut self, mut line: Value, extra: Option<(&str, Vec<u8>)>) {
         cap(&mut line);
         self.redact.value(&mut line);
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
+            let mut buf = serde_json::to_vec(&line).unwrap_or_default();
+            if let Some((key, raw)) = extra
+                && buf.last() == Some(&b'}')
+            {
+                buf.pop();
+                if buf.len() > 1 {
+                    buf.push(b',');
+                }
+                buf.extend_from_slice(&serde_json::to_vec(key).unwrap_or_default());
+                buf.push(b':');
+                buf.extend_from_slice(&raw);
+                buf.push(b'}');
+            }
+            buf.push(b'\n');
             // A log line that cannot be written must not fail the step; the run's report says so.
-            let ok =
-                serde_json::to_writer(&mut *out, &line).is_ok() && out.write_all(b"\n").is_ok() && out.flush().is_ok();
+            let ok = out.write_all(&buf).is_ok() && out.flush().is_ok();
             // Said once per session, not once per event (a full disk would repeat it for every step).
             if !ok && !self.write_failed {
                 self.write_failed = true;
@@ -238,4 +293,44 @@ impl SessionLog {
 
 fn round(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(dir: &Path) -> Vec<Value> {
+        std::fs::read_to_string(dir.join("log.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn finish(log: &mut SessionLog, result: &Value) {
+        let seq = log.next_seq();
+        log.append(Event::StepStarted { seq, depth: 0, tool: "t", args: &json!({}) });
+        log.append(Event::StepFinished { seq, tool: "t", ok: true, result: Some(result), error: None, millis: 1.0 });
+    }
+
+    #[test]
+    fn a_result_is_written_whole_capped_when_huge_and_scrubbed_of_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(dir.path()).unwrap();
+        log.set_redactions(crate::secret::Redaction::new(&["s3cr\"et-value".to_string()]));
+        finish(&mut log, &json!({"text": "ok", "n": [1, 2]}));
+        finish(&mut log, &json!({"leak": "x s3cr\"et-value y"}));
+        finish(&mut log, &json!({"big": "a".repeat(MAX_LOGGED_BYTES + 1)}));
+        finish(&mut log, &json!({}));
+        drop(log);
+        let l = lines(dir.path());
+        assert_eq!(l[1]["result"], json!({"text": "ok", "n": [1, 2]}));
+        assert_eq!(l[1]["seq"], 1);
+        // The secret, with a quote JSON escapes, is scrubbed all the same.
+        assert_eq!(l[3]["result"]["leak"], "x *** y");
+        assert!(!std::fs::read_to_string(dir.path().join("log.jsonl")).unwrap().contains("et-value"));
+        assert!(l[5]["result"]["notLogged"].as_str().unwrap().contains("more than the log keeps"));
+        assert_eq!(l[7]["result"], json!({}));
+        assert_eq!(l[7]["event"], "step_finished");
+    }
 }

@@ -178,8 +178,7 @@ impl Live {
             Ok(s) => s,
             Err(e) => return Reply::error(e),
         };
-        let result = session.call(name, args.clone());
-        let steps = session.steps_after(seen);
+        let (result, steps) = session.call_with_steps(name, args.clone(), seen);
         self.seen = steps.last().map_or(seen, |s| s.seq);
         self.recording.add_call(&self.shared.catalog, name, &args, &steps);
         match result {
