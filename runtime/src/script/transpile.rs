@@ -98,9 +98,13 @@ pub enum TranspileError {
 type Key = [u8; 32];
 
 /// Transpiles `.ts` files, caching results in memory and (optionally) on disk.
-/// Shareable across threads; concurrent misses on the same content may both run swc.
+/// Shareable across threads; concurrent misses on the same content run swc once (single flight:
+/// the others wait for its result).
 pub struct Transpiler {
     memory: Mutex<HashMap<Key, Arc<Transpiled>>>,
+    /// One gate per content being transpiled now: a thread that misses takes it, so a second
+    /// thread missing the same content waits and then reads the first one's result.
+    inflight: Mutex<HashMap<Key, Arc<Mutex<()>>>>,
     cache_dir: Option<PathBuf>,
     transpiles: AtomicU64,
     memory_hits: AtomicU64,
@@ -113,6 +117,7 @@ impl Transpiler {
     pub fn new(cache_dir: Option<PathBuf>) -> Self {
         Self {
             memory: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
             cache_dir,
             transpiles: AtomicU64::new(0),
             memory_hits: AtomicU64::new(0),
@@ -135,6 +140,28 @@ impl Transpiler {
     /// Transpiles `source`; `file` is the display name used in errors (e.g. `tools/signIn.ts`).
     pub fn transpile(&self, file: &str, source: &str) -> Result<Arc<Transpiled>, TranspileError> {
         let key = cache_key(source);
+        if let Some(hit) = self.memory_get(&key) {
+            self.memory_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(hit);
+        }
+        let gate = {
+            let mut m = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
+            m.entry(key).or_default().clone()
+        };
+        let result = {
+            let _turn = gate.lock().unwrap_or_else(|e| e.into_inner());
+            self.miss(key, file, source)
+        };
+        // The last one through removes the gate (a waiter still holds a clone of it).
+        let mut m = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
+        if m.get(&key).is_some_and(|g| Arc::ptr_eq(g, &gate)) && Arc::strong_count(&gate) <= 2 {
+            m.remove(&key);
+        }
+        result
+    }
+
+    /// A memory miss, with this content's gate held: another thread may have filled it meanwhile.
+    fn miss(&self, key: Key, file: &str, source: &str) -> Result<Arc<Transpiled>, TranspileError> {
         if let Some(hit) = self.memory_get(&key) {
             self.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit);

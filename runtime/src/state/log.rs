@@ -187,7 +187,8 @@ impl SessionLog {
     fn result_bytes(&self, result: &Value) -> Vec<u8> {
         let mut bytes = serde_json::to_vec(result).unwrap_or_else(|_| b"null".to_vec());
         if bytes.len() > MAX_LOGGED_BYTES {
-            let note = json!({ "notLogged": format!("{} bytes, more than the log keeps ({MAX_LOGGED_BYTES})", bytes.len()) });
+            let note =
+                json!({ "notLogged": format!("{} bytes, more than the log keeps ({MAX_LOGGED_BYTES})", bytes.len()) });
             return serde_json::to_vec(&note).unwrap_or_default();
         }
         if !self.redact.is_empty() {
@@ -309,8 +310,20 @@ mod tests {
 
     fn finish(log: &mut SessionLog, result: &Value) {
         let seq = log.next_seq();
-        log.append(Event::StepStarted { seq, depth: 0, tool: "t", args: &json!({}) });
-        log.append(Event::StepFinished { seq, tool: "t", ok: true, result: Some(result), error: None, millis: 1.0 });
+        log.append(Event::StepStarted {
+            seq,
+            depth: 0,
+            tool: "t",
+            args: &json!({}),
+        });
+        log.append(Event::StepFinished {
+            seq,
+            tool: "t",
+            ok: true,
+            result: Some(result),
+            error: None,
+            millis: 1.0,
+        });
     }
 
     #[test]
@@ -328,8 +341,17 @@ mod tests {
         assert_eq!(l[1]["seq"], 1);
         // The secret, with a quote JSON escapes, is scrubbed all the same.
         assert_eq!(l[3]["result"]["leak"], "x *** y");
-        assert!(!std::fs::read_to_string(dir.path().join("log.jsonl")).unwrap().contains("et-value"));
-        assert!(l[5]["result"]["notLogged"].as_str().unwrap().contains("more than the log keeps"));
+        assert!(
+            !std::fs::read_to_string(dir.path().join("log.jsonl"))
+                .unwrap()
+                .contains("et-value")
+        );
+        assert!(
+            l[5]["result"]["notLogged"]
+                .as_str()
+                .unwrap()
+                .contains("more than the log keeps")
+        );
         assert_eq!(l[7]["result"], json!({}));
         assert_eq!(l[7]["event"], "step_finished");
     }

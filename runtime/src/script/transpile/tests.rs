@@ -435,3 +435,47 @@ fn the_key_depends_on_content_only() {
     assert_eq!(cache_key("a"), cache_key("a"));
     assert_ne!(cache_key("a"), cache_key("b"));
 }
+
+/// A source swc takes a while over (thousands of typed functions), so two threads reliably miss at
+/// the same time.
+fn slow_source(tag: &str) -> String {
+    (0..3000)
+        .map(|i| format!("export function f{i}_{tag}(a: number, b: string): number {{ return a + b.length + {i}; }}\n"))
+        .collect()
+}
+
+#[test]
+fn concurrent_misses_on_the_same_content_run_swc_once() {
+    let t = Arc::new(Transpiler::new(None));
+    let race = |sources: [String; 2]| {
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let handles: Vec<_> = sources
+            .into_iter()
+            .map(|src| {
+                let (t, barrier) = (t.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    t.transpile("tools/slow.ts", &src).map(|o| o.code.len())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let same = slow_source("a");
+    let lens = race([same.clone(), same]);
+    assert_eq!(lens[0], lens[1]);
+    assert_eq!(
+        t.transpile_count(),
+        1,
+        "one swc run for two threads missing the same content"
+    );
+    assert_eq!(t.memory_hits(), 1, "the waiter read the first one's result");
+    // Control: different contents do not wait on each other's gate; each runs swc.
+    race([slow_source("b"), slow_source("c")]);
+    assert_eq!(t.transpile_count(), 3);
+    // No gate is left behind.
+    assert!(t.inflight.lock().unwrap().is_empty());
+}
