@@ -55,12 +55,16 @@ fn main() {
             .session("demo", device, Some(&dir.path().join("direct")), Settings::default())
             .expect("session");
         let sel = |t: &str| json!({ "nodeSelector": { "androidAccessibility": { "textRegex": t } } });
-        session.call("launchApp", json!({ "appId": "com.example.demo" })).expect("launch");
-        let field = |hint: &str, text: &str| {
-            json!({ "text": text, "nodeSelector": { "androidAccessibility": { "hintTextRegex": hint } } })
-        };
-        session.call("inputText", field("Email", "jane@example.com")).expect("email");
-        session.call("inputText", field("Password", "hunter2")).expect("password");
+        session
+            .call("launchApp", json!({ "appId": "com.example.demo" }))
+            .expect("launch");
+        let field = |hint: &str, text: &str| json!({ "text": text, "nodeSelector": { "androidAccessibility": { "hintTextRegex": hint } } });
+        session
+            .call("inputText", field("Email", "jane@example.com"))
+            .expect("email");
+        session
+            .call("inputText", field("Password", "hunter2"))
+            .expect("password");
         session.call("tapOnElementBySelector", sel("Sign in")).expect("sign in");
         let t = Instant::now();
         for i in 0..steps {
@@ -71,7 +75,10 @@ fn main() {
     };
 
     let mut line = format!("replay of a {steps}-step trail on the sim: direct Session::call {direct:.1} µs/step");
-    for (name, policy) in [("no screens", ScreenshotPolicy::None), ("every screen", ScreenshotPolicy::All)] {
+    for (name, policy) in [
+        ("no screens", ScreenshotPolicy::None),
+        ("every screen", ScreenshotPolicy::All),
+    ] {
         let out = dir.path().join(format!("out-{name}"));
         let opts = RunOptions {
             out: out.clone(),

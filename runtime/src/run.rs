@@ -10,7 +10,6 @@ use crate::device::DeviceSpec;
 use crate::dispatch::CallError;
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::session::{Session, Settings};
-use crate::state::log::StepRecord;
 use crate::trail::report::{Point, ReportFiles, Screens};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
@@ -413,18 +412,6 @@ fn run_with_retries(
     sr
 }
 
-/// The steps the session logged after `after` (its most recent ones, so this is cheap).
-fn records_after(session: &Session, after: u64) -> Vec<StepRecord> {
-    session
-        .run(move |core, _| {
-            let log = core.log.borrow();
-            let records = log.records();
-            let newer = records.iter().rev().take_while(|r| r.seq > after).count();
-            records[records.len() - newer..].to_vec()
-        })
-        .unwrap_or_default()
-}
-
 /// Where a call tapped, from its result (`{"tapped": {"x": .., "y": ..}}`).
 fn tap_of(result: &serde_json::Value) -> Option<Point> {
     let p = result.get("tapped")?;
@@ -451,9 +438,9 @@ fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
     let mut device_failed = false;
     for call in calls {
         let t = Instant::now();
-        let result = session.call(&call.tool, call.args.clone());
+        // The call and the steps it logged, in one trip to the session's thread.
+        let (result, records) = session.call_with_steps(&call.tool, call.args.clone(), *last_seq);
         let duration_ms = t.elapsed().as_secs_f64() * 1000.0;
-        let records = records_after(session, *last_seq);
         *last_seq = records.last().map_or(*last_seq, |r| r.seq);
         let mut nested = trail::report::nest_calls(&records);
         // The call's own record is the root at depth 0; a delegating tool logs only what it expanded to.

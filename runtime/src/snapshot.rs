@@ -247,6 +247,9 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 pub struct Screen {
     device: RefCell<Box<dyn Device>>,
     cached: RefCell<Option<Arc<Snapshot>>>,
+    /// The last screenshot, kept as long as the cached snapshot on a device whose screen changes only
+    /// when a tool acts (a replay saves a screen after every step; most steps change nothing).
+    shot: RefCell<Option<crate::device::Screenshot>>,
     /// Refs of editable fields a secret was typed into: their text reads `***` in every snapshot
     /// until the field is empty again, so deleting a character cannot show the rest of the secret.
     tainted: RefCell<std::collections::BTreeSet<String>>,
@@ -257,6 +260,7 @@ impl Screen {
         Screen {
             device: RefCell::new(device),
             cached: RefCell::new(None),
+            shot: RefCell::new(None),
             tainted: RefCell::new(Default::default()),
         }
     }
@@ -300,6 +304,17 @@ impl Screen {
     /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
     /// secret). PNG screens are returned as they are.
     pub fn screenshot(&self, redact: &Redaction) -> Result<crate::device::Screenshot, DeviceError> {
+        if let Some(shot) = self.shot.borrow().as_ref() {
+            return Ok(shot.clone());
+        }
+        let shot = self.take_screenshot(redact)?;
+        if !self.device.borrow().changes_on_its_own() {
+            *self.shot.borrow_mut() = Some(shot.clone());
+        }
+        Ok(shot)
+    }
+
+    fn take_screenshot(&self, redact: &Redaction) -> Result<crate::device::Screenshot, DeviceError> {
         let mut fields: Vec<String> = Vec::new();
         if !self.tainted.borrow().is_empty() {
             let tree = self.with_device(|d| d.snapshot())?;
@@ -346,10 +361,99 @@ impl Screen {
 
     pub fn invalidate(&self) {
         self.cached.borrow_mut().take();
+        self.shot.borrow_mut().take();
     }
 
     /// How many times the device captured its screen.
     pub fn captures(&self) -> u64 {
         self.device.borrow().captures()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+    use crate::device::sim::SimDevice;
+    use crate::device::{KeyCode, LaunchMode, Screenshot};
+
+    /// The simulated device, counting screenshots; `changing` says its screen changes by itself.
+    struct Counting {
+        sim: SimDevice,
+        shots: Arc<AtomicU32>,
+        changing: bool,
+    }
+
+    impl Device for Counting {
+        fn name(&self) -> String {
+            self.sim.name()
+        }
+        fn changes_on_its_own(&self) -> bool {
+            self.changing
+        }
+        fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
+            self.sim.snapshot()
+        }
+        fn captures(&self) -> u64 {
+            self.sim.captures()
+        }
+        fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.sim.tap(x, y)
+        }
+        fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.sim.long_press(x, y)
+        }
+        fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+            self.sim.input_text(text)
+        }
+        fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError> {
+            self.sim.press_key(key)
+        }
+        fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError> {
+            self.sim.launch_app(app_id, mode)
+        }
+        fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
+            self.shots.fetch_add(1, Ordering::Relaxed);
+            self.sim.screenshot()
+        }
+    }
+
+    fn counting_screen(changing: bool) -> (Screen, Arc<AtomicU32>) {
+        let app = "id: com.example.x\nstart: a\nscreens:\n  a:\n    nodes:\n      - { id: t, class: android.widget.TextView, text: Hi }\n";
+        let sim = SimDevice::from_app_yaml(app, std::path::Path::new("app.yaml")).unwrap();
+        let shots = Arc::new(AtomicU32::new(0));
+        let device = Counting {
+            sim,
+            shots: shots.clone(),
+            changing,
+        };
+        (Screen::new(Box::new(device)), shots)
+    }
+
+    #[test]
+    fn a_screenshot_is_kept_until_the_screen_may_have_changed() {
+        let (screen, shots) = counting_screen(false);
+        let redact = Redaction::default();
+        let first = screen.screenshot(&redact).unwrap();
+        let again = screen.screenshot(&redact).unwrap();
+        assert_eq!(first.bytes, again.bytes);
+        assert_eq!(
+            shots.load(Ordering::Relaxed),
+            1,
+            "a screen that cannot change is pictured once"
+        );
+        screen.invalidate();
+        screen.screenshot(&redact).unwrap();
+        assert_eq!(
+            shots.load(Ordering::Relaxed),
+            2,
+            "a tool that acted brings a new picture"
+        );
+        // Control: a device whose screen changes by itself is pictured every time.
+        let (screen, shots) = counting_screen(true);
+        screen.screenshot(&redact).unwrap();
+        screen.screenshot(&redact).unwrap();
+        assert_eq!(shots.load(Ordering::Relaxed), 2);
     }
 }
