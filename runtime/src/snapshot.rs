@@ -133,6 +133,19 @@ impl Snapshot {
         false
     }
 
+    /// Whether `other` shows the same screen: the same app, size and nodes (their refs, texts as the
+    /// snapshot shows them, bounds and states).
+    pub fn same_screen(&self, other: &Snapshot) -> bool {
+        self.app_id == other.app_id
+            && (self.width, self.height) == (other.width, other.height)
+            && self.nodes.len() == other.nodes.len()
+            && self
+                .nodes
+                .iter()
+                .zip(&other.nodes)
+                .all(|(a, b)| a.r#ref == b.r#ref && a.parent == b.parent && a.view == b.view)
+    }
+
     /// Child indexes from the root down to node `i` (`[]` for the root): the original's `indexPath`.
     pub fn index_path(&self, i: usize) -> Vec<u32> {
         let mut path = Vec::new();
@@ -244,12 +257,16 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 
 /// The session's device and its cached snapshot: what built-in tools touch. The snapshot is captured
 /// on first use and kept until a call that is not read-only runs.
+/// How many distinct screens [`Screen::screenshot`] keeps pictured.
+const SCREENS_KEPT: usize = 8;
+
 pub struct Screen {
     device: RefCell<Box<dyn Device>>,
     cached: RefCell<Option<Arc<Snapshot>>>,
-    /// The last screenshot, kept as long as the cached snapshot on a device whose screen changes only
-    /// when a tool acts (a replay saves a screen after every step; most steps change nothing).
-    shot: RefCell<Option<crate::device::Screenshot>>,
+    /// The last few screens pictured, by their snapshot, on a device whose screen changes only when
+    /// a tool acts: a replay pictures the screen after every step, and trails go back and forth
+    /// between a few screens.
+    shots: RefCell<Vec<(Arc<Snapshot>, crate::device::Screenshot)>>,
     /// Refs of editable fields a secret was typed into: their text reads `***` in every snapshot
     /// until the field is empty again, so deleting a character cannot show the rest of the secret.
     tainted: RefCell<std::collections::BTreeSet<String>>,
@@ -260,7 +277,7 @@ impl Screen {
         Screen {
             device: RefCell::new(device),
             cached: RefCell::new(None),
-            shot: RefCell::new(None),
+            shots: RefCell::new(Vec::new()),
             tainted: RefCell::new(Default::default()),
         }
     }
@@ -304,13 +321,20 @@ impl Screen {
     /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
     /// secret). PNG screens are returned as they are.
     pub fn screenshot(&self, redact: &Redaction) -> Result<crate::device::Screenshot, DeviceError> {
-        if let Some(shot) = self.shot.borrow().as_ref() {
+        if self.device.borrow().changes_on_its_own() {
+            return self.take_screenshot(redact);
+        }
+        // The snapshot names the screen (and a fresh capture serves the next step's selectors).
+        let snap = self.snapshot()?;
+        if let Some((_, shot)) = self.shots.borrow().iter().find(|(s, _)| s.same_screen(&snap)) {
             return Ok(shot.clone());
         }
         let shot = self.take_screenshot(redact)?;
-        if !self.device.borrow().changes_on_its_own() {
-            *self.shot.borrow_mut() = Some(shot.clone());
+        let mut shots = self.shots.borrow_mut();
+        if shots.len() >= SCREENS_KEPT {
+            shots.remove(0);
         }
+        shots.push((snap, shot.clone()));
         Ok(shot)
     }
 
@@ -361,7 +385,6 @@ impl Screen {
 
     pub fn invalidate(&self) {
         self.cached.borrow_mut().take();
-        self.shot.borrow_mut().take();
     }
 
     /// How many times the device captured its screen.
@@ -432,7 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn a_screenshot_is_kept_until_the_screen_may_have_changed() {
+    fn a_screen_is_pictured_once_while_it_is_the_same_screen() {
         let (screen, shots) = counting_screen(false);
         let redact = Redaction::default();
         let first = screen.screenshot(&redact).unwrap();
@@ -443,13 +466,19 @@ mod tests {
             1,
             "a screen that cannot change is pictured once"
         );
+        // A tool acted, but the screen is the same one: its picture is reused.
         screen.invalidate();
         screen.screenshot(&redact).unwrap();
-        assert_eq!(
-            shots.load(Ordering::Relaxed),
-            2,
-            "a tool that acted brings a new picture"
-        );
+        assert_eq!(shots.load(Ordering::Relaxed), 1);
+        // A screen that did change (HOME leaves the app) is pictured anew.
+        screen
+            .with_device(|d| d.launch_app("com.example.x", LaunchMode::Resume))
+            .unwrap();
+        screen.with_device(|d| d.press_key(KeyCode::Home)).unwrap();
+        screen.invalidate();
+        let home = screen.screenshot(&redact).unwrap();
+        assert_eq!(shots.load(Ordering::Relaxed), 2);
+        assert_ne!(home.bytes, first.bytes);
         // Control: a device whose screen changes by itself is pictured every time.
         let (screen, shots) = counting_screen(true);
         screen.screenshot(&redact).unwrap();
