@@ -50,6 +50,12 @@ fn named_node(snap: &Snapshot, prompt: &str) -> Option<usize> {
         .position(|n| n.text.as_deref().is_some_and(|t| re.is_match(t)))
 }
 
+/// Stores `value` under `variable` and says so.
+fn remember(cx: &ToolCx<'_>, variable: String, value: String) -> Result<Outcome, ToolFailure> {
+    cx.memory.borrow_mut().remember(&variable, &value)?;
+    results::done(Remembered { variable, value })
+}
+
 /// The first number in `text` (`$1,234.50` → 1234.5), as the original extracts one.
 pub fn number_in(text: &str) -> Option<f64> {
     let re = regex::Regex::new(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+").ok()?;
@@ -84,11 +90,7 @@ impl BuiltinTool for RememberText {
     const FLAGS: super::ToolFlags = READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let value = value_for(cx, Self::NAME, &self.prompt)?;
-        cx.memory.borrow_mut().remember(&self.variable, &value)?;
-        results::done(Remembered {
-            variable: self.variable,
-            value,
-        })
+        remember(cx, self.variable, value)
     }
 }
 
@@ -112,12 +114,7 @@ impl BuiltinTool for RememberNumber {
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let text = value_for(cx, Self::NAME, &self.prompt)?;
         let n = number_in(&text).ok_or("the node `prompt` names shows no number")?;
-        let value = n.to_string();
-        cx.memory.borrow_mut().remember(&self.variable, &value)?;
-        results::done(Remembered {
-            variable: self.variable,
-            value,
-        })
+        remember(cx, self.variable, n.to_string())
     }
 }
 
