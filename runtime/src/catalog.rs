@@ -213,6 +213,20 @@ impl Catalog {
             .collect()
     }
 
+    /// [`Catalog::tool_definitions`] a device of `platform` can run: a tool whose
+    /// `supportedPlatforms` leaves it out is not offered (its call would be refused).
+    pub fn tool_definitions_on(&self, platform: crate::device::Platform) -> Vec<ToolDefinition> {
+        let names: std::collections::HashSet<&str> = self
+            .llm_tools()
+            .filter(|t| t.runs_on(platform))
+            .map(|t| t.name.as_str())
+            .collect();
+        self.tool_definitions()
+            .into_iter()
+            .filter(|d| names.contains(d.name.as_str()))
+            .collect()
+    }
+
     /// The LLM-visible tool `name`, or why not: hidden (with the visible tool to use instead where
     /// there is one), or unknown (with the nearest LLM-visible names).
     pub fn llm_tool(&self, name: &str) -> Result<&Arc<ToolDescriptor>, NotLlmVisible> {

@@ -356,9 +356,19 @@ fn platform_tools_are_known_and_refused_naming_the_platform() {
         "iosOnly",
         "export const iosOnly = trailblaze.tool<{}>({ supportedPlatforms: [\"ios\"] }, async () => \"ok\");\n",
     );
-    let (_p, s) = f.session(Settings::default());
+    let (p, s) = f.session(Settings::default());
     let e = failure(s.call("iosOnly", json!({})));
     assert!(e.contains("iosOnly is a tool for ios"), "{e}");
+    // Nor is it offered to an LLM driving an Android device (MCP), though it is to one in general.
+    let catalog = p.catalog("t").unwrap();
+    let on_android: Vec<String> = catalog
+        .tool_definitions_on(trailblaze::device::Platform::Android)
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert!(!on_android.iter().any(|n| n == "iosOnly"));
+    assert!(on_android.iter().any(|n| n == "tap"), "control: the rest is offered");
+    assert!(catalog.tool_definitions().iter().any(|d| d.name == "iosOnly"));
 }
 
 #[test]

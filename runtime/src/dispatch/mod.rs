@@ -227,17 +227,13 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
 /// Refuses a tool made for other platforms than the session's device, before its arguments are
 /// read: the error names both, never "unknown tool".
 fn platform_gate(s: &SessionCore, tool: &ToolDescriptor) -> Result<(), CallError> {
-    let wants = tool.platforms();
-    if wants.is_empty() {
-        return Ok(());
-    }
     let device = s.screen.platform();
-    if wants.iter().any(|w| w.eq_ignore_ascii_case(device.as_str())) {
+    if tool.runs_on(device) {
         return Ok(());
     }
     Err(CallError::Platform {
         tool: tool.name.clone(),
-        wants: wants.join(" or "),
+        wants: tool.platforms().join(" or "),
         device: device.as_str().to_string(),
     })
 }

@@ -115,6 +115,20 @@ impl ToolDescriptor {
         }
     }
 
+    /// Whether it runs on a device of `platform`.
+    pub fn runs_on(&self, platform: crate::device::Platform) -> bool {
+        // On every call's path: no allocation.
+        match &self.kind {
+            ToolKind::Builtin(entry) => entry.platforms.is_empty() || entry.platforms.contains(&platform),
+            ToolKind::Scripted(script) => script
+                .platforms
+                .as_ref()
+                .is_none_or(|p| p.is_empty() || p.iter().any(|w| w.eq_ignore_ascii_case(platform.as_str()))),
+            ToolKind::Foreign(p) => *p == platform,
+            ToolKind::Composed(_) | ToolKind::Broken { .. } => true,
+        }
+    }
+
     pub fn builtin(entry: BuiltinEntry) -> ToolDescriptor {
         ToolDescriptor {
             name: entry.name.to_string(),

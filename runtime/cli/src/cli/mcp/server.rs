@@ -30,7 +30,11 @@ impl Server {
     }
 
     fn tools(&self) -> Vec<Tool> {
-        let defs = self.shared.catalog.tool_definitions();
+        // Every device `mcp` drives (the sim, an adb phone) is an Android one.
+        let defs = self
+            .shared
+            .catalog
+            .tool_definitions_on(trailblaze::device::Platform::Android);
         let catalog = defs.into_iter().map(|d| tool(d.name, d.description, d.input_schema));
         let session = session_tool_definitions()
             .into_iter()
