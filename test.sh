@@ -9,5 +9,5 @@ cd "$(dirname "$0")"
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
 command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client
 command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind) # runtime/ffi: the C test runs under memcheck
-cargo test --workspace --all-targets
+cargo test --workspace --all-targets --no-fail-fast
 npm test --prefix sdk-ts

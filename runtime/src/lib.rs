@@ -15,6 +15,7 @@ pub mod device;
 pub(crate) mod dispatch;
 pub(crate) mod files;
 pub(crate) mod markup;
+pub(crate) mod memory;
 pub(crate) mod project;
 pub mod recording;
 pub(crate) mod run;

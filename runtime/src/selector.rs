@@ -797,7 +797,9 @@ mod tests {
         // An escaped backslash before Q is a backslash and a Q, not a quote.
         assert!(text_matches(r"a\\Qb", Some(r"a\Qb")));
         // Control: without the quoting the pattern is no valid Rust regex at all.
-        assert!(regex::Regex::new(r"\QMouse\E").is_err());
+        #[allow(clippy::invalid_regex)]
+        let raw = regex::Regex::new(r"\QMouse\E");
+        assert!(raw.is_err());
     }
 
     fn node(class: &str, text: Option<&str>, id: Option<&str>, top: i32, children: Vec<ViewNode>) -> ViewNode {

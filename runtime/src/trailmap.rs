@@ -193,6 +193,13 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
     };
     let tools_dir = dir.join("tools");
     let mut scripts = Vec::new();
+    const NOT_TOOL_YAML: [&str; 5] = [
+        ".host.yaml",
+        ".waypoint.yaml",
+        ".shortcut.yaml",
+        ".trailhead.yaml",
+        ".toolset.yaml",
+    ];
     let mut tool_yamls = BTreeMap::new();
     let mut script_descriptors = Vec::new();
     for path in sorted_entries(&tools_dir).unwrap_or_default() {
@@ -202,6 +209,10 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             .unwrap_or_default();
         // Type declarations and the original's unit tests of its tools are no tools.
         if name.ends_with(".d.ts") || name.ends_with(".test.ts") || name.ends_with(".spec.ts") {
+            continue;
+        } else if NOT_TOOL_YAML.iter().any(|suffix| name.ends_with(suffix)) {
+            // Host declarations belong in host/; the original's waypoints, shortcuts, trailheads and
+            // tool sets are not read here: none of them is a script descriptor.
             continue;
         } else if name.ends_with(".ts") {
             scripts.push(path);

@@ -220,19 +220,35 @@ fn both_gates_find_nothing_in_the_demo_trails() {
 }
 
 #[test]
-fn a_target_no_trailmap_provides_is_one_finding() {
+fn a_target_no_trailmap_provides_is_skipped_with_a_notice_unless_it_is_a_near_miss() {
     let f = Fixture::demo();
+    // An app's package id, say: the original skips such a trail, and so does the type gate here.
     let file = write(
         &f,
         "x.trail.yaml",
-        "config:\n  target: nowhere\ntrail:\n  - step: a\n    recording:\n      tools:\n        - inputTxt: {}\n",
+        "config:\n  target: com.example.nowhere\ntrail:\n  - step: a\n    recording:\n      tools:\n        - inputTxt: {}\n",
+    );
+    let r = check_native(&f.project(), &[file]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert!(
+        r.notices
+            .iter()
+            .any(|n| n.contains("its target `com.example.nowhere` is no loaded trailmap")),
+        "{:?}",
+        r.notices
+    );
+    // Control: a near miss of a loaded trailmap's id is a typo, so one finding.
+    let file = write(
+        &f,
+        "y.trail.yaml",
+        "config:\n  target: dmeo\ntrail:\n  - step: a\n    recording:\n      tools:\n        - inputTxt: {}\n",
     );
     let r = check_native(&f.project(), &[file]);
     assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
     assert!(
         r.findings[0]
             .message
-            .contains("target `nowhere`: no loaded trailmap provides it"),
+            .contains("target `dmeo`: no loaded trailmap provides it; did you mean `demo`?"),
         "{}",
         r.findings[0]
     );

@@ -4,7 +4,6 @@
 
 pub mod console;
 pub mod log;
-pub mod memory;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -50,7 +49,7 @@ pub struct SessionCore {
     pub redact: crate::secret::Redaction,
     pub screen: Screen,
     /// What `remember*` stored: later calls' `{{name}}` tokens.
-    pub memory: RefCell<memory::Memory>,
+    pub memory: RefCell<crate::memory::Memory>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
     /// The running top-level call's deadline (the script runtimes check it too).

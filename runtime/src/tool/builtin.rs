@@ -62,7 +62,7 @@ pub struct ToolCx<'a> {
     pub screen: &'a Screen,
     pub redact: &'a crate::secret::Redaction,
     /// The session's remembered values (`rememberText`, `{{name}}` tokens).
-    pub memory: &'a std::cell::RefCell<crate::state::memory::Memory>,
+    pub memory: &'a std::cell::RefCell<crate::memory::Memory>,
     /// The running call's deadline: a tool that waits wakes up for it.
     pub deadline: &'a crate::budget::Deadline,
 }
