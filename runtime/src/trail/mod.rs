@@ -17,6 +17,7 @@ mod migrate;
 mod model;
 mod parse;
 pub mod report;
+pub mod write_back;
 
 pub use find::{filter_by_tags, find_trails, parse_shard, shard, trail_stem};
 pub use migrate::{migrate_file, migrate_text};
