@@ -41,6 +41,8 @@ pub enum End {
     OutOfTurns { turns: u32 },
     OutOfTokens { used: u64, budget: u64 },
     Provider(ProviderError),
+    /// The device failed under a call: an infrastructure error, not the model's.
+    Device { message: String },
 }
 
 impl End {
@@ -60,6 +62,7 @@ impl End {
                 "the run's token budget is spent: {used} of {budget} tokens used (raise --agent-max-tokens)"
             )),
             End::Provider(e) => Some(e.to_string()),
+            End::Device { message } => Some(message.clone()),
         }
     }
 }
@@ -382,6 +385,9 @@ impl Agent {
             }
             Err(e) => {
                 let text = self.scrub(&e.to_string());
+                if e.is_device_failure() {
+                    done.end = Some(End::Device { message: text.clone() });
+                }
                 if status.as_deref() == Some("FAILED") && matches!(e, crate::dispatch::CallError::Failed { .. }) {
                     done.end = Some(End::Failed {
                         explanation: self.scrub(args.get("explanation").and_then(Value::as_str).unwrap_or_default()),
