@@ -143,12 +143,15 @@ impl Agent {
         secret_values: &[String],
         secret_names: Vec<String>,
     ) -> Agent {
+        // The key too: a model (or a provider's echo) must not carry it into a request body or a report.
+        let mut values = secret_values.to_vec();
+        values.extend(config.provider.api_key.as_ref().map(|k| k.expose().to_string()));
         Agent {
             provider,
             max_turns: config.max_turns.max(1),
             max_run_tokens: config.max_run_tokens,
             used: 0,
-            redact: Redaction::new(secret_values),
+            redact: Redaction::new(&values),
             secret_names,
         }
     }
