@@ -80,7 +80,10 @@ fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) 
 /// The model signs in: three calls, then `objectiveStatus`.
 fn script_sign_in(fake: &FakeLlm) {
     fake.push(dynamic(|r| {
-        ("type".into(), json!({ "text": "jane@example.com", "ref": r.ref_of("hint=\"Email\"") }))
+        (
+            "type".into(),
+            json!({ "text": "jane@example.com", "ref": r.ref_of("hint=\"Email\"") }),
+        )
     }))
     .push(dynamic(|r| {
         (
@@ -88,14 +91,18 @@ fn script_sign_in(fake: &FakeLlm) {
             json!({ "text": "{{secret:DEMO_PASSWORD}}", "ref": r.ref_of("hint=\"Password\"") }),
         )
     }))
-    .push(dynamic(|r| ("tap".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))))
+    .push(dynamic(|r| {
+        ("tap".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))
+    }))
     .push(status("COMPLETED", "Signed in: the inbox is shown"));
 }
 
 /// The model checks the inbox: an assertion, then `objectiveStatus`.
 fn script_inbox_check(fake: &FakeLlm) {
-    fake.push(dynamic(|r| ("assertVisible".into(), json!({ "ref": r.ref_of("\"Inbox\"") }))))
-        .push(status("COMPLETED", "The inbox title is visible"));
+    fake.push(dynamic(|r| {
+        ("assertVisible".into(), json!({ "ref": r.ref_of("\"Inbox\"") }))
+    }))
+    .push(status("COMPLETED", "The inbox title is visible"));
 }
 
 fn outcomes(out: &RunOutput) -> Vec<Outcome> {
@@ -136,13 +143,25 @@ fn a_step_completed_in_three_calls_is_written_back_and_replays_without_the_agent
     assert_eq!(first["stream"], false);
     assert_eq!(first["messages"][0]["role"], "system");
     let user = first["messages"][1]["content"].as_str().unwrap_or_default();
-    assert!(user.contains("Objective: Sign in as jane@example.com") && user.contains("hint=\"Email\""), "{user}");
-    assert!(user.contains("Trail: Sign in (Sign in with the test account)"), "{user}");
+    assert!(
+        user.contains("Objective: Sign in as jane@example.com") && user.contains("hint=\"Email\""),
+        "{user}"
+    );
+    assert!(
+        user.contains("Trail: Sign in (Sign in with the test account)"),
+        "{user}"
+    );
     let tools = first["tools"].as_array().expect("tools");
     assert!(tools.iter().any(|t| t["function"]["name"] == "tap"));
-    assert!(!tools.iter().any(|t| t["function"]["name"] == "inputText"), "hidden tools are not offered");
+    assert!(
+        !tools.iter().any(|t| t["function"]["name"] == "inputText"),
+        "hidden tools are not offered"
+    );
     assert!(!requests[0].body.contains("$defs"), "the schemas are minimized");
-    assert_eq!(requests[0].header("authorization"), Some(format!("Bearer {API_KEY}").as_str()));
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {API_KEY}").as_str())
+    );
     // Results go back as `role: tool`, and the changed screen with them.
     let second = requests[1].json();
     let roles: Vec<&str> = second["messages"]
@@ -156,23 +175,44 @@ fn a_step_completed_in_three_calls_is_written_back_and_replays_without_the_agent
     // The report shows the agent's work.
     let step = &out.report.trails[0].steps[1];
     let agent = step.agent.as_ref().expect("an agent step");
-    assert_eq!((agent.model.as_str(), agent.provider.as_str()), ("fake-model", "openai"));
-    assert_eq!((agent.turns.len(), agent.input_tokens, agent.output_tokens), (4, 400, 80));
+    assert_eq!(
+        (agent.model.as_str(), agent.provider.as_str()),
+        ("fake-model", "openai")
+    );
+    assert_eq!(
+        (agent.turns.len(), agent.input_tokens, agent.output_tokens),
+        (4, 400, 80)
+    );
     assert_eq!(agent.conclusion.as_deref(), Some("Signed in: the inbox is shown"));
     let tools: Vec<&str> = step.calls.iter().map(|c| c.tool.as_str()).collect();
     assert_eq!(tools, ["type", "type", "tap", "objectiveStatus"]);
-    assert!(step.calls[0].calls.iter().any(|c| c.tool == "inputText"), "the expansion is nested");
+    assert!(
+        step.calls[0].calls.iter().any(|c| c.tool == "inputText"),
+        "the expansion is nested"
+    );
     let html = std::fs::read_to_string(&out.files.html).expect("html");
-    assert!(html.contains("class=\"agent\"") && html.contains("fake-model"), "the HTML shows it");
+    assert!(
+        html.contains("class=\"agent\"") && html.contains("fake-model"),
+        "the HTML shows it"
+    );
     // Written beside the trail, which is left as it was.
     assert_eq!(std::fs::read_to_string(&file).expect("trail"), SIGN_IN);
     let copy = healed(&file);
-    assert_eq!(out.report.trails[0].written.as_deref(), Some(copy.display().to_string().as_str()));
-    assert_eq!(recorded_tools(&copy, 0), ["inputText", "inputText", "tapOnElementBySelector"]);
+    assert_eq!(
+        out.report.trails[0].written.as_deref(),
+        Some(copy.display().to_string().as_str())
+    );
+    assert_eq!(
+        recorded_tools(&copy, 0),
+        ["inputText", "inputText", "tapOnElementBySelector"]
+    );
     assert_eq!(recorded_tools(&copy, 1), ["assertVisibleBySelector"]);
     let written = std::fs::read_to_string(&copy).expect("copy");
     assert!(written.contains("\"{{secret:DEMO_PASSWORD}}\"") && !written.contains(PASSWORD));
-    assert!(written.contains("  # Checked by the agent with an assertion.\n  - verify:"), "{written}");
+    assert!(
+        written.contains("  # Checked by the agent with an assertion.\n  - verify:"),
+        "{written}"
+    );
     // Replayed without the agent: green, and the model is not asked again.
     let again = run(&f, &project, &copy, None);
     assert_eq!(outcomes(&again), [Outcome::Passed, Outcome::Passed, Outcome::Passed]);
@@ -206,7 +246,10 @@ fn the_anthropic_wire_format_runs_the_same_step() {
     assert_eq!(answer[0]["tool_use_id"], "toolu_0_0");
     assert_eq!(second["messages"][1]["content"][0]["type"], "tool_use");
     assert_eq!(
-        out.report.trails[0].steps[1].agent.as_ref().map(|a| a.provider.as_str()),
+        out.report.trails[0].steps[1]
+            .agent
+            .as_ref()
+            .map(|a| a.provider.as_str()),
         Some("anthropic")
     );
 }
@@ -241,8 +284,16 @@ fn a_verify_step_concludes_pass_with_an_assertion_and_read_only_tools() {
     let out = run(&f, &project(&f, &[]), &file, Some(config(&fake, Wire::OpenAi)));
     assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed]);
     let requests = fake.requests();
-    assert!(requests[1].body.contains("acts on the device, and this step is a check"), "read-only rule");
-    assert!(requests[2].body.contains("concluded after an assertion"), "assertion rule");
+    assert!(
+        requests[1]
+            .body
+            .contains("acts on the device, and this step is a check"),
+        "read-only rule"
+    );
+    assert!(
+        requests[2].body.contains("concluded after an assertion"),
+        "assertion rule"
+    );
     // Control: the refused tap never reached the device (no tapOnPoint/selector tap logged).
     let step = &out.report.trails[0].steps[1];
     assert!(!step.calls[0].ok && step.calls[0].calls.is_empty());
@@ -261,8 +312,14 @@ fn a_verify_step_concluding_fail_fails_the_trail_with_the_explanation() {
     assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Failed]);
     assert_eq!(out.report.trails[0].outcome, Outcome::Failed);
     let error = out.report.trails[0].steps[1].error.clone().unwrap_or_default();
-    assert!(error.contains("objective failed") && error.contains("not a dark-mode toggle"), "{error}");
-    assert!(out.report.trails[0].written.is_none(), "nothing is written for a failed step");
+    assert!(
+        error.contains("objective failed") && error.contains("not a dark-mode toggle"),
+        "{error}"
+    );
+    assert!(
+        out.report.trails[0].written.is_none(),
+        "nothing is written for a failed step"
+    );
     assert!(!healed(&file).exists());
 }
 
@@ -271,23 +328,37 @@ fn an_unknown_tool_and_bad_arguments_go_back_to_the_model_which_retries() {
     let f = Fixture::demo();
     let file = trail(&f, "agent", SIGN_IN);
     let fake = FakeLlm::start(Wire::OpenAi);
-    fake.push(dynamic(|r| ("tapp".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))))
-        .push(dynamic(|r| ("tap".into(), json!({ "reff": r.ref_of("Button \"Sign in\"") }))))
-        .push(call("tap", Value::String("{not json".into())));
+    fake.push(dynamic(|r| {
+        ("tapp".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))
+    }))
+    .push(dynamic(|r| {
+        ("tap".into(), json!({ "reff": r.ref_of("Button \"Sign in\"") }))
+    }))
+    .push(call("tap", Value::String("{not json".into())));
     script_sign_in(&fake);
     script_inbox_check(&fake);
     let out = run(&f, &project(&f, &[]), &file, Some(config(&fake, Wire::OpenAi)));
     assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed, Outcome::Passed]);
     let requests = fake.requests();
-    let told = |i: usize| requests[i].json()["messages"].as_array().and_then(|m| m.last().cloned());
+    let told = |i: usize| {
+        requests[i].json()["messages"]
+            .as_array()
+            .and_then(|m| m.last().cloned())
+    };
     let unknown = told(1).map(|m| m["content"].to_string()).unwrap_or_default();
-    assert!(unknown.contains("unknown tool `tapp`") && unknown.contains("tap"), "{unknown}");
+    assert!(
+        unknown.contains("unknown tool `tapp`") && unknown.contains("tap"),
+        "{unknown}"
+    );
     let bad = told(2).map(|m| m["content"].to_string()).unwrap_or_default();
     assert!(bad.contains("reff"), "the unknown argument is named: {bad}");
     let not_json = told(3).map(|m| m["content"].to_string()).unwrap_or_default();
     assert!(not_json.contains("not valid JSON"), "{not_json}");
     // Only what worked is recorded.
-    assert_eq!(recorded_tools(&healed(&file), 0), ["inputText", "inputText", "tapOnElementBySelector"]);
+    assert_eq!(
+        recorded_tools(&healed(&file), 0),
+        ["inputText", "inputText", "tapOnElementBySelector"]
+    );
 }
 
 #[test]
@@ -361,8 +432,15 @@ fn a_server_that_hangs_times_out_and_is_not_asked_again() {
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     assert_eq!(outcomes(&out)[1], Outcome::Failed);
     let error = out.report.trails[0].steps[1].error.clone().unwrap_or_default();
-    assert!(error.contains("no reply from 127.0.0.1") && error.contains("within 1 s"), "{error}");
-    assert_eq!(fake.requests().len(), 1, "a timed-out request may have been served: not sent twice");
+    assert!(
+        error.contains("no reply from 127.0.0.1") && error.contains("within 1 s"),
+        "{error}"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "a timed-out request may have been served: not sent twice"
+    );
 }
 
 #[test]
@@ -374,7 +452,12 @@ fn the_model_never_sees_a_secret_and_the_key_never_leaves_its_header() {
     // The model echoes a secret's value in its text and in a call's arguments (as if it had learnt
     // it); the call is refused and nothing it said carries the value onward.
     fake.push(fake_llm::with_text(
-        dynamic(|r| ("type".into(), json!({ "text": CANARY, "ref": r.ref_of("hint=\"Email\"") }))),
+        dynamic(|r| {
+            (
+                "type".into(),
+                json!({ "text": CANARY, "ref": r.ref_of("hint=\"Email\"") }),
+            )
+        }),
         &format!("I will type {CANARY} and {API_KEY}"),
     ));
     script_sign_in(&fake);
@@ -384,16 +467,28 @@ fn the_model_never_sees_a_secret_and_the_key_never_leaves_its_header() {
     let requests = fake.requests();
     for (i, r) in requests.iter().enumerate() {
         for value in [CANARY, PASSWORD, API_KEY] {
-            assert!(!r.body.contains(value), "request {i} holds a secret or the key:\n{}", r.body);
+            assert!(
+                !r.body.contains(value),
+                "request {i} holds a secret or the key:\n{}",
+                r.body
+            );
         }
     }
     let second = &requests[1].body;
-    assert!(second.contains("arguments hold a secret's value"), "the echo was refused: {second}");
+    assert!(
+        second.contains("arguments hold a secret's value"),
+        "the echo was refused: {second}"
+    );
     // The model was told the placeholders by name, and saw the password field as `***`.
-    assert!(requests[0].body.contains("{{secret:DEMO_PASSWORD}}") && requests[0].body.contains("{{secret:CANARY_TOKEN}}"));
+    assert!(
+        requests[0].body.contains("{{secret:DEMO_PASSWORD}}") && requests[0].body.contains("{{secret:CANARY_TOKEN}}")
+    );
     assert!(requests[3].body.contains("***"), "a field holding a secret shows ***");
     // Positive control: the key was sent, in its header.
-    assert_eq!(requests[0].header("authorization"), Some(format!("Bearer {API_KEY}").as_str()));
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {API_KEY}").as_str())
+    );
     // Nothing written anywhere holds them either.
     let mut everything = f.all_output();
     everything.push_str(&std::fs::read_to_string(healed(&file)).expect("copy"));
@@ -433,8 +528,10 @@ fn self_heal_reruns_a_failed_recorded_step_and_keeps_what_ran_before_the_failure
     let file = trail(&f, "heal", HEAL);
     let project = project(&f, &[]);
     let fake = FakeLlm::start(Wire::OpenAi);
-    fake.push(dynamic(|r| ("tap".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))))
-        .push(status("COMPLETED", "Signed in"));
+    fake.push(dynamic(|r| {
+        ("tap".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") }))
+    }))
+    .push(status("COMPLETED", "Signed in"));
     // Control first: the agent alone does not touch a recorded step.
     let out = run(&f, &project, &file, Some(config(&fake, Wire::OpenAi)));
     assert_eq!(outcomes(&out)[1], Outcome::Failed);
@@ -451,8 +548,14 @@ fn self_heal_reruns_a_failed_recorded_step_and_keeps_what_ran_before_the_failure
     assert!(fake.requests()[0].body.contains("recorded calls failed"));
     // In place: the old `tools` entry stays for other devices; `android` wins on this one.
     let written = std::fs::read_to_string(&file).expect("trail");
-    assert!(written.starts_with("# The button's label changed"), "comments kept:\n{written}");
-    assert_eq!(recorded_tools(&file, 0), ["inputText", "inputText", "tapOnElementBySelector"]);
+    assert!(
+        written.starts_with("# The button's label changed"),
+        "comments kept:\n{written}"
+    );
+    assert_eq!(
+        recorded_tools(&file, 0),
+        ["inputText", "inputText", "tapOnElementBySelector"]
+    );
     let t = trailblaze::internals::load_trail(&file).expect("parses");
     let keys: Vec<&str> = t.steps[0].recording.as_ref().expect("rec").keys().collect();
     assert_eq!(keys, ["tools", "android"]);
@@ -488,13 +591,20 @@ fn the_cli_round_trip_runs_checks_and_replays_the_agents_recording() {
         .expect("runs");
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("agent: 4 turn(s)") && stdout.contains("written to"), "{stdout}");
+    assert!(
+        stdout.contains("agent: 4 turn(s)") && stdout.contains("written to"),
+        "{stdout}"
+    );
     assert!(!stdout.contains(API_KEY) && !stderr.contains(API_KEY));
     let copy = healed(&file);
     let copy_arg = copy.display().to_string();
     let o = in_dir(&f, cwd, &["check", &copy_arg]);
     assert!(o.status.success(), "check: {:?}", text(&o));
-    let o = in_dir(&f, cwd, &["run", "--secrets", "trailmaps/demo/agent.secrets", &copy_arg]);
+    let o = in_dir(
+        &f,
+        cwd,
+        &["run", "--secrets", "trailmaps/demo/agent.secrets", &copy_arg],
+    );
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "replay: {stdout}\n{stderr}");
     assert!(stdout.contains("3 steps") || stdout.contains("1 passed"), "{stdout}");
@@ -519,7 +629,10 @@ fn the_cli_says_what_is_missing_and_never_shows_the_key() {
         .expect("runs");
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--agent needs a model") && stderr.contains("TRAILBLAZE_LLM_MODEL"), "{stderr}");
+    assert!(
+        stderr.contains("--agent needs a model") && stderr.contains("TRAILBLAZE_LLM_MODEL"),
+        "{stderr}"
+    );
     let o = in_dir(&f, cwd, &["run", "--write-back", &file_arg]);
     assert_eq!(o.status.code(), Some(2), "--write-back alone is a usage error");
     // A provider that refuses the key, echoing it: the step fails, and the key is shown nowhere.
@@ -541,7 +654,10 @@ fn the_cli_says_what_is_missing_and_never_shows_the_key() {
         .expect("runs");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(stdout.contains("HTTP 401") && stdout.contains("Incorrect API key provided: ***"), "{stdout}");
+    assert!(
+        stdout.contains("HTTP 401") && stdout.contains("Incorrect API key provided: ***"),
+        "{stdout}"
+    );
     let mut everything = f.all_output();
     everything.push_str(&stdout);
     everything.push_str(&stderr);

@@ -63,8 +63,7 @@ impl Request {
         self.texts()
             .iter()
             .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
-            .filter(|l| l.trim_start().starts_with('[') && l.contains(needle))
-            .last()
+            .rfind(|l| l.trim_start().starts_with('[') && l.contains(needle))
             .and_then(|l| {
                 let l = l.trim_start();
                 l.get(1..l.find(']')?).map(str::to_string)

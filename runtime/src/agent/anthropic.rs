@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::http::HttpClient;
 use super::provider::{
-    ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage,
-    UserPart, endpoint, estimate_tokens, http_error,
+    ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage, UserPart,
+    endpoint, estimate_tokens, http_error,
 };
 
 /// The API version this speaks.
@@ -77,10 +77,7 @@ pub fn request_body(model: &str, max_tokens: u32, req: &ChatRequest<'_>) -> Valu
                 json!({ "role": "user", "content": blocks })
             }
             Message::Assistant { text, calls } => {
-                let mut blocks: Vec<Value> = text
-                    .iter()
-                    .map(|t| json!({ "type": "text", "text": t }))
-                    .collect();
+                let mut blocks: Vec<Value> = text.iter().map(|t| json!({ "type": "text", "text": t })).collect();
                 blocks.extend(calls.iter().map(|c| {
                     let input = c.args.clone().unwrap_or_else(|_| json!({}));
                     json!({ "type": "tool_use", "id": c.id, "name": c.name, "input": input })
@@ -229,6 +226,9 @@ mod tests {
         assert_eq!(r.calls[0].id, "toolu_9");
         assert_eq!(r.calls[0].args, Ok(json!({ "ref": "d803" })));
         assert_eq!((r.usage.input, r.usage.output), (900, 40));
-        assert!(matches!(parse_reply(r#"{"type":"error"}"#), Err(ProviderError::BadReply { .. })));
+        assert!(matches!(
+            parse_reply(r#"{"type":"error"}"#),
+            Err(ProviderError::BadReply { .. })
+        ));
     }
 }

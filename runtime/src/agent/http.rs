@@ -145,7 +145,11 @@ impl HttpClient {
                 }
                 Err(e) => return Err(e),
             };
-            tracing::debug!(attempt, wait_ms = delay.as_millis() as u64, "the provider is busy; trying again");
+            tracing::debug!(
+                attempt,
+                wait_ms = delay.as_millis() as u64,
+                "the provider is busy; trying again"
+            );
             std::thread::sleep(delay);
             attempt += 1;
         }
@@ -302,7 +306,10 @@ mod tests {
     #[test]
     fn hosts_never_carry_credentials_paths_or_queries() {
         assert_eq!(host_of("https://api.openai.com/v1"), "api.openai.com");
-        assert_eq!(host_of("http://user:sk-123@127.0.0.1:8080/v1?key=sk-9"), "127.0.0.1:8080");
+        assert_eq!(
+            host_of("http://user:sk-123@127.0.0.1:8080/v1?key=sk-9"),
+            "127.0.0.1:8080"
+        );
         assert_eq!(host_of("localhost:1234"), "localhost:1234");
         assert!(is_loopback("http://127.0.0.1:9/v1") && is_loopback("http://localhost/v1"));
         assert!(is_loopback("http://[::1]:80/v1"));
@@ -350,7 +357,10 @@ mod tests {
             Some("Incorrect API key provided: ***. See docs.")
         );
         let long = "x".repeat(1000);
-        assert_eq!(c.error_text(&long).map(|t| t.chars().count()), Some(MAX_ERROR_CHARS + 1));
+        assert_eq!(
+            c.error_text(&long).map(|t| t.chars().count()),
+            Some(MAX_ERROR_CHARS + 1)
+        );
         assert_eq!(c.error_text(" "), None);
     }
 }

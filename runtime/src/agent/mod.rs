@@ -79,9 +79,9 @@ pub fn first_request(
 ) -> serde_json::Value {
     let tools = schema::definitions_for_model(catalog);
     let system = prompt::system(objective.verify, secret_names);
-    let messages = [provider::Message::User(vec![provider::UserPart::Text(prompt::objective(
-        objective, screen,
-    ))])];
+    let messages = [provider::Message::User(vec![provider::UserPart::Text(
+        prompt::objective(objective, screen),
+    )])];
     let req = ChatRequest {
         system: &system,
         tools: &tools,

@@ -36,13 +36,24 @@ pub struct Objective<'a> {
 /// How an objective ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum End {
-    Completed { explanation: String },
-    Failed { explanation: String },
-    OutOfTurns { turns: u32 },
-    OutOfTokens { used: u64, budget: u64 },
+    Completed {
+        explanation: String,
+    },
+    Failed {
+        explanation: String,
+    },
+    OutOfTurns {
+        turns: u32,
+    },
+    OutOfTokens {
+        used: u64,
+        budget: u64,
+    },
     Provider(ProviderError),
     /// The device failed under a call: an infrastructure error, not the model's.
-    Device { message: String },
+    Device {
+        message: String,
+    },
 }
 
 impl End {
@@ -171,7 +182,13 @@ impl Agent {
 
     /// Runs `objective` on `session`; `seen` is the last step seq already looked at, moved past
     /// what the agent's calls logged.
-    pub fn run(&mut self, session: &Session, catalog: &Catalog, objective: &Objective<'_>, seen: &mut u64) -> ObjectiveRun {
+    pub fn run(
+        &mut self,
+        session: &Session,
+        catalog: &Catalog,
+        objective: &Objective<'_>,
+        seen: &mut u64,
+    ) -> ObjectiveRun {
         let mut run = ObjectiveRun {
             end: End::OutOfTurns { turns: self.max_turns },
             calls: Vec::new(),
@@ -264,7 +281,9 @@ impl Agent {
             }
             if changed {
                 let now = screen_text(session, seen);
-                parts.push(UserPart::Text(self.scrub(&format!("The screen now:\n{}", now.trim_end()))));
+                parts.push(UserPart::Text(
+                    self.scrub(&format!("The screen now:\n{}", now.trim_end())),
+                ));
             }
             messages.push(Message::User(parts));
             if turn == self.max_turns {

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::http::HttpClient;
 use super::provider::{
-    ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage,
-    UserPart, endpoint, estimate_tokens, http_error,
+    ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage, UserPart,
+    endpoint, estimate_tokens, http_error,
 };
 
 pub struct OpenAi {
@@ -135,7 +135,9 @@ pub fn parse_reply(text: &str) -> Result<ChatReply, ProviderError> {
         .flatten()
         .enumerate()
     {
-        let f = c.get("function").ok_or_else(|| bad(format!("tool_calls[{i}] has no `function`")))?;
+        let f = c
+            .get("function")
+            .ok_or_else(|| bad(format!("tool_calls[{i}] has no `function`")))?;
         let name = f
             .get("name")
             .and_then(Value::as_str)
@@ -228,7 +230,10 @@ mod tests {
         assert_eq!(body["model"], "m");
         assert_eq!(body["stream"], false);
         assert_eq!(body["tools"][0]["type"], "function");
-        assert_eq!(body["tools"][0]["function"]["parameters"]["properties"]["ref"]["type"], "string");
+        assert_eq!(
+            body["tools"][0]["function"]["parameters"]["properties"]["ref"]["type"],
+            "string"
+        );
         let roles: Vec<&str> = body["messages"]
             .as_array()
             .expect("messages")
@@ -236,7 +241,10 @@ mod tests {
             .filter_map(|m| m["role"].as_str())
             .collect();
         assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
-        assert_eq!(body["messages"][2]["tool_calls"][0]["function"]["arguments"], "{\"ref\":\"d803\"}");
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            "{\"ref\":\"d803\"}"
+        );
         assert_eq!(body["messages"][3]["tool_call_id"], "c1");
     }
 

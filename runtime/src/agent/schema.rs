@@ -190,7 +190,10 @@ fn collapse_constants(m: &mut Map<String, Value>) {
         for a in alts {
             let Some(obj) = a.as_object() else { return };
             let Some(c) = obj.get("const") else { return };
-            if obj.keys().any(|k| !["const", "type", "description", "title"].contains(&k.as_str())) {
+            if obj
+                .keys()
+                .any(|k| !["const", "type", "description", "title"].contains(&k.as_str()))
+            {
                 return;
             }
             types.push(obj.get("type").and_then(Value::as_str));
@@ -199,7 +202,11 @@ fn collapse_constants(m: &mut Map<String, Value>) {
         if consts.is_empty() {
             return;
         }
-        let shared = types.first().copied().flatten().filter(|t| types.iter().all(|x| *x == Some(t)));
+        let shared = types
+            .first()
+            .copied()
+            .flatten()
+            .filter(|t| types.iter().all(|x| *x == Some(t)));
         let shared = shared.map(str::to_string);
         m.remove(key);
         if let Some(t) = shared {
@@ -227,11 +234,15 @@ fn drop_null(prop: &mut Value) {
         items.retain(|v| !v.is_null());
     }
     for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(alts)) = m.get_mut(key) else { continue };
+        let Some(Value::Array(alts)) = m.get_mut(key) else {
+            continue;
+        };
         alts.retain(|a| !is_null_schema(a));
         if alts.len() == 1 {
             // One alternative left: it becomes the property, whose own keys (its description) win.
-            let Some(Value::Object(only)) = alts.pop() else { continue };
+            let Some(Value::Object(only)) = alts.pop() else {
+                continue;
+            };
             m.remove(key);
             for (k, x) in only {
                 m.entry(k).or_insert(x);

@@ -24,9 +24,15 @@ fn accepts(schema: &Value, v: &Value) -> bool {
 fn resolved<'a>(root: &'a Value, s: &'a Value) -> &'a Value {
     let mut at = s;
     for _ in 0..8 {
-        let Some(r) = at.get("$ref").and_then(Value::as_str) else { break };
+        let Some(r) = at.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
         let Some(name) = crate::surface::def_name(r) else { break };
-        match root.get("$defs").or_else(|| root.get("definitions")).and_then(|d| d.get(name)) {
+        match root
+            .get("$defs")
+            .or_else(|| root.get("definitions"))
+            .and_then(|d| d.get(name))
+        {
             Some(d) => at = d,
             None => break,
         }
@@ -40,7 +46,11 @@ fn sample(root: &Value, s: &Value, depth: usize) -> Value {
     if depth > 6 {
         return json!("x");
     }
-    if let Some(e) = s.get("enum").and_then(Value::as_array).and_then(|e| e.iter().find(|v| !v.is_null())) {
+    if let Some(e) = s
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.iter().find(|v| !v.is_null()))
+    {
         return e.clone();
     }
     if let Some(c) = s.get("const") {
@@ -48,7 +58,9 @@ fn sample(root: &Value, s: &Value, depth: usize) -> Value {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = s.get(key).and_then(Value::as_array) {
-            let alt = alts.iter().find(|a| resolved(root, a).get("type") != Some(&json!("null")));
+            let alt = alts
+                .iter()
+                .find(|a| resolved(root, a).get("type") != Some(&json!("null")));
             if let Some(a) = alt {
                 return sample(root, a, depth + 1);
             }
@@ -89,7 +101,11 @@ fn required(s: &Value) -> Vec<String> {
 fn minimal(root: &Value, s: &Value, depth: usize) -> Value {
     let mut m = serde_json::Map::new();
     for name in required(s) {
-        let prop = s.get("properties").and_then(|p| p.get(&name)).cloned().unwrap_or(json!({}));
+        let prop = s
+            .get("properties")
+            .and_then(|p| p.get(&name))
+            .cloned()
+            .unwrap_or(json!({}));
         m.insert(name, sample(root, &prop, depth));
     }
     Value::Object(m)
@@ -177,7 +193,11 @@ fn minimized_schemas_accept_and_refuse_exactly_what_the_full_ones_do() {
             }
             if want { yes += 1 } else { no += 1 }
         }
-        assert!(yes > 0 && no > 0, "{}: the table has accepted and refused cases ({yes}/{no})", tool.name);
+        assert!(
+            yes > 0 && no > 0,
+            "{}: the table has accepted and refused cases ({yes}/{no})",
+            tool.name
+        );
     }
     assert!(tools > 40, "every catalog tool was compared ({tools})");
     let saved = |full: usize, min: usize| 100.0 * (full as f64 - min as f64) / full as f64;
@@ -214,14 +234,25 @@ fn minimizing_inlines_defs_collapses_constants_and_drops_nulls_and_duplicates() 
     let launch = catalog.tool("launchApp").expect("launchApp");
     let min = minimize(&launch.advertised_schema(), &launch.description);
     let text = min.to_string();
-    for gone in ["$defs", "$ref", "oneOf", "anyOf", "\"null\"", "\"default\":null", "const"] {
+    for gone in [
+        "$defs",
+        "$ref",
+        "oneOf",
+        "anyOf",
+        "\"null\"",
+        "\"default\":null",
+        "const",
+    ] {
         assert!(!text.contains(gone), "{gone} is gone: {text}");
     }
     assert_eq!(
         min["properties"]["launchMode"]["enum"],
         json!(["REINSTALL", "FORCE_RESTART", "RESUME"])
     );
-    assert!(min.get("description").is_none(), "the tool's own description is not repeated");
+    assert!(
+        min.get("description").is_none(),
+        "the tool's own description is not repeated"
+    );
     assert_eq!(min["properties"]["reasoning"]["type"], json!("string"));
     // Control: the full schema has each of them.
     let full = launch.advertised_schema().to_string();
@@ -259,5 +290,10 @@ fn definitions_for_the_model_are_shorter_and_name_the_same_tools() {
     let names = |d: &[ToolDefinition]| d.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(&full), names(&min));
     let len = |d: &[ToolDefinition]| serde_json::to_string(d).map(|s| s.len()).unwrap_or(0);
-    assert!(len(&min) * 10 < len(&full) * 9, "at least 10% shorter: {} vs {}", len(&min), len(&full));
+    assert!(
+        len(&min) * 10 < len(&full) * 9,
+        "at least 10% shorter: {} vs {}",
+        len(&min),
+        len(&full)
+    );
 }

@@ -67,7 +67,9 @@ fn by_agent(
     let run = at.agent.run(at.session, at.catalog, &objective, at.last_seq);
     let calls: Vec<CallReport> = run.calls.iter().map(call_report).collect();
     // A heal keeps the recorded calls that ran before the failing one: the agent went on from there.
-    let kept = failed.as_ref().map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
+    let kept = failed
+        .as_ref()
+        .map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
     let mut recording: Vec<(String, serde_json::Value)> = original
         .calls_for(SIM_PLATFORM, None)
         .unwrap_or_default()

@@ -117,9 +117,7 @@ fn step_mut<'v>(root: &'v mut Value, path: &str) -> Option<&'v mut Map<String, V
 
 fn set_recording(root: &mut Value, e: &StepRecording) -> Result<(), String> {
     let step = step_mut(root, &e.path).ok_or_else(|| format!("`{}` is not a step mapping", e.path))?;
-    let rec = step
-        .entry("recording")
-        .or_insert_with(|| Value::Object(Map::new()));
+    let rec = step.entry("recording").or_insert_with(|| Value::Object(Map::new()));
     if !rec.is_object() {
         *rec = Value::Object(Map::new());
     }
@@ -132,10 +130,16 @@ fn set_recording(root: &mut Value, e: &StepRecording) -> Result<(), String> {
 /// `key:` and its calls in block style, `indent` before the key.
 fn emit_entry(out: &mut String, indent: &str, key: &str, calls: &[(String, Value)]) {
     if calls.is_empty() {
-        out.push_str(&format!("{indent}{}: []\n", yaml::emit::scalar(&Value::String(key.into()))));
+        out.push_str(&format!(
+            "{indent}{}: []\n",
+            yaml::emit::scalar(&Value::String(key.into()))
+        ));
         return;
     }
-    out.push_str(&format!("{indent}{}:\n", yaml::emit::scalar(&Value::String(key.into()))));
+    out.push_str(&format!(
+        "{indent}{}:\n",
+        yaml::emit::scalar(&Value::String(key.into()))
+    ));
     for (tool, args) in calls {
         emit_map_entry(out, &format!("{indent}  - "), &format!("{indent}      "), tool, args);
     }
@@ -150,10 +154,7 @@ struct Splice {
 
 fn edit_in_place(text: &str, doc: &Document, edits: &[StepRecording]) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut splices = edits
-        .iter()
-        .map(|e| plan(doc, &lines, e))
-        .collect::<Option<Vec<_>>>()?;
+    let mut splices = edits.iter().map(|e| plan(doc, &lines, e)).collect::<Option<Vec<_>>>()?;
     splices.sort_by_key(|s| std::cmp::Reverse(s.from));
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     // A file that does not end in a newline gets one before anything is appended after it.
@@ -184,7 +185,11 @@ fn plan(doc: &Document, lines: &[&str], e: &StepRecording) -> Option<Splice> {
     }
     let indent = " ".repeat(at.col.saturating_sub(1));
     let keys = doc.children(&e.path)?;
-    let Some(rec_key) = keys.iter().find(|(k, _)| k.as_deref() == Some("recording")).map(|(_, p)| *p) else {
+    let Some(rec_key) = keys
+        .iter()
+        .find(|(k, _)| k.as_deref() == Some("recording"))
+        .map(|(_, p)| *p)
+    else {
         // No recording yet: new lines after the step's last line.
         let after = content_end(lines, start, end);
         let mut text = format!("{indent}recording:\n");
@@ -293,7 +298,9 @@ fn region(doc: &Document, total: usize, path: &str) -> Option<(usize, usize)> {
         Seg::Index(i) => i,
     };
     let start = siblings.get(i)?.1.line.checked_sub(1)?;
-    let end = siblings.get(i + 1).map_or(parent_end, |(_, p)| p.line.saturating_sub(1));
+    let end = siblings
+        .get(i + 1)
+        .map_or(parent_end, |(_, p)| p.line.saturating_sub(1));
     Some((start, end.max(start + 1)))
 }
 

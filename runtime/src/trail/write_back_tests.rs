@@ -72,15 +72,24 @@ fn an_unrecorded_step_gets_its_recording_and_nothing_else_changes() {
         tap("Sign in"),
         ("inputText".into(), json!({ "text": "{{secret:DEMO_PASSWORD}}" })),
     ];
-    let out = with_recordings(TRAIL, file(), &[edit("trail[0]", calls.clone()), edit("trail[2]", vec![tap("x")])])
-        .expect("written");
+    let out = with_recordings(
+        TRAIL,
+        file(),
+        &[edit("trail[0]", calls.clone()), edit("trail[2]", vec![tap("x")])],
+    )
+    .expect("written");
     assert!(out.kept_layout, "{}", out.text);
     let new = added(TRAIL, &out.text);
     assert_eq!(new[0], "    recording:", "{}", out.text);
     assert_eq!(new[1], "      android:");
-    assert!(out.text.contains("    maxRetries: 1\n    recording:\n"), "after the step's last line:\n{}", out.text);
     assert!(
-        out.text.contains("  # a comment that introduces the next step\n  - verify:"),
+        out.text.contains("    maxRetries: 1\n    recording:\n"),
+        "after the step's last line:\n{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("  # a comment that introduces the next step\n  - verify:"),
         "the next step's comment stays with it:\n{}",
         out.text
     );
@@ -112,22 +121,38 @@ fn a_failing_recording_gets_a_device_entry_beside_it_or_replaced() {
     let trail = parse_trail(&again.text, file()).expect("parses");
     let calls = trail.steps[1].calls_for("android", None).expect("android");
     assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].args["nodeSelector"]["androidAccessibility"]["textRegex"], "Inbox 2");
+    assert_eq!(
+        calls[0].args["nodeSelector"]["androidAccessibility"]["textRegex"],
+        "Inbox 2"
+    );
     assert_eq!(again.text.matches("android:").count(), 1, "{}", again.text);
 }
 
 #[test]
 fn the_trailhead_a_last_step_without_newline_and_crlf_files() {
     let text = "config:\n  id: x\ntrailhead:\n  step: Launch\ntrail:\n  - step: A";
-    let out = with_recordings(text, file(), &[edit("trailhead", vec![tap("a")]), edit("trail[0]", vec![tap("b")])])
-        .expect("written");
+    let out = with_recordings(
+        text,
+        file(),
+        &[edit("trailhead", vec![tap("a")]), edit("trail[0]", vec![tap("b")])],
+    )
+    .expect("written");
     assert!(out.kept_layout, "{}", out.text);
     let t = parse_trail(&out.text, file()).expect("parses");
-    assert!(t.trailhead.as_ref().and_then(|s| s.calls_for("android", None)).is_some());
+    assert!(
+        t.trailhead
+            .as_ref()
+            .and_then(|s| s.calls_for("android", None))
+            .is_some()
+    );
     assert!(t.steps[0].calls_for("android", None).is_some());
     let crlf = "config:\r\n  id: x\r\ntrail:\r\n  - step: A\r\n  - step: B\r\n";
     let out = with_recordings(crlf, file(), &[edit("trail[0]", vec![tap("b")])]).expect("written");
-    assert!(out.kept_layout && !out.text.replace("\r\n", "").contains('\n'), "{:?}", out.text);
+    assert!(
+        out.kept_layout && !out.text.replace("\r\n", "").contains('\n'),
+        "{:?}",
+        out.text
+    );
 }
 
 #[test]
@@ -135,7 +160,11 @@ fn a_flow_style_step_is_written_whole_and_said_so() {
     let text = "# head\nconfig: { id: x }\ntrail:\n  - { step: A, recording: { tools: [ { pressKey: { keyCode: BACK } } ] } }\n";
     let out = with_recordings(text, file(), &[edit("trail[0]", vec![tap("b")])]).expect("written");
     assert!(!out.kept_layout);
-    assert!(out.text.starts_with("# head\n"), "the opening comment is kept:\n{}", out.text);
+    assert!(
+        out.text.starts_with("# head\n"),
+        "the opening comment is kept:\n{}",
+        out.text
+    );
     let t = parse_trail(&out.text, file()).expect("parses");
     let rec = t.steps[0].recording.as_ref().expect("rec");
     assert_eq!(rec.keys().collect::<Vec<_>>(), ["tools", "android"]);
@@ -149,8 +178,14 @@ fn a_step_that_is_not_there_is_an_error() {
 
 #[test]
 fn the_healed_copy_is_no_trail_name() {
-    assert_eq!(healed_path(Path::new("t/sign-in.trail.yaml")), Path::new("t/sign-in.trail.healed.yaml"));
-    assert_eq!(healed_path(Path::new("t/a/trail.yaml")), Path::new("t/a/trail.healed.yaml"));
+    assert_eq!(
+        healed_path(Path::new("t/sign-in.trail.yaml")),
+        Path::new("t/sign-in.trail.healed.yaml")
+    );
+    assert_eq!(
+        healed_path(Path::new("t/a/trail.yaml")),
+        Path::new("t/a/trail.healed.yaml")
+    );
     for p in ["sign-in.trail.healed.yaml", "trail.healed.yaml", "blaze.healed.yaml"] {
         assert!(!crate::trail::find::is_trail_name(p), "{p}");
     }

@@ -403,7 +403,12 @@ fn print_tokens(json_out: bool, catalog: &Catalog) -> Result<(), Failure> {
 
 /// `tools --tokens --agent`: the minimized definitions `run --agent` sends, each beside its full
 /// form, and the whole first request for one step on the start screen (OpenAI's wire format).
-fn print_agent_tokens(project: &trailblaze::Project, id: &str, json_out: bool, catalog: &Catalog) -> Result<(), Failure> {
+fn print_agent_tokens(
+    project: &trailblaze::Project,
+    id: &str,
+    json_out: bool,
+    catalog: &Catalog,
+) -> Result<(), Failure> {
     use trailblaze::agent::{Objective, ProviderKind, first_request, schema};
     let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
     let count = |text: String| bpe.encode_with_special_tokens(&text).len();
@@ -430,7 +435,13 @@ fn print_agent_tokens(project: &trailblaze::Project, id: &str, json_out: bool, c
         trail_title: Some("Sign in"),
         ..Objective::default()
     };
-    let request = first_request(ProviderKind::OpenAi, catalog, &objective, &screen, &project.secrets.names());
+    let request = first_request(
+        ProviderKind::OpenAi,
+        catalog,
+        &objective,
+        &screen,
+        &project.secrets.names(),
+    );
     let request_tokens = count(request.to_string());
     if json_out {
         let tools: Vec<Value> = rows
@@ -450,7 +461,9 @@ fn print_agent_tokens(project: &trailblaze::Project, id: &str, json_out: bool, c
             out!("{m:>6}  {name} (full: {f})");
         }
         out!("{total_min:>6}  total as the agent sends them (full: {total_full}), o200k_base");
-        out!("{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)");
+        out!(
+            "{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)"
+        );
     }
     Ok(())
 }

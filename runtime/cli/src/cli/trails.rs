@@ -91,7 +91,13 @@ pub struct AgentArgs {
     #[arg(long)]
     pub no_write_back: bool,
     /// The API's wire format: `openai` (chat completions) or `anthropic` (messages).
-    #[arg(long, env = "TRAILBLAZE_LLM_PROVIDER", value_enum, default_value = "openai", value_name = "P")]
+    #[arg(
+        long,
+        env = "TRAILBLAZE_LLM_PROVIDER",
+        value_enum,
+        default_value = "openai",
+        value_name = "P"
+    )]
     pub llm_provider: LlmProvider,
     /// The API's base URL, without the endpoint [default: https://api.openai.com/v1 or
     /// https://api.anthropic.com/v1].
@@ -143,12 +149,17 @@ impl AgentArgs {
             LlmProvider::Openai => ProviderKind::OpenAi,
             LlmProvider::Anthropic => ProviderKind::Anthropic,
         };
-        let model = self.llm_model.as_deref().map(str::trim).filter(|m| !m.is_empty()).ok_or_else(|| {
-            super::usage_help(
-                "--agent needs a model",
-                "pass --llm-model NAME or set TRAILBLAZE_LLM_MODEL (see docs/agent.md)",
-            )
-        })?;
+        let model = self
+            .llm_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .ok_or_else(|| {
+                super::usage_help(
+                    "--agent needs a model",
+                    "pass --llm-model NAME or set TRAILBLAZE_LLM_MODEL (see docs/agent.md)",
+                )
+            })?;
         let mut provider = ProviderConfig::new(kind, model);
         if let Some(url) = self.llm_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -159,7 +170,11 @@ impl AgentArgs {
             }
             provider.base_url = url.to_string();
         }
-        provider.api_key = self.llm_api_key.as_deref().filter(|k| !k.trim().is_empty()).map(ApiKey::new);
+        provider.api_key = self
+            .llm_api_key
+            .as_deref()
+            .filter(|k| !k.trim().is_empty())
+            .map(ApiKey::new);
         provider.http.read_timeout = std::time::Duration::from_secs_f64(self.llm_timeout);
         provider.http.max_tries = self.llm_max_tries;
         let mut config = trailblaze::AgentConfig::new(provider);

@@ -267,14 +267,23 @@ fn agent_html(out: &mut String, a: &AgentReport) {
         a.output_tokens
     );
     if let Some(err) = &a.recorded_error {
-        let _ = writeln!(out, "<div class=\"meta\">the recording failed:</div><pre class=\"error\">{}</pre>", e(err));
+        let _ = writeln!(
+            out,
+            "<div class=\"meta\">the recording failed:</div><pre class=\"error\">{}</pre>",
+            e(err)
+        );
     }
     if !a.recorded_calls.is_empty() {
         out.push_str("<details><summary>the recorded calls</summary>\n");
         calls_html(out, &a.recorded_calls, None);
         out.push_str("</details>\n");
     }
-    let said: Vec<(usize, &super::AgentTurn)> = a.turns.iter().enumerate().filter(|(_, t)| t.reasoning.is_some()).collect();
+    let said: Vec<(usize, &super::AgentTurn)> = a
+        .turns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.reasoning.is_some())
+        .collect();
     if !said.is_empty() {
         out.push_str("<ol class=\"turns\">\n");
         for (i, t) in said {
