@@ -664,3 +664,58 @@ fn the_cli_says_what_is_missing_and_never_shows_the_key() {
     assert!(!everything.contains(API_KEY), "the key is in an output");
     assert!(everything.contains("401"), "control: the outputs hold the failure");
 }
+
+const ALWAYS_AGENT: &str = "\
+config:
+  id: demo/agent-always
+  target: demo
+trailhead:
+  step: Launch the app
+  recording:
+    tools:
+      - launchApp: { appId: com.example.demo }
+trail:
+  - step: Sign in
+    recordable: false
+";
+
+#[test]
+fn a_step_marked_not_recordable_is_the_agents_every_time_and_never_written() {
+    let f = Fixture::demo();
+    let file = trail(&f, "always", ALWAYS_AGENT);
+    let project = project(&f, &[]);
+    let fake = FakeLlm::start(Wire::OpenAi);
+    // Several calls in one turn, the conclusion among them: each runs in order.
+    fake.push(Reply::Dynamic(Box::new(|r| Reply::Turn {
+        text: Some("Filling the form.".into()),
+        calls: vec![
+            (
+                "type".into(),
+                json!({ "text": "jane@example.com", "ref": r.ref_of("hint=\"Email\"") }),
+            ),
+            (
+                "type".into(),
+                json!({ "text": "{{secret:DEMO_PASSWORD}}", "ref": r.ref_of("hint=\"Password\"") }),
+            ),
+            ("tap".into(), json!({ "ref": r.ref_of("Button \"Sign in\"") })),
+            (
+                "objectiveStatus".into(),
+                json!({ "status": "COMPLETED", "explanation": "Signed in" }),
+            ),
+        ],
+        usage: (100, 20),
+    })));
+    let out = run(&f, &project, &file, Some(config(&fake, Wire::OpenAi)));
+    assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed]);
+    assert_eq!(fake.requests().len(), 1, "one turn");
+    let agent = out.report.trails[0].steps[1].agent.as_ref().expect("the agent ran it");
+    assert_eq!(agent.turns[0].calls, 4);
+    assert_eq!(agent.turns[0].reasoning.as_deref(), Some("Filling the form."));
+    assert!(
+        out.report.trails[0].written.is_none() && !healed(&file).exists(),
+        "never written back"
+    );
+    // Control: without the agent it is not recorded (the parse gate refuses it a recording).
+    let plain = run(&f, &project, &file, None);
+    assert_eq!(outcomes(&plain), [Outcome::Passed, Outcome::NotRecorded]);
+}

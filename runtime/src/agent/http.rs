@@ -94,6 +94,9 @@ impl HttpClient {
             .timeout_send_body(Some(settings.read_timeout))
             // Status codes are answers to read (and retry), not transport errors.
             .http_status_as_error(false)
+            // A redirect could carry the key's header elsewhere; an API does not redirect a POST.
+            .max_redirects(0)
+            .max_redirects_will_error(false)
             .user_agent(concat!("trailblaze/", env!("CARGO_PKG_VERSION")));
         if loopback {
             // A local server is never behind the user's proxy.

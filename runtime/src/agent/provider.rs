@@ -201,3 +201,39 @@ pub(crate) fn http_error(e: HttpError) -> ProviderError {
 pub(crate) fn estimate_tokens(chars: usize) -> u64 {
     chars.div_ceil(4) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_never_prints_its_key() {
+        let mut c = ProviderConfig::new(ProviderKind::Anthropic, "m");
+        c.api_key = Some(ApiKey::new(" sk-secret-123 "));
+        let shown = format!("{c:?} {:?}", crate::agent::AgentConfig::new(c.clone()));
+        assert!(
+            !shown.contains("sk-secret-123") && shown.contains("ApiKey(***)"),
+            "{shown}"
+        );
+        // Control: the key is there to be sent, trimmed.
+        assert_eq!(c.api_key.as_ref().map(ApiKey::expose), Some("sk-secret-123"));
+    }
+
+    #[test]
+    fn a_refused_key_says_so_and_other_answers_stay_http_errors() {
+        let status = |status| HttpError::Status {
+            host: "h".into(),
+            status,
+            message: None,
+            tries: 1,
+        };
+        assert!(matches!(
+            http_error(status(401)),
+            ProviderError::Unauthorized { status: 401, .. }
+        ));
+        assert!(http_error(status(403)).to_string().contains("TRAILBLAZE_LLM_API_KEY"));
+        assert!(matches!(http_error(status(400)), ProviderError::Http(_)));
+        assert_eq!(endpoint("http://x/v1/", "messages"), "http://x/v1/messages");
+        assert_eq!(ProviderKind::from_name(" Anthropic "), Some(ProviderKind::Anthropic));
+    }
+}

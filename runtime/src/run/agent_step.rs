@@ -32,8 +32,8 @@ pub(super) fn run(
     edits: &mut Vec<StepRecording>,
     progress: &mut dyn FnMut(&str),
 ) -> StepReport {
-    let recorded = step.calls_for(SIM_PLATFORM, None).is_some();
-    if recorded && step.recordable != Some(false) {
+    // `recordable: false` steps hold no recording (the parse gate says so): they land below too.
+    if step.calls_for(SIM_PLATFORM, None).is_some() {
         let sr = run_with_retries(at.session, step, at.last_seq, progress);
         if sr.outcome != Outcome::Failed || !cfg.self_heal {
             return sr;
