@@ -9,6 +9,7 @@ use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
 pub mod fake_adb;
+pub mod fake_llm;
 
 /// A value that must never show up in an error, a log or a trace.
 pub const CANARY: &str = "CANARY-d41d8cd9-secret";

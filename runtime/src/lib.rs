@@ -8,6 +8,7 @@
 //! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
 //! scripted tools run behind the `script` runtime port (embedded QuickJS or a Node subprocess).
 
+pub mod agent;
 pub(crate) mod budget;
 pub(crate) mod catalog;
 pub(crate) mod check;
@@ -32,6 +33,7 @@ pub(crate) mod trailmap;
 pub mod workspace;
 pub(crate) mod yaml;
 
+pub use agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind, WriteBack};
 pub use budget::{CancelHandle, Limits};
 pub use catalog::ToolDefinition;
 pub use check::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_tools_tsc, check_tsc};

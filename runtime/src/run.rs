@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::agent::{Agent, AgentConfig};
 use crate::check::target_of;
 use crate::device::DeviceSpec;
 use crate::dispatch::CallError;
@@ -15,6 +16,8 @@ use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail
 
 /// The platform the simulated device answers to when a recording is keyed by platform.
 pub const SIM_PLATFORM: &str = "android";
+
+mod agent_step;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -31,6 +34,9 @@ pub struct RunOptions {
     pub device: DeviceSpec,
     /// Which steps keep a picture of the screen in the report.
     pub screenshots: ScreenshotPolicy,
+    /// Run steps with no recording (and, with self-heal, recorded steps that fail) through an LLM,
+    /// and write what it did back as their recordings.
+    pub agent: Option<AgentConfig>,
 }
 
 /// Which steps keep a screenshot: every step, the failed ones (a slow phone spends ~1 s per
@@ -100,8 +106,19 @@ pub fn run_trails(
     let mut used_ids: Vec<String> = Vec::new();
     let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
     let mut screens = Screens::new(&dir, secrets.clone());
+    // One agent for the run: its token budget is the run's.
+    let mut agent = opts
+        .agent
+        .as_ref()
+        .map(|c| Agent::new(c, &project.secrets.values_to_redact(), project.secrets.names()));
     for file in files {
-        let mut t = run_one(project, file, &dir, opts, &mut used_ids, &mut screens, progress);
+        let mut t = run_one(
+            project,
+            file,
+            (&dir, opts, &mut used_ids),
+            (&mut screens, agent.as_mut(), &secrets),
+            progress,
+        );
         t.redact(&secrets);
         report.trails.push(t);
         // The reports so far, after every trail: a run killed by a CI timeout (SIGTERM, SIGKILL)
@@ -182,16 +199,15 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
         steps: Vec::new(),
         error: Some(error),
         log: None,
+        written: None,
     }
 }
 
 fn run_one(
     project: &Project,
     file: &Path,
-    dir: &Path,
-    opts: &RunOptions,
-    used_ids: &mut Vec<String>,
-    screens: &mut Screens,
+    (dir, opts, used_ids): (&Path, &RunOptions, &mut Vec<String>),
+    (screens, mut agent, secrets): (&mut Screens, Option<&mut Agent>, &crate::secret::Redaction),
     progress: &mut dyn FnMut(&str),
 ) -> TrailReport {
     let trail = match trail::load_trail(file) {
@@ -211,6 +227,7 @@ fn run_one(
         steps: Vec::new(),
         error: None,
         log: None,
+        written: None,
     };
     if let Some(reason) = trail.config.skip_reason(SIM_PLATFORM, None) {
         progress(&format!("- {} skipped: {reason}", file.display()));
@@ -258,7 +275,12 @@ fn run_one(
     let started = Instant::now();
     let mut stopped: Option<String> = None;
     let mut last_seq = 0;
-    for step in &steps {
+    let catalog = match (&agent, project.catalog(&target)) {
+        (Some(_), Ok(c)) => Some(c),
+        _ => None,
+    };
+    let mut edits = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
         if let Some(why) = &stopped {
             report.steps.push(step_report(
                 step,
@@ -268,7 +290,21 @@ fn run_one(
             ));
             continue;
         }
-        let sr = run_with_retries(&session, step, &mut last_seq, (screens, opts.screenshots), progress);
+        let original = trail.all_steps().nth(index).unwrap_or(step);
+        let mut sr = match (agent.as_deref_mut(), &catalog, &opts.agent) {
+            (Some(a), Some(c), Some(cfg)) => {
+                let mut at = agent_step::At {
+                    agent: a,
+                    catalog: c,
+                    session: &session,
+                    trail: &trail,
+                    last_seq: &mut last_seq,
+                };
+                agent_step::run(&mut at, cfg, (step, original), &mut edits, progress)
+            }
+            _ => run_with_retries(&session, step, &mut last_seq, progress),
+        };
+        keep_screen(&session, &mut sr, screens, opts.screenshots);
         let mark = match sr.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
@@ -279,11 +315,18 @@ fn run_one(
         // `+ 0.0`: an empty sum is -0.0, which would print as "-0.0 ms".
         let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum::<f64>() + 0.0;
         let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-        let tries = if sr.attempts > 1 {
+        let mut tries = if sr.attempts > 1 {
             format!(", attempt {}", sr.attempts)
         } else {
             String::new()
         };
+        if let Some(a) = &sr.agent {
+            tries.push_str(&format!(
+                ", agent: {} turn(s), {} tokens",
+                a.turns.len(),
+                a.input_tokens + a.output_tokens
+            ));
+        }
         progress(&format!(
             "  {mark} {} {} ({ms:.1} ms{tries}){tail}",
             step.label(),
@@ -309,6 +352,11 @@ fn run_one(
         report.steps.push(sr);
     }
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if let Some(cfg) = &opts.agent
+        && !edits.is_empty()
+    {
+        report.written = agent_step::write_back(&trail.file, &edits, cfg.write_back, secrets, progress);
+    }
     report
 }
 
@@ -373,18 +421,13 @@ fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>, error: Opt
         error,
         screen: None,
         screen_size: None,
+        agent: None,
     }
 }
 
 /// Runs a step, and again after a failure while its `maxRetries` allows (each attempt's calls are
 /// logged steps); then saves the screen after it.
-fn run_with_retries(
-    session: &Session,
-    step: &Step,
-    last_seq: &mut u64,
-    (screens, policy): (&mut Screens, ScreenshotPolicy),
-    progress: &mut dyn FnMut(&str),
-) -> StepReport {
+fn run_with_retries(session: &Session, step: &Step, last_seq: &mut u64, progress: &mut dyn FnMut(&str)) -> StepReport {
     let retries = step.max_retries.unwrap_or(0);
     let mut retried = Vec::new();
     let mut sr = run_step(session, step, last_seq);
@@ -400,6 +443,11 @@ fn run_with_retries(
     }
     sr.attempts = retried.len() as u32 + 1;
     sr.retried = retried;
+    sr
+}
+
+/// Saves the screen after a step, as the policy says.
+fn keep_screen(session: &Session, sr: &mut StepReport, screens: &mut Screens, policy: ScreenshotPolicy) {
     // A step that named its screen (`takeSnapshot`) keeps it whatever the policy: the trail asked.
     let named = sr.calls.iter().any(|c| c.tool == "takeSnapshot" && c.ok);
     if (named || policy.wants(&sr.outcome))
@@ -409,7 +457,6 @@ fn run_with_retries(
         sr.screen = Some(saved.path);
         sr.screen_size = saved.size;
     }
-    sr
 }
 
 /// Where a call tapped, from its result (`{"tapped": {"x": .., "y": ..}}`).
@@ -419,6 +466,18 @@ fn tap_of(result: &serde_json::Value) -> Option<Point> {
         x: p.get("x")?.as_i64()?,
         y: p.get("y")?.as_i64()?,
     })
+}
+
+/// What a call ran inside it, nested, from the records it logged. The call's own record is the root
+/// at depth 0; a delegating tool logs only what it expanded to.
+fn nested_calls(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
+    let mut nested = trail::report::nest_calls(records);
+    if records.first().is_some_and(|r| r.depth == 0 && r.tool == tool) && !nested.is_empty() {
+        let mut own = nested.remove(0).calls;
+        own.append(&mut nested);
+        nested = own;
+    }
+    nested
 }
 
 /// Runs one step's recorded calls (the sim answers to `android` recordings), stopping at the first
@@ -442,13 +501,7 @@ fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
         let (result, records) = session.call_with_steps(&call.tool, call.args.clone(), *last_seq);
         let duration_ms = t.elapsed().as_secs_f64() * 1000.0;
         *last_seq = records.last().map_or(*last_seq, |r| r.seq);
-        let mut nested = trail::report::nest_calls(&records);
-        // The call's own record is the root at depth 0; a delegating tool logs only what it expanded to.
-        if records.first().is_some_and(|r| r.depth == 0 && r.tool == call.tool) && !nested.is_empty() {
-            let mut own = nested.remove(0).calls;
-            own.append(&mut nested);
-            nested = own;
-        }
+        let nested = nested_calls(&call.tool, &records);
         let ok = result.is_ok();
         device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
         let tap = result.as_ref().ok().and_then(tap_of);

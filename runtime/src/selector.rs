@@ -786,6 +786,7 @@ mod tests {
     use crate::device::{Bounds, ViewNode, ViewTree};
 
     #[test]
+    #[allow(clippy::invalid_regex)] // the control builds an invalid regex on purpose
     fn java_quoting_matches_the_stretch_as_text() {
         let p = r"\QMouse - USB-C, Gray - $34.99\E";
         assert!(check_pattern(p).is_ok());

@@ -156,6 +156,26 @@ impl Document {
         }
     }
 
+    /// Where each child of the collection at `path` starts, in file order: a mapping's keys (the key
+    /// and where it stands) or a sequence's items (no key, where the item starts). `None` when
+    /// `path` is not in the document. Write-back edits a trail's text with these.
+    pub fn children(&self, path: &str) -> Option<Vec<(Option<String>, Pos)>> {
+        let (trail, found) = self.tree.walk(path);
+        if !found {
+            return None;
+        }
+        let node = trail[trail.len() - 1];
+        if !node.entries.is_empty() {
+            return Some(
+                node.entries
+                    .iter()
+                    .map(|(k, n)| (Some(k.clone()), n.key.unwrap_or(n.pos)))
+                    .collect(),
+            );
+        }
+        Some(node.items.iter().map(|n| (None, n.pos)).collect())
+    }
+
     pub fn error_at(&self, path: &str, message: impl Into<String>) -> YamlError {
         YamlError::new(&self.file, &self.text, self.position(path), message)
     }

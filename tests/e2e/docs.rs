@@ -120,7 +120,7 @@ fn docs_trail_blocks_pass_the_gates() {
     let demo = Fixture::demo();
     let mut seen = 0;
     let mut bad = Vec::new();
-    for doc in ["writing-trails.md", "first-trailmap.md", "ci.md"] {
+    for doc in ["writing-trails.md", "first-trailmap.md", "ci.md", "agent.md"] {
         let trails: Vec<Block> = doc_blocks(doc).into_iter().filter(|b| b.is("yaml", "trail")).collect();
         seen += trails.len();
         bad.extend(failures(trails.iter().map(|b| check_trail_block(b, &demo))));

@@ -1,6 +1,7 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod adb;
+mod agent;
 mod cli;
 mod cli_first_hour;
 mod cli_run;

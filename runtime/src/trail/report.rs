@@ -74,6 +74,9 @@ pub struct TrailReport {
     /// The trail's session log, relative to the run folder (`sign-in/log.jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
+    /// Where the agent's recordings were written (the trail itself, or its `.healed.yaml` copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,6 +104,45 @@ pub struct StepReport {
     /// The screen's size in device pixels, when the image says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen_size: Option<Point>,
+    /// The agent ran this step (it had no recording, or self-heal re-ran it): `calls` are the
+    /// model's tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentReport>,
+}
+
+/// What the agent did for a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentReport {
+    /// `openai` or `anthropic`.
+    pub provider: String,
+    pub model: String,
+    /// Why it ran: `not recorded`, or `self-heal` after the recording failed.
+    pub reason: String,
+    /// Self-heal: the recorded attempt's calls, which failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recorded_calls: Vec<CallReport>,
+    /// Self-heal: the recorded attempt's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_error: Option<String>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Each model turn: what it said (secrets scrubbed) and how many calls it made.
+    pub turns: Vec<AgentTurn>,
+    /// `objectiveStatus`'s explanation, when the model concluded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<String>,
+    /// The recording written back for this step: `(tool, args)` as the trail now holds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recording: Vec<CallReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentTurn {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    pub calls: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 fn one() -> u32 {
@@ -206,6 +248,13 @@ impl TrailReport {
                 scrub(reason);
             }
             let mut calls: Vec<&mut CallReport> = s.calls.iter_mut().collect();
+            if let Some(a) = &mut s.agent {
+                a.turns.iter_mut().flat_map(|t| t.reasoning.iter_mut()).for_each(scrub);
+                a.conclusion.iter_mut().for_each(scrub);
+                a.recorded_error.iter_mut().for_each(scrub);
+                calls.extend(a.recorded_calls.iter_mut());
+                calls.extend(a.recording.iter_mut());
+            }
             // Nested calls too, without recursion (a deep composition cannot overflow the stack).
             while let Some(c) = calls.pop() {
                 c.error.iter_mut().for_each(scrub);

@@ -158,7 +158,7 @@ impl LimitArgs {
     }
 }
 
-fn seconds(s: &str) -> Result<f64, String> {
+pub fn seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
         _ => Err("expected a number of seconds, more than 0 and at most 86400".into()),

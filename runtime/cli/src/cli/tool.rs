@@ -31,7 +31,7 @@ pub struct ToolArgs {
 
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  trailblaze tools\n  trailblaze tools tap          one tool in full, hidden ones too\n  trailblaze tools --tokens     what the definitions cost per LLM request"
+    after_help = "Examples:\n  trailblaze tools\n  trailblaze tools tap          one tool in full, hidden ones too\n  trailblaze tools --tokens     what the definitions cost per LLM request\n  trailblaze tools --tokens --agent   the same as `run --agent` sends them, and its first request"
 )]
 pub struct ToolsArgs {
     /// Show this tool in full: its description and arguments (LLM-visible or not).
@@ -40,6 +40,10 @@ pub struct ToolsArgs {
     /// o200k tokenizer, and the total sent with every LLM request.
     #[arg(long)]
     pub tokens: bool,
+    /// With --tokens: count the definitions as the agent sends them (minimized schemas, see
+    /// docs/agent.md), and the agent's whole first request for one step on the start screen.
+    #[arg(long, requires = "tokens")]
+    pub agent: bool,
     /// The definitions as JSON (what an LLM is sent).
     #[arg(long)]
     pub json: bool,
@@ -167,6 +171,9 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     warn_all(&catalog.warnings);
     if let Some(name) = &a.name {
         return show_tool(&catalog, name, a.json);
+    }
+    if a.tokens && a.agent {
+        return print_agent_tokens(&project, &id, a.json, &catalog);
     }
     if a.tokens {
         return print_tokens(a.json, &catalog);
@@ -390,6 +397,73 @@ fn print_tokens(json_out: bool, catalog: &Catalog) -> Result<(), Failure> {
             out!("{count:>6}  {name}");
         }
         out!("{total:>6}  total (o200k_base), sent with every LLM request");
+    }
+    Ok(())
+}
+
+/// `tools --tokens --agent`: the minimized definitions `run --agent` sends, each beside its full
+/// form, and the whole first request for one step on the start screen (OpenAI's wire format).
+fn print_agent_tokens(
+    project: &trailblaze::Project,
+    id: &str,
+    json_out: bool,
+    catalog: &Catalog,
+) -> Result<(), Failure> {
+    use trailblaze::agent::{Objective, ProviderKind, first_request, schema};
+    let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
+    let count = |text: String| bpe.encode_with_special_tokens(&text).len();
+    let json_text = |d: &trailblaze::ToolDefinition| serde_json::to_string(d).unwrap_or_default();
+    let full = catalog.tool_definitions();
+    let min = schema::definitions_for_model(catalog);
+    let mut rows: Vec<(String, usize, usize)> = full
+        .iter()
+        .zip(&min)
+        .map(|(f, m)| (m.name.clone(), count(json_text(m)), count(json_text(f))))
+        .collect();
+    rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    let (total_min, total_full): (usize, usize) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
+    // The start screen of the trailmap's simulated app, as the first request would show it.
+    let screen = project
+        .sim_device(id)
+        .and_then(|d| project.session(id, d, None, Settings::default()))
+        .ok()
+        .and_then(|s| s.call("snapshot", json!({})).ok())
+        .and_then(|v| v["text"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "(no simulated screen for this trailmap)".into());
+    let objective = Objective {
+        text: "Sign in with the demo account",
+        trail_title: Some("Sign in"),
+        ..Objective::default()
+    };
+    let request = first_request(
+        ProviderKind::OpenAi,
+        catalog,
+        &objective,
+        &screen,
+        &project.secrets.names(),
+    );
+    let request_tokens = count(request.to_string());
+    if json_out {
+        let tools: Vec<Value> = rows
+            .iter()
+            .map(|(n, m, f)| json!({ "name": n, "tokens": m, "fullTokens": f }))
+            .collect();
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "tokenizer": "o200k_base", "tools": tools, "total": total_min, "fullTotal": total_full,
+                "firstRequest": request_tokens,
+            }))
+            .unwrap_or_default()
+        );
+    } else {
+        for (name, m, f) in &rows {
+            out!("{m:>6}  {name} (full: {f})");
+        }
+        out!("{total_min:>6}  total as the agent sends them (full: {total_full}), o200k_base");
+        out!(
+            "{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)"
+        );
     }
     Ok(())
 }

@@ -24,8 +24,16 @@ Examples:
   trailblaze run --shard 2/4                  one quarter of the trails, for a CI matrix
   trailblaze run --tag smoke --junit out/junit.xml
   trailblaze run --device android:emulator-5554 --arg user=qa1
+  TRAILBLAZE_LLM_MODEL=gpt-4.1 TRAILBLAZE_LLM_API_KEY=... trailblaze run --agent
+                                              steps with no recording run by an LLM, written
+                                              back to <trail>.healed.yaml
+  trailblaze run --self-heal --write-back --llm-provider anthropic --llm-model claude-sonnet-4-5
+                                              recorded steps that fail too, fixed in the trail itself
+  trailblaze run --agent --llm-base-url http://127.0.0.1:8080/v1 --llm-model local
+                                              an OpenAI-compatible server on this machine (no key)
 
-The type gate runs first: a trail `check` rejects is not run (`--no-check` runs it anyway).")]
+The type gate runs first: a trail `check` rejects is not run (`--no-check` runs it anyway).
+The agent: docs/agent.md (providers, budgets, write-back, secrets).")]
 pub struct RunArgs {
     /// Trailmap ids, trail files or folders (searched for trails). Default: every trailmap's trails.
     pub paths: Vec<String>,
@@ -60,6 +68,126 @@ pub struct RunArgs {
     pub json: bool,
     #[command(flatten)]
     pub session: SessionArgs,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// The agent's flags (`run --agent`, `--self-heal`).
+#[derive(Args)]
+#[command(next_help_heading = "The agent (docs/agent.md)")]
+pub struct AgentArgs {
+    /// Run the steps that have no recording for this device through an LLM, and write what it did
+    /// back as their recordings (to `<trail>.healed.yaml`, or the trail itself with --write-back).
+    #[arg(long)]
+    pub agent: bool,
+    /// Also give a recorded step that fails (after its maxRetries) to the LLM; implies --agent.
+    #[arg(long)]
+    pub self_heal: bool,
+    /// Write the agent's recordings into the trail file itself, its comments and layout kept,
+    /// instead of `<trail>.healed.yaml` beside it.
+    #[arg(long, conflicts_with = "no_write_back")]
+    pub write_back: bool,
+    /// Write the agent's recordings nowhere (the report still shows them).
+    #[arg(long)]
+    pub no_write_back: bool,
+    /// The API's wire format: `openai` (chat completions) or `anthropic` (messages).
+    #[arg(
+        long,
+        env = "TRAILBLAZE_LLM_PROVIDER",
+        value_enum,
+        default_value = "openai",
+        value_name = "P"
+    )]
+    pub llm_provider: LlmProvider,
+    /// The API's base URL, without the endpoint [default: https://api.openai.com/v1 or
+    /// https://api.anthropic.com/v1].
+    #[arg(long, env = "TRAILBLAZE_LLM_BASE_URL", value_name = "URL")]
+    pub llm_base_url: Option<String>,
+    /// The model's name, e.g. `gpt-4.1` or `claude-sonnet-4-5`.
+    #[arg(long, env = "TRAILBLAZE_LLM_MODEL", value_name = "NAME")]
+    pub llm_model: Option<String>,
+    /// The API key (better: the environment variable, which `ps` does not show). Never printed.
+    #[arg(long, env = "TRAILBLAZE_LLM_API_KEY", hide_env_values = true, value_name = "KEY")]
+    pub llm_api_key: Option<String>,
+    /// Model turns (requests) one step may take before it fails.
+    #[arg(long, value_name = "N", default_value_t = trailblaze::agent::DEFAULT_MAX_TURNS,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub agent_max_steps: u32,
+    /// Tokens (sent and received) the whole run may spend on the LLM.
+    #[arg(long, value_name = "TOKENS", default_value_t = trailblaze::agent::DEFAULT_MAX_RUN_TOKENS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub agent_max_tokens: u64,
+    /// Seconds to wait for one LLM reply.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = super::seconds)]
+    pub llm_timeout: f64,
+    /// Tries of one LLM request in all: 429 and 5xx answers and refused connections are tried
+    /// again, with exponential backoff (and `Retry-After`).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub llm_max_tries: u32,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LlmProvider {
+    Openai,
+    Anthropic,
+}
+
+impl AgentArgs {
+    /// The agent's config when --agent or --self-heal is given; a usage error names what is missing.
+    fn config(&self) -> Result<Option<trailblaze::AgentConfig>, Failure> {
+        use trailblaze::agent::{ApiKey, ProviderConfig, ProviderKind, WriteBack};
+        if !self.agent && !self.self_heal {
+            if self.write_back || self.no_write_back {
+                return Err(super::usage_help(
+                    "--write-back and --no-write-back are about the agent's recordings",
+                    "add --agent (or --self-heal)",
+                ));
+            }
+            return Ok(None);
+        }
+        let kind = match self.llm_provider {
+            LlmProvider::Openai => ProviderKind::OpenAi,
+            LlmProvider::Anthropic => ProviderKind::Anthropic,
+        };
+        let model = self
+            .llm_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .ok_or_else(|| {
+                super::usage_help(
+                    "--agent needs a model",
+                    "pass --llm-model NAME or set TRAILBLAZE_LLM_MODEL (see docs/agent.md)",
+                )
+            })?;
+        let mut provider = ProviderConfig::new(kind, model);
+        if let Some(url) = self.llm_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(super::usage_help(
+                    "--llm-base-url must start with http:// or https://",
+                    "e.g. https://api.openai.com/v1",
+                ));
+            }
+            provider.base_url = url.to_string();
+        }
+        provider.api_key = self
+            .llm_api_key
+            .as_deref()
+            .filter(|k| !k.trim().is_empty())
+            .map(ApiKey::new);
+        provider.http.read_timeout = std::time::Duration::from_secs_f64(self.llm_timeout);
+        provider.http.max_tries = self.llm_max_tries;
+        let mut config = trailblaze::AgentConfig::new(provider);
+        config.max_turns = self.agent_max_steps;
+        config.max_run_tokens = self.agent_max_tokens;
+        config.self_heal = self.self_heal;
+        config.write_back = match (self.write_back, self.no_write_back) {
+            (true, _) => WriteBack::InPlace,
+            (_, true) => WriteBack::Off,
+            _ => WriteBack::Sibling,
+        };
+        Ok(Some(config))
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -151,6 +279,7 @@ fn targets(project: &Project, located: &Located, given: &[String], all: bool) ->
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let device = a.session.device.spec()?;
     let args = parse_args(&a.args)?;
+    let agent = a.agent.config()?;
     let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
     let (roots, _) = targets(&project, &located, &a.paths, false);
     let all = find_trails(&roots)?;
@@ -212,6 +341,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             Screenshots::Failures => ScreenshotPolicy::Failures,
             Screenshots::None => ScreenshotPolicy::None,
         },
+        agent,
     };
     let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line)).map_err(|e| match e {
         // The trails ran but their results could not be kept: the run failed (exit 1), as a

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
+use super::{AgentReport, CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
 
 const CSS: &str = "
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#202124;background:#fff}
@@ -12,7 +12,9 @@ h1{font-size:24px;margin:8px 0}h2{font-size:19px;margin:0;display:inline}
 .meta,.file,.where{color:#5f6368;font-size:13px}.where{margin-left:8px;font-family:ui-monospace,monospace}
 .badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:600;color:#fff;vertical-align:middle}
 .badge.passed{background:#188038}.badge.failed{background:#c5221f}.badge.skipped{background:#80868b}
-.badge.not-recorded{background:#b06000}.badge.error{background:#7b1fa2}
+.badge.not-recorded{background:#b06000}.badge.error{background:#7b1fa2}.badge.agent{background:#1a73e8}
+div.agent{border-left:3px solid #1a73e8;background:#e8f0fe;padding:6px 10px;margin:6px 0;font-size:13px}
+div.agent ol.turns{margin:4px 0;padding-left:20px}div.agent q{font-style:italic}
 table{border-collapse:collapse}td,th{text-align:left;padding:3px 10px 3px 0;vertical-align:top}
 .overview td{border-top:1px solid #e8eaed}
 details.trail{border:1px solid #dadce0;border-radius:8px;padding:12px 16px;margin:18px 0}
@@ -154,6 +156,13 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if let Outcome::Skipped { reason } = &t.outcome {
         let _ = writeln!(out, "<p>Skipped: {}</p>", e(reason));
     }
+    if let Some(w) = &t.written {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\"><span class=\"badge agent\">agent</span> its recordings were written to <code>{}</code></p>",
+            e(w)
+        );
+    }
     if let Some(err) = &t.error {
         let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
     }
@@ -203,6 +212,9 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport) {
             e(err)
         );
     }
+    if let Some(a) = &s.agent {
+        agent_html(out, a);
+    }
     calls_html(out, &s.calls, None);
     // Shown once: the failing call already shows the error the step failed with.
     if let Some(err) = &s.error
@@ -237,6 +249,64 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport) {
         out.push_str("</span></summary></details>\n");
     }
     out.push_str("</li>\n");
+}
+
+/// An agent step: who ran it and at what cost, what the model said each turn, how it concluded,
+/// what a heal replaced, and what was written back. The model's calls follow as any step's do.
+fn agent_html(out: &mut String, a: &AgentReport) {
+    let e = xml_escape;
+    let _ = writeln!(
+        out,
+        "<div class=\"agent\"><div><span class=\"badge agent\">agent</span> <span class=\"meta\">{} · {} · {} · {} turn{} · {} tokens in, {} out</span></div>",
+        e(&a.reason),
+        e(&a.provider),
+        e(&a.model),
+        a.turns.len(),
+        if a.turns.len() == 1 { "" } else { "s" },
+        a.input_tokens,
+        a.output_tokens
+    );
+    if let Some(err) = &a.recorded_error {
+        let _ = writeln!(
+            out,
+            "<div class=\"meta\">the recording failed:</div><pre class=\"error\">{}</pre>",
+            e(err)
+        );
+    }
+    if !a.recorded_calls.is_empty() {
+        out.push_str("<details><summary>the recorded calls</summary>\n");
+        calls_html(out, &a.recorded_calls, None);
+        out.push_str("</details>\n");
+    }
+    let said: Vec<(usize, &super::AgentTurn)> = a
+        .turns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.reasoning.is_some())
+        .collect();
+    if !said.is_empty() {
+        out.push_str("<ol class=\"turns\">\n");
+        for (i, t) in said {
+            let _ = writeln!(
+                out,
+                "<li value=\"{}\"><q>{}</q> <span class=\"meta\">({} call{})</span></li>",
+                i + 1,
+                e(t.reasoning.as_deref().unwrap_or_default()),
+                t.calls,
+                if t.calls == 1 { "" } else { "s" }
+            );
+        }
+        out.push_str("</ol>\n");
+    }
+    if let Some(c) = &a.conclusion {
+        let _ = writeln!(out, "<div>concluded: <q>{}</q></div>", e(c));
+    }
+    if !a.recording.is_empty() {
+        out.push_str("<details><summary>recorded as</summary>\n");
+        calls_html(out, &a.recording, None);
+        out.push_str("</details>\n");
+    }
+    out.push_str("</div>\n");
 }
 
 /// The calls as a nested list: each with its arguments, outcome and time, its own calls inside it. A

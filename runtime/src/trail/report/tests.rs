@@ -17,6 +17,7 @@ fn step(number: usize, kind: &str, text: &str, outcome: Outcome) -> StepReport {
         error: None,
         screen: None,
         screen_size: None,
+        agent: None,
     }
 }
 
@@ -44,6 +45,7 @@ fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> T
         steps,
         error: None,
         log: Some(format!("{title}/log.jsonl")),
+        written: None,
     }
 }
 
