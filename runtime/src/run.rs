@@ -11,6 +11,7 @@ use crate::device::DeviceSpec;
 use crate::dispatch::CallError;
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::session::{Session, Settings};
+use crate::state::log::StepRecord;
 use crate::trail::report::{Point, ReportFiles, Screens};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
