@@ -101,7 +101,8 @@ impl From<trailblaze::CallError> for FfiError {
         let status = match &e {
             E::UnknownTool { .. } => TbStatus::UnknownTool,
             E::Args { .. } => TbStatus::Args,
-            E::Depth { .. } | E::Failed { .. } => TbStatus::Failed,
+            // A tool for another platform is the caller's failed call, as on every other way in.
+            E::Depth { .. } | E::Failed { .. } | E::Platform { .. } => TbStatus::Failed,
             E::Script { .. } => TbStatus::Script,
             E::Device { .. } => TbStatus::Device,
             E::Panicked { .. } => TbStatus::Panic,
