@@ -271,7 +271,8 @@ impl Screen {
         Ok(snap)
     }
 
-    /// Marks the focused editable field as holding a secret (called after typing one).
+    /// Marks the focused editable field as holding a secret (called after typing one). Costs a
+    /// capture: callers that know the field beforehand use [`Screen::taint`].
     pub fn taint_focused(&self) -> Result<(), DeviceError> {
         let tree = self.with_device(|d| d.snapshot())?;
         let snap = Snapshot::from_tree(tree);
@@ -282,27 +283,54 @@ impl Screen {
         Ok(())
     }
 
+    /// Marks the editable field `r` as holding a secret (its ref ignores its text, so typing keeps it).
+    pub fn taint(&self, r: &str) {
+        self.tainted.borrow_mut().insert(r.to_owned());
+        self.invalidate();
+    }
+
+    /// The ref of the focused editable field in the current snapshot (cached or captured).
+    pub fn focused_field(&self) -> Result<Option<String>, DeviceError> {
+        let snap = self.snapshot()?;
+        Ok(snap
+            .nodes
+            .iter()
+            .find(|n| n.focused && n.editable)
+            .map(|n| n.r#ref.clone()))
+    }
+
     /// A screenshot for reports, with secrets redacted and the text of every field a secret was typed
     /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
-    /// secret). PNG screens are returned as they are.
+    /// secret). PNG screens are returned as they are, so they cost no view-tree capture.
     pub fn screenshot(&self, redact: &Redaction) -> Result<crate::device::Screenshot, DeviceError> {
+        let mut shot = self.with_device(|d| d.screenshot())?;
+        if shot.mime != "image/svg+xml" {
+            return Ok(shot);
+        }
         let mut fields: Vec<String> = Vec::new();
         if !self.tainted.borrow().is_empty() {
+            // The fields' real texts need a raw capture; it also becomes the cached snapshot when
+            // none is cached and the screen cannot change by itself, so the next step does not
+            // capture the same screen again.
             let tree = self.with_device(|d| d.snapshot())?;
-            let snap = Snapshot::from_tree(tree);
-            let tainted = self.tainted.borrow();
-            fields.extend(
-                snap.nodes
-                    .iter()
-                    .filter(|n| tainted.contains(&n.r#ref))
-                    .filter_map(|n| n.view.text.clone())
-                    .filter(|t| !t.is_empty()),
-            );
+            let mut snap = Snapshot::from_tree(tree);
+            {
+                let tainted = self.tainted.borrow();
+                fields.extend(
+                    snap.nodes
+                        .iter()
+                        .filter(|n| tainted.contains(&n.r#ref))
+                        .filter_map(|n| n.view.text.clone())
+                        .filter(|t| !t.is_empty()),
+                );
+            }
+            let still = !self.device.borrow().changes_on_its_own();
+            if still && self.cached.borrow().is_none() {
+                self.mask_tainted(&mut snap);
+                *self.cached.borrow_mut() = Some(Arc::new(snap));
+            }
         }
-        let mut shot = self.with_device(|d| d.screenshot())?;
-        if shot.mime == "image/svg+xml"
-            && let Ok(svg) = std::str::from_utf8(&shot.bytes)
-        {
+        if let Ok(svg) = std::str::from_utf8(&shot.bytes) {
             // The fields' current texts join the session's secrets for this one screen.
             let clean = Redaction::new(&fields).text(&redact.text(svg)).into_owned();
             if clean != svg {

@@ -8,6 +8,8 @@
 //! mid-run ends the run as an infrastructure error. A command that runs and fails is `Action`.
 
 mod dump;
+mod extras;
+mod packages;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -21,8 +23,10 @@ use adb_client::ADBDeviceExt;
 use adb_client::server::ADBServer;
 use adb_client::server_device::ADBServerDevice;
 
-use super::{Device, DeviceError, KeyCode, LaunchMode, Screenshot, ViewTree};
+use super::{Broadcast, Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
 pub use dump::{parse_bounds, parse_dump};
+pub use extras::{DOWNLOADS, PICTURES, is_permission_name, is_url};
+pub use packages::{parse_dumpsys, parse_list};
 pub use text::{Piece, base64, is_package_name, pieces, plain_input_can_type, quote};
 
 /// The adb server's default address.
@@ -246,6 +250,8 @@ pub struct AdbDevice {
     captures: u64,
     /// Whether ADBKeyboard is the input method, once asked.
     ime_ready: Option<bool>,
+    /// The last text put on the clipboard: what a paste types (Android lets no shell read it back).
+    clipboard: Option<String>,
 }
 
 impl AdbDevice {
@@ -288,6 +294,7 @@ impl AdbDevice {
             opts,
             captures: 0,
             ime_ready: None,
+            clipboard: None,
         })
     }
 
@@ -303,7 +310,7 @@ impl AdbDevice {
 
     /// Runs `cmd` in the device's shell. `what` names it in errors and traces: never the command
     /// itself, which may hold typed text.
-    fn shell(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
+    fn run(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
         let _span = tracing::debug_span!("adb", call = what).entered();
         let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
         let ran = with_timeout(self.opts.call_timeout, move || {
@@ -344,7 +351,7 @@ impl AdbDevice {
 
     /// `shell`, and a non-zero exit is an `Action` error with the command's first line of output.
     fn checked(&self, cmd: &str, what: &str) -> Result<Output, DeviceError> {
-        let out = self.shell(cmd.to_owned(), what)?;
+        let out = self.run(cmd.to_owned(), what)?;
         if out.failed() {
             return Err(DeviceError::Action(format!(
                 "adb:{}: `{what}` failed: {}",
@@ -360,11 +367,11 @@ impl AdbDevice {
         if let Some(ready) = self.ime_ready {
             return Ok(ready);
         }
-        let current = self.shell("settings get secure default_input_method".into(), "settings get")?;
+        let current = self.run("settings get secure default_input_method".into(), "settings get")?;
         let ready = if current.text().trim() == ADB_KEYBOARD_IME {
             true
         } else {
-            let listed = self.shell(
+            let listed = self.run(
                 format!("pm list packages {}", quote(ADB_KEYBOARD_PACKAGE)),
                 "pm list packages",
             )?;
@@ -383,7 +390,7 @@ impl AdbDevice {
     }
 
     fn start_app(&self, app_id: &str) -> Result<(), DeviceError> {
-        let out = self.shell(
+        let out = self.run(
             format!("monkey -p {} -c android.intent.category.LAUNCHER 1", quote(app_id)),
             "monkey (start app)",
         )?;
@@ -419,7 +426,7 @@ impl Device for AdbDevice {
         self.captures += 1;
         let mut last = String::new();
         for _ in 0..DUMP_ATTEMPTS {
-            let out = self.shell(format!("uiautomator dump {}", quote(DUMP_PATH)), "uiautomator dump")?;
+            let out = self.run(format!("uiautomator dump {}", quote(DUMP_PATH)), "uiautomator dump")?;
             last = out.text();
             if !out.failed() && last.contains("dumped to") {
                 let xml = self.checked(&format!("cat {}", quote(DUMP_PATH)), "cat (window dump)")?;
@@ -492,7 +499,7 @@ impl Device for AdbDevice {
         }
         match mode {
             LaunchMode::Reinstall => {
-                let out = self.shell(format!("pm clear {}", quote(app_id)), "pm clear")?;
+                let out = self.run(format!("pm clear {}", quote(app_id)), "pm clear")?;
                 if out.failed() || !out.text().contains("Success") {
                     return Err(DeviceError::Action(format!(
                         "adb:{}: cannot clear `{app_id}`: {}",
@@ -507,6 +514,73 @@ impl Device for AdbDevice {
             LaunchMode::Resume => {}
         }
         self.start_app(app_id)
+    }
+
+    fn shell(&mut self, argv: &[String]) -> Result<String, DeviceError> {
+        match argv.first().map(String::as_str) {
+            None => return Err(DeviceError::Action("the command is empty".into())),
+            // They would end the device's shell before it reports the exit status, which reads as
+            // a lost device.
+            Some("exit" | "exec") => {
+                return Err(DeviceError::Action(
+                    "`exit` and `exec` would end the device's shell; run a program instead".into(),
+                ));
+            }
+            Some(_) => {}
+        }
+        self.run_argv(argv, "shell command")
+    }
+
+    fn send_broadcast(&mut self, broadcast: &Broadcast) -> Result<(), DeviceError> {
+        self.broadcast(broadcast)
+    }
+
+    fn grant_permission(&mut self, app_id: &str, permission: &str) -> Result<bool, DeviceError> {
+        self.grant(app_id, permission)
+    }
+
+    fn grant_app_op(&mut self, app_id: &str, op: &str) -> Result<bool, DeviceError> {
+        self.app_op(app_id, op)
+    }
+
+    fn demo_mode(&mut self, enable: bool) -> Result<(), DeviceError> {
+        self.demo(enable)
+    }
+
+    fn clear_app_data(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        self.clear_data(app_id)
+    }
+
+    fn installed_apps(&mut self) -> Result<Vec<InstalledApp>, DeviceError> {
+        self.apps()
+    }
+
+    fn installed_app_ids(&mut self) -> Result<Vec<String>, DeviceError> {
+        self.app_ids()
+    }
+
+    fn set_clipboard(&mut self, text: &str) -> Result<(), DeviceError> {
+        self.clip(text)
+    }
+
+    fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
+        Ok(self.clipboard.clone())
+    }
+
+    fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {
+        self.keyboard_off()
+    }
+
+    fn open_url(&mut self, url: &str) -> Result<(), DeviceError> {
+        self.url(url)
+    }
+
+    fn set_network(&mut self, connected: bool) -> Result<(), DeviceError> {
+        self.network(connected)
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), DeviceError> {
+        self.push(path, bytes)
     }
 
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
