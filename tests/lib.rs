@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
+pub mod android_fixture;
 pub mod fake_adb;
 
 /// A value that must never show up in an error, a log or a trace.

@@ -1,6 +1,7 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod adb;
+mod adb_tools;
 mod cli;
 mod cli_first_hour;
 mod cli_run;
@@ -11,6 +12,7 @@ mod host;
 mod hostile;
 mod limits;
 mod llm_tools;
+mod mobile_tools;
 mod mcp;
 mod original_layout;
 mod registration;
@@ -19,6 +21,7 @@ mod report_browser;
 mod runtimes;
 mod scripts_debug;
 mod sdk_outside;
+mod scroll;
 mod secret_property;
 mod shell;
 mod spine;

@@ -1,6 +1,6 @@
 //! A fake Android device behind the real adb protocol: a server on 127.0.0.1 (port 0) speaking the
 //! adb server's smart-socket protocol (`host:version`, `host:features`, `host:devices(-l)`, the
-//! transport requests, `shell:`, `shell,v2,...:` and `exec:`), whose one device runs a simulated app
+//! transport requests, `shell:`, `shell,v2,...:`, `exec:` and `sync:`), whose one device runs a simulated app
 //! (see `phone`). It stops when the `FakeAdb` is dropped.
 //!
 //! Wire format: a request is 4 hex digits of length then the text; the answer is `OKAY` or `FAIL` +
@@ -8,9 +8,11 @@
 //! connection belongs to the device; its service's bytes then flow raw (shell v2 as packets: 1 byte
 //! id, u32 LE length, data; 1 stdout, 2 stderr, 3 exit code).
 
+pub mod extras;
 mod phone;
 mod png;
 mod sh;
+mod sync;
 pub mod xml;
 
 use std::io::{Read, Write};
@@ -207,6 +209,7 @@ fn serve(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
                 fail(&mut conn, &format!("unknown host service '{h}'"))?;
                 return Ok(());
             }
+            "sync:" if bound => return sync::serve(conn, s),
             service if bound => return device_service(conn, s, service),
             other => {
                 fail(
