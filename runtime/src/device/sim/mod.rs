@@ -50,6 +50,8 @@ use std::path::Path;
 use super::{Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
 
 mod extras;
+#[cfg(test)]
+mod scroll_tests;
 mod spec;
 mod svg;
 #[cfg(test)]
