@@ -1,6 +1,7 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod adb;
+mod adb_captures;
 mod adb_tools;
 mod cli;
 mod cli_first_hour;

@@ -40,6 +40,8 @@ struct Shared {
     drop_on: Mutex<Option<String>>,
     /// How long each shell command takes.
     delay: Mutex<Duration>,
+    /// How much longer `uiautomator dump` takes (a real dump waits for the screen to be idle).
+    dump_delay: Mutex<Duration>,
 }
 
 pub struct FakeAdb {
@@ -59,6 +61,7 @@ impl FakeAdb {
             gone: AtomicBool::new(false),
             drop_on: Mutex::new(None),
             delay: Mutex::new(Duration::ZERO),
+            dump_delay: Mutex::new(Duration::ZERO),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (shared.clone(), stop.clone());
@@ -103,6 +106,11 @@ impl FakeAdb {
     /// Each shell command takes `d` before it answers.
     pub fn set_delay(&self, d: Duration) {
         *self.shared.delay.lock().expect("lock") = d;
+    }
+
+    /// Each `uiautomator dump` takes `d` more before it answers.
+    pub fn set_dump_delay(&self, d: Duration) {
+        *self.shared.dump_delay.lock().expect("lock") = d;
     }
 
     pub fn is_gone(&self) -> bool {
@@ -237,7 +245,10 @@ fn device_service(mut conn: TcpStream, s: &Shared, service: &str) -> std::io::Re
         return fail(&mut conn, "the fake device has no interactive shell");
     }
     conn.write_all(b"OKAY")?;
-    let delay = *s.delay.lock().expect("lock");
+    let mut delay = *s.delay.lock().expect("lock");
+    if cmd.starts_with("uiautomator dump") {
+        delay += *s.dump_delay.lock().expect("lock");
+    }
     if !delay.is_zero() {
         std::thread::sleep(delay);
     }

@@ -80,22 +80,18 @@ impl BuiltinTool for InputText {
 
 /// Types `text` into the focused field and returns the length the caller wrote (each secret counted
 /// as its `***`: never a secret's length). When `text` holds a secret, the field it went into reads
-/// `***` from then on: `field` when the caller knows it, else the focused one, looked up before
-/// typing (in the cached snapshot when there is one) or, failing that, captured after.
+/// `***` from then on: `field` when the caller knows it, else the focused one in the cached snapshot,
+/// else the focused one at the next capture (which costs this step nothing).
 pub(crate) fn type_text(cx: &mut ToolCx<'_>, text: &str, field: Option<String>) -> Result<usize, ToolFailure> {
     let redacted = cx.redact.text(text);
     let secret = matches!(redacted, std::borrow::Cow::Owned(_));
     let typed = redacted.chars().count();
-    let field = match field {
-        Some(f) => Some(f),
-        None if secret => cx.screen.focused_field()?,
-        None => None,
-    };
+    let field = field.or_else(|| secret.then(|| cx.screen.cached_focused_field()).flatten());
     cx.screen.with_device(|d| d.input_text(text))?;
     if secret {
         match field {
             Some(f) => cx.screen.taint(&f),
-            None => cx.screen.taint_focused()?,
+            None => cx.screen.taint_focused(),
         }
     }
     Ok(typed)
