@@ -60,3 +60,27 @@ fn the_capture_count_sees_every_capture() {
     s.view_tree().expect("fresh");
     assert_eq!((s.captures(), fake.phone().dumps), (3, 3));
 }
+
+#[test]
+fn a_secret_typed_into_the_focused_field_stays_masked_with_no_capture_of_its_own() {
+    use trailblaze_e2e::android_fixture::{self as app, focus_search, passes};
+    use trailblaze_host_functions::SecretStore;
+    let f = app::fixture();
+    let secrets = SecretStore::from_pairs([("PIN".to_string(), "4711-SECRET".to_string())]);
+    let (_p, s) = app::sim_session(&f, Some(secrets));
+    focus_search(&s);
+    let before = s.captures();
+    passes(&s, "inputText", json!({ "text": "{{secret:PIN}}" }));
+    assert_eq!(s.captures(), before, "typing captured nothing");
+    // Deleting a character must not show the rest of the secret.
+    passes(&s, "eraseText", json!({ "charactersToErase": 1 }));
+    let text = passes(&s, "snapshot", json!({}))["text"].as_str().unwrap_or_default().to_owned();
+    assert!(text.contains("\"***\"") && !text.contains("4711"), "{text}");
+    // Control: a plain text typed and cut the same way shows what is left.
+    passes(&s, "eraseText", json!({ "charactersToErase": 20 }));
+    passes(&s, "snapshot", json!({})); // seen empty: no longer masked
+    passes(&s, "inputText", json!({ "text": "4711-plain" }));
+    passes(&s, "eraseText", json!({ "charactersToErase": 1 }));
+    let text = passes(&s, "snapshot", json!({}))["text"].as_str().unwrap_or_default().to_owned();
+    assert!(text.contains("\"4711-plai\""), "{text}");
+}
