@@ -289,3 +289,24 @@ fn file_writes_refuse_bad_names_paths_and_base64_and_report_a_refusing_device() 
     let err = fails(&s, "android_writeBytesToFile", json!({ "devicePath": "/system/x.bin", "base64Content": "eA==" }));
     assert!(err.contains("Read-only file system"), "{err}");
 }
+
+#[test]
+fn the_real_adb_client_pushes_to_the_fake_over_the_same_sync_protocol() {
+    let Some(adb) = super::adb::real_adb() else { return };
+    let fake = app::phone();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let local = dir.path().join("blob.bin");
+    let bytes: Vec<u8> = (0..100_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    std::fs::write(&local, &bytes).expect("write");
+    let local = local.to_string_lossy().into_owned();
+    let out = super::adb::adb_output(adb, fake.port(), &["push", &local, "/sdcard/Download/blob.bin"]);
+    assert!(out.status.success(), "adb push: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(fake.phone().files.get("/sdcard/Download/blob.bin"), Some(&bytes));
+    // Control: a folder the phone refuses fails through the real client as well.
+    let out = super::adb::adb_output(adb, fake.port(), &["push", &local, "/system/blob.bin"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Read-only file system"), "{out:?}");
+    // And the keyboard's state, as `hideKeyboard` reads it.
+    let out = super::adb::adb_output(adb, fake.port(), &["shell", "dumpsys", "input_method"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  mInputShown=false\n"), "{out:?}");
+}

@@ -29,8 +29,9 @@ pub use png::crc32;
 /// The adb server protocol version Debian's adb 1.0.41 client expects (`host:version`).
 const SERVER_VERSION: u32 = 41;
 
-/// What a real device's adbd advertises (a subset): shell v2 makes clients use packets with exit codes.
-const FEATURES: &str = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4,sendrecv_v2_zstd,sendrecv_v2_dry_run_send,openscreen_mdns";
+/// What a real device's adbd advertises (a subset): shell v2 makes clients use packets with exit
+/// codes; without `stat_v2`/`sendrecv_v2` they use the sync protocol's v1 requests, the fake's.
+const FEATURES: &str = "shell_v2,cmd,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,openscreen_mdns";
 
 struct Shared {
     phone: Mutex<Phone>,

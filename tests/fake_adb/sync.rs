@@ -1,7 +1,8 @@
-//! adbd's `sync:` service, for `SEND` (v1): what `adb push` and adb_client's `push` speak. Requests
-//! are a 4-byte id and a u32 LE length; `SEND` carries `path,mode`, then `DATA` chunks (at most
-//! 64 KiB each) and `DONE` with the mtime; the answer is `OKAY` + 0 or `FAIL` + a message. `QUIT`
-//! ends the session. Files land in the phone's `files`.
+//! adbd's `sync:` service, v1 (the fake advertises no `stat_v2`/`sendrecv_v2`): `STAT` and `SEND`,
+//! what `adb push` and adb_client's `push` speak. Requests are a 4-byte id and a u32 LE length;
+//! `STAT` answers mode, size and mtime (zeros for nothing there); `SEND` carries `path,mode`, then
+//! `DATA` chunks (at most 64 KiB each) and `DONE` with the mtime, answered `OKAY` + 0 or `FAIL` + a
+//! message. `QUIT` ends the session. Files land in the phone's `files`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -21,6 +22,10 @@ pub(super) fn serve(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
             b"SEND" => {
                 let target = read_string(&mut conn, len)?;
                 send(&mut conn, s, &target)?;
+            }
+            b"STAT" => {
+                let path = read_string(&mut conn, len)?;
+                stat(&mut conn, s, &path)?;
             }
             b"QUIT" => return Ok(()),
             other => {
@@ -61,6 +66,24 @@ fn send(conn: &mut TcpStream, s: &Shared, target: &str) -> std::io::Result<()> {
     phone.files.insert(path, data);
     conn.write_all(b"OKAY")?;
     conn.write_all(&0u32.to_le_bytes())
+}
+
+/// `STAT`: a file the phone holds, a folder it made (or one every device has), or nothing.
+fn stat(conn: &mut TcpStream, s: &Shared, path: &str) -> std::io::Result<()> {
+    const DIRS: &[&str] = &["/", "/sdcard", "/data/local/tmp", "/storage/emulated/0"];
+    let phone = s.phone.lock().unwrap_or_else(|p| p.into_inner());
+    let trimmed = path.trim_end_matches('/');
+    let (mode, size) = match phone.files.get(path) {
+        Some(bytes) => (0o100_660, bytes.len() as u32),
+        None if DIRS.contains(&path) || DIRS.contains(&trimmed) || phone.dirs.contains(trimmed) => (0o040_771, 4096),
+        None => (0, 0),
+    };
+    let mtime: u32 = if mode == 0 { 0 } else { 1_700_000_000 };
+    conn.write_all(b"STAT")?;
+    for v in [mode, size, mtime] {
+        conn.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
 }
 
 fn header(conn: &mut TcpStream) -> std::io::Result<Option<([u8; 4], u32)>> {
