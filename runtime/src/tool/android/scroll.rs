@@ -17,7 +17,7 @@ const CENTER_TRIES: u32 = 3;
 /// How long each swipe takes: slow enough to scroll, not to fling.
 const SWIPE_MS: u32 = 400;
 
-/// Which way the content scrolls (not the finger): DOWN shows what is below.
+// Which way the content scrolls (not the finger). A `//` comment: the field says it, once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum ScrollDirection {
@@ -32,7 +32,7 @@ pub enum ScrollDirection {
     Left,
 }
 
-/// The part of the screen the finger swipes across.
+// The part of the screen the finger swipes across.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum ScrollStartPosition {
@@ -42,35 +42,33 @@ pub enum ScrollStartPosition {
     Bottom,
 }
 
-/// Scrolls the screen in a direction until a node with the given text (or id) is visible. Give
-/// `text` (found anywhere in a node's text), `textRegex` (the whole text must match) or `id`;
-/// `index` picks among several matches.
+/// Scrolls until a node with the given text or id is visible. Give `text` (in the node's text),
+/// `textRegex` (its whole text) or `id`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ScrollUntilTextIsVisible {
-    /// Text to scroll to: a node whose text contains it, taken literally (not a pattern). Give this,
-    /// `textRegex` or `id`.
+    /// Text the node's text contains, taken literally.
     #[serde(default)]
     pub text: String,
-    /// A regular expression the node's whole text must match; used instead of `text` when given.
+    /// A regular expression for the node's whole text; wins over `text`.
     #[serde(default)]
     pub text_regex: Option<String>,
-    /// The node's resource id (a regular expression), e.g. `email` or `com.example.app:id/email`.
+    /// The node's resource id (a regular expression), e.g. `email`.
     #[serde(default)]
     pub id: Option<String>,
-    /// Which match, counted from 0 top to bottom, when several nodes match.
+    /// Which match, from 0 top to bottom.
     #[serde(default)]
     pub index: u32,
-    /// Which way the content scrolls: DOWN shows what is below, RIGHT what is to the right. Default DOWN.
+    /// Which way the content moves: DOWN (default) shows what is below.
     #[serde(default)]
     pub direction: ScrollDirection,
-    /// How much of the node must be on the screen, in percent (1 to 100).
+    /// Percent of the node that must be on the screen (1–100).
     #[serde(default = "full")]
     pub visibility_percentage: u32,
-    /// Keep scrolling until the node is near the middle of the screen.
+    /// Keep scrolling until the node is near the middle.
     #[serde(default)]
     pub center_element: bool,
-    /// The part of the screen the finger swipes across: CENTER, TOP or BOTTOM. Default CENTER.
+    /// Where the finger swipes: CENTER (default), TOP or BOTTOM.
     #[serde(default)]
     pub scroll_start_position: ScrollStartPosition,
     /// Why the caller scrolled (recordings of the original carry it; it changes nothing).
