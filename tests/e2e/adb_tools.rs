@@ -305,7 +305,8 @@ fn the_real_adb_client_pushes_to_the_fake_over_the_same_sync_protocol() {
     // Control: a folder the phone refuses fails through the real client as well.
     let out = super::adb::adb_output(adb, fake.port(), &["push", &local, "/system/blob.bin"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Read-only file system"), "{out:?}");
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("remote couldn't create file /system/blob.bin: Read-only file system"), "{said}");
     // And the keyboard's state, as `hideKeyboard` reads it.
     let out = super::adb::adb_output(adb, fake.port(), &["shell", "dumpsys", "input_method"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("  mInputShown=false\n"), "{out:?}");
