@@ -86,7 +86,10 @@ pub fn replay_demo(project: &Project, device: &mut dyn FnMut() -> Box<dyn Device
     let started = Instant::now();
     for file in demo_trails() {
         let trail = trailblaze::internals::load_trail(&file).unwrap_or_else(|e| panic!("{e:?}"));
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let session = project
             .open_session(
                 "demo",
@@ -112,18 +115,26 @@ pub fn replay_demo(project: &Project, device: &mut dyn FnMut() -> Box<dyn Device
                 step_captures += session.captures() - before;
             }
             let ratio = |c: u64, s: u64| c as f64 / s.max(1) as f64;
-            if r.worst_calls.as_ref().is_none_or(|w| ratio(step_captures, step_selectors) > ratio(w.2, w.3)) {
+            if r.worst_calls
+                .as_ref()
+                .is_none_or(|w| ratio(step_captures, step_selectors) > ratio(w.2, w.3))
+            {
                 r.worst_calls = Some((name.clone(), step.label(), step_captures, step_selectors));
             }
             // The report's picture of the screen after the step, as `run --screenshots all` takes it.
             let before = session.captures();
-            session.screenshot().unwrap_or_else(|e| panic!("{name}: screenshot: {e}"));
+            session
+                .screenshot()
+                .unwrap_or_else(|e| panic!("{name}: screenshot: {e}"));
             let shot = session.captures() - before;
             r.screenshot_captures += shot;
             step_captures += shot;
             r.selector_steps += step_selectors;
             r.captures += step_captures;
-            if r.worst.as_ref().is_none_or(|w| ratio(step_captures, step_selectors) > ratio(w.2, w.3)) {
+            if r.worst
+                .as_ref()
+                .is_none_or(|w| ratio(step_captures, step_selectors) > ratio(w.2, w.3))
+            {
                 r.worst = Some((name.clone(), step.label(), step_captures, step_selectors));
             }
         }

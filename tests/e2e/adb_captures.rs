@@ -23,9 +23,15 @@ fn a_replayed_step_costs_at_most_one_capture_on_a_slow_phone() {
         Box::new(AdbDevice::connect(addr, None, AdbOptions::default()).expect("connects"))
     });
     assert!(r.selector_steps >= 15, "the demo trails find nodes by selector: {r:?}");
-    assert!(r.at_most_one_capture_per_step(), "a step captured more than once: {r:?}");
+    assert!(
+        r.at_most_one_capture_per_step(),
+        "a step captured more than once: {r:?}"
+    );
     assert!(r.captures <= r.selector_steps, "{r:?}");
-    assert_eq!(r.screenshot_captures, 0, "a PNG screenshot needs no view tree, secrets or not: {r:?}");
+    assert_eq!(
+        r.screenshot_captures, 0,
+        "a PNG screenshot needs no view tree, secrets or not: {r:?}"
+    );
     assert_eq!(fake.phone().dumps, r.captures, "each capture is one `uiautomator dump`");
 }
 
@@ -51,7 +57,13 @@ fn the_capture_count_sees_every_capture() {
     let fake = FakeAdb::demo(SERIAL);
     let device = AdbDevice::connect(fake.addr(), None, AdbOptions::default()).expect("connects");
     let s = project
-        .open_session("demo", SessionOptions { device: Some(Box::new(device)), ..SessionOptions::default() })
+        .open_session(
+            "demo",
+            SessionOptions {
+                device: Some(Box::new(device)),
+                ..SessionOptions::default()
+            },
+        )
         .expect("session");
     s.call("snapshot", json!({})).expect("snapshot");
     s.call("snapshot", json!({})).expect("cached");
@@ -74,13 +86,19 @@ fn a_secret_typed_into_the_focused_field_stays_masked_with_no_capture_of_its_own
     assert_eq!(s.captures(), before, "typing captured nothing");
     // Deleting a character must not show the rest of the secret.
     passes(&s, "eraseText", json!({ "charactersToErase": 1 }));
-    let text = passes(&s, "snapshot", json!({}))["text"].as_str().unwrap_or_default().to_owned();
+    let text = passes(&s, "snapshot", json!({}))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(text.contains("\"***\"") && !text.contains("4711"), "{text}");
     // Control: a plain text typed and cut the same way shows what is left.
     passes(&s, "eraseText", json!({ "charactersToErase": 20 }));
     passes(&s, "snapshot", json!({})); // seen empty: no longer masked
     passes(&s, "inputText", json!({ "text": "4711-plain" }));
     passes(&s, "eraseText", json!({ "charactersToErase": 1 }));
-    let text = passes(&s, "snapshot", json!({}))["text"].as_str().unwrap_or_default().to_owned();
+    let text = passes(&s, "snapshot", json!({}))["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(text.contains("\"4711-plai\""), "{text}");
 }

@@ -36,7 +36,11 @@ fn adb_shell_passes_each_element_as_one_argument_byte_exact() {
     let line: Vec<String> = command.iter().map(|a| quote(a)).collect();
     assert_eq!(fake.phone().commands.last().cloned(), Some(line.join(" ")));
     // As another app: `run-as` in front, the same quoting behind.
-    let out = passes(&s, "android_adbShell", json!({ "command": ["printf", "%s", "$x"], "runAs": APP_ID }));
+    let out = passes(
+        &s,
+        "android_adbShell",
+        json!({ "command": ["printf", "%s", "$x"], "runAs": APP_ID }),
+    );
     assert_eq!(out["output"], "$x");
     assert_eq!(
         fake.phone().commands.last().cloned(),
@@ -64,7 +68,11 @@ fn adb_shell_fails_on_a_non_zero_exit_without_quoting_the_arguments() {
         assert!(err.contains(what), "{what}: {err}");
     }
     assert_eq!(fake.phone().commands.len(), before, "nothing refused reached the phone");
-    let err = fails(&s, "android_adbShell", json!({ "command": ["id"], "runAs": "com.android.settings" }));
+    let err = fails(
+        &s,
+        "android_adbShell",
+        json!({ "command": ["id"], "runAs": "com.android.settings" }),
+    );
     assert!(err.contains("not debuggable"), "{err}");
 }
 
@@ -95,7 +103,12 @@ fn send_broadcast_sends_typed_extras_byte_exact() {
         .enumerate()
         .map(|(i, h)| ("--es".to_owned(), format!("k{i} {h}"), h.to_string()))
         .collect();
-    for (flag, k, v) in [("--ei", "count", "-42"), ("--ez", "on", "true"), ("--el", "big", "9000000000"), ("--ef", "ratio", "1.5")] {
+    for (flag, k, v) in [
+        ("--ei", "count", "-42"),
+        ("--ez", "on", "true"),
+        ("--el", "big", "9000000000"),
+        ("--ef", "ratio", "1.5"),
+    ] {
         want.push((flag.to_owned(), k.to_owned(), v.to_owned()));
     }
     assert_eq!(
@@ -112,8 +125,15 @@ fn send_broadcast_sends_typed_extras_byte_exact() {
         "{line}"
     );
     // No component: a broadcast to whoever listens, without `-n`.
-    passes(&s, "android_sendBroadcast", json!({ "action": "a.b", "componentPackage": "", "componentClass": "" }));
-    assert_eq!(fake.phone().commands.last().map(String::as_str), Some("am broadcast -a 'a.b'"));
+    passes(
+        &s,
+        "android_sendBroadcast",
+        json!({ "action": "a.b", "componentPackage": "", "componentClass": "" }),
+    );
+    assert_eq!(
+        fake.phone().commands.last().map(String::as_str),
+        Some("am broadcast -a 'a.b'")
+    );
 }
 
 #[test]
@@ -121,27 +141,48 @@ fn send_broadcast_refuses_bad_extras_naming_them_by_index() {
     let f = app::fixture();
     let fake = app::phone();
     let (_p, s) = app::phone_session(&f, &fake, None);
-    let base = |extras: serde_json::Value| {
-        json!({ "action": "a.b", "componentPackage": APP_ID, "componentClass": ".R", "extras": extras })
-    };
+    let base = |extras: serde_json::Value| json!({ "action": "a.b", "componentPackage": APP_ID, "componentClass": ".R", "extras": extras });
     let before = fake.phone().commands.len();
     for (extras, what) in [
-        (json!([{ "key": "n", "value": CANARY, "type": "int" }]), "`extras[0].value` is not a 32-bit integer"),
-        (json!([{ "key": "a", "value": "1" }, { "key": "a", "value": CANARY }]), "`extras[1].key` repeats"),
+        (
+            json!([{ "key": "n", "value": CANARY, "type": "int" }]),
+            "`extras[0].value` is not a 32-bit integer",
+        ),
+        (
+            json!([{ "key": "a", "value": "1" }, { "key": "a", "value": CANARY }]),
+            "`extras[1].key` repeats",
+        ),
         (json!([{ "key": " ", "value": "1" }]), "`extras[0].key` is empty"),
-        (json!([{ "key": "b", "value": "yes", "type": "boolean" }]), "`true` or `false`"),
+        (
+            json!([{ "key": "b", "value": "yes", "type": "boolean" }]),
+            "`true` or `false`",
+        ),
         (json!([{ "key": "f", "value": "NaN", "type": "float" }]), "finite"),
-        (json!([{ "key": "x", "value": "1", "type": "short" }]), "`extras[0].type`"),
+        (
+            json!([{ "key": "x", "value": "1", "type": "short" }]),
+            "`extras[0].type`",
+        ),
     ] {
         let err = fails(&s, "android_sendBroadcast", base(extras));
         assert!(err.contains(what) && !err.contains(CANARY), "{what}: {err}");
     }
-    let err = fails(&s, "android_sendBroadcast", json!({ "action": "a.b", "componentPackage": APP_ID, "componentClass": "" }));
+    let err = fails(
+        &s,
+        "android_sendBroadcast",
+        json!({ "action": "a.b", "componentPackage": APP_ID, "componentClass": "" }),
+    );
     assert!(err.contains("together"), "{err}");
     assert_eq!(fake.phone().commands.len(), before, "nothing refused reached the phone");
     // Control: the same call with a valid extra goes through.
-    passes(&s, "android_sendBroadcast", base(json!([{ "key": "n", "value": "7", "type": "int" }])));
-    assert_eq!(fake.phone().commands.last().map(String::as_str), Some("am broadcast -a 'a.b' -n 'com.example.list/.R' --ei 'n' '7'"));
+    passes(
+        &s,
+        "android_sendBroadcast",
+        base(json!([{ "key": "n", "value": "7", "type": "int" }])),
+    );
+    assert_eq!(
+        fake.phone().commands.last().map(String::as_str),
+        Some("am broadcast -a 'a.b' -n 'com.example.list/.R' --ei 'n' '7'")
+    );
 }
 
 #[test]
@@ -150,10 +191,21 @@ fn permissions_are_granted_with_pm_and_appops_and_undeclared_ones_are_no_failure
     let fake = app::phone();
     let (_p, s) = app::phone_session(&f, &fake, None);
     let camera = "android.permission.CAMERA";
-    let v = passes(&s, "android_grantPermission", json!({ "appId": APP_ID, "permission": camera }));
+    let v = passes(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": APP_ID, "permission": camera }),
+    );
     assert_eq!(v["granted"], true);
-    assert_eq!(fake.phone().commands.last().cloned(), Some(format!("pm grant '{APP_ID}' '{camera}'")));
-    let v = passes(&s, "android_grantPermission", json!({ "appId": APP_ID, "permission": "android.permission.READ_SMS" }));
+    assert_eq!(
+        fake.phone().commands.last().cloned(),
+        Some(format!("pm grant '{APP_ID}' '{camera}'"))
+    );
+    let v = passes(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": APP_ID, "permission": "android.permission.READ_SMS" }),
+    );
     assert_eq!(v["granted"], false, "the app does not declare it: reported, not failed");
     let v = passes(
         &s,
@@ -161,13 +213,20 @@ fn permissions_are_granted_with_pm_and_appops_and_undeclared_ones_are_no_failure
         json!({ "appId": APP_ID, "permissions": [camera, "android.permission.READ_SMS", "android.permission.POST_NOTIFICATIONS"] }),
     );
     assert_eq!(v["granted"], json!([camera, "android.permission.POST_NOTIFICATIONS"]));
-    let v = passes(&s, "android_grantAppOpsPermission", json!({ "appId": APP_ID, "permission": "MANAGE_EXTERNAL_STORAGE" }));
+    let v = passes(
+        &s,
+        "android_grantAppOpsPermission",
+        json!({ "appId": APP_ID, "permission": "MANAGE_EXTERNAL_STORAGE" }),
+    );
     assert_eq!(v["granted"], true);
     assert_eq!(
         fake.phone().commands.last().cloned(),
         Some(format!("appops set '{APP_ID}' 'MANAGE_EXTERNAL_STORAGE' allow"))
     );
-    assert_eq!(fake.phone().app_ops, [(APP_ID.to_owned(), "MANAGE_EXTERNAL_STORAGE".to_owned())]);
+    assert_eq!(
+        fake.phone().app_ops,
+        [(APP_ID.to_owned(), "MANAGE_EXTERNAL_STORAGE".to_owned())]
+    );
 }
 
 #[test]
@@ -176,18 +235,45 @@ fn grants_fail_for_a_missing_app_an_unknown_op_or_a_malformed_name() {
     let fake = app::phone();
     let (_p, s) = app::phone_session(&f, &fake, None);
     let camera = "android.permission.CAMERA";
-    let err = fails(&s, "android_grantPermission", json!({ "appId": "com.example.gone", "permission": camera }));
-    assert!(err.contains("not installed") && !err.contains("com.example.gone"), "{err}");
-    let err = fails(&s, "android_grantPermissions", json!({ "appId": "com.example.gone", "permissions": [camera] }));
+    let err = fails(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": "com.example.gone", "permission": camera }),
+    );
+    assert!(
+        err.contains("not installed") && !err.contains("com.example.gone"),
+        "{err}"
+    );
+    let err = fails(
+        &s,
+        "android_grantPermissions",
+        json!({ "appId": "com.example.gone", "permissions": [camera] }),
+    );
     assert!(err.contains("not installed"), "{err}");
-    let err = fails(&s, "android_grantAppOpsPermission", json!({ "appId": APP_ID, "permission": "NOT_AN_OP" }));
+    let err = fails(
+        &s,
+        "android_grantAppOpsPermission",
+        json!({ "appId": APP_ID, "permission": "NOT_AN_OP" }),
+    );
     assert!(err.contains("Unknown operation"), "{err}");
     let before = fake.phone().commands.len();
-    let err = fails(&s, "android_grantPermission", json!({ "appId": APP_ID, "permission": "CAMERA; reboot" }));
+    let err = fails(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": APP_ID, "permission": "CAMERA; reboot" }),
+    );
     assert!(err.contains("permission name") && !err.contains("reboot"), "{err}");
-    let err = fails(&s, "android_grantAppOpsPermission", json!({ "appId": APP_ID, "permission": "$(id)" }));
+    let err = fails(
+        &s,
+        "android_grantAppOpsPermission",
+        json!({ "appId": APP_ID, "permission": "$(id)" }),
+    );
     assert!(err.contains("AppOps operation name"), "{err}");
-    assert_eq!(fake.phone().commands.len(), before, "malformed names never reach the phone");
+    assert_eq!(
+        fake.phone().commands.len(),
+        before,
+        "malformed names never reach the phone"
+    );
 }
 
 #[test]
@@ -195,13 +281,25 @@ fn the_sim_grants_nothing_and_switches_no_demo_mode_yet_succeeds() {
     let f = app::fixture();
     let (_p, s) = app::sim_session(&f, None);
     let camera = "android.permission.CAMERA";
-    let v = passes(&s, "android_grantPermission", json!({ "appId": APP_ID, "permission": camera }));
+    let v = passes(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": APP_ID, "permission": camera }),
+    );
     assert_eq!(v["granted"], false);
-    let v = passes(&s, "android_grantAppOpsPermission", json!({ "appId": APP_ID, "permission": "WRITE_SETTINGS" }));
+    let v = passes(
+        &s,
+        "android_grantAppOpsPermission",
+        json!({ "appId": APP_ID, "permission": "WRITE_SETTINGS" }),
+    );
     assert_eq!(v["granted"], false);
     assert_eq!(passes(&s, "android_systemUiDemoMode", json!({}))["demoMode"], true);
     // Failure: another app is not installed on the sim either.
-    let err = fails(&s, "android_grantPermission", json!({ "appId": "com.example.gone", "permission": camera }));
+    let err = fails(
+        &s,
+        "android_grantPermission",
+        json!({ "appId": "com.example.gone", "permission": camera }),
+    );
     assert!(err.contains("not installed"), "{err}");
 }
 
@@ -239,11 +337,22 @@ fn files_travel_over_the_sync_protocol_byte_exact() {
     let fake = app::phone();
     let (_p, s) = app::phone_session(&f, &fake, None);
     let content = "{\"greeting\": \"héllo\", \"shell\": \"$(rm -rf /)\"}\n";
-    let v = passes(&s, "android_writeFileToDownloads", json!({ "fileName": "setup 1.json", "content": content }));
+    let v = passes(
+        &s,
+        "android_writeFileToDownloads",
+        json!({ "fileName": "setup 1.json", "content": content }),
+    );
     let path = "/storage/emulated/0/Download/setup 1.json";
     assert_eq!(v, json!({ "path": path, "bytes": content.len() }));
-    assert_eq!(fake.phone().files.get(path).map(Vec::as_slice), Some(content.as_bytes()));
-    assert!(fake.phone().commands.contains(&"mkdir -p '/storage/emulated/0/Download'".to_owned()));
+    assert_eq!(
+        fake.phone().files.get(path).map(Vec::as_slice),
+        Some(content.as_bytes())
+    );
+    assert!(
+        fake.phone()
+            .commands
+            .contains(&"mkdir -p '/storage/emulated/0/Download'".to_owned())
+    );
     // Bytes bigger than one 64 KiB sync chunk, every byte value.
     let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 256) as u8).collect();
     let v = passes(
@@ -254,9 +363,17 @@ fn files_travel_over_the_sync_protocol_byte_exact() {
     assert_eq!(v["bytes"], bytes.len());
     assert_eq!(fake.phone().files.get("/data/local/tmp/a dir/blob.bin"), Some(&bytes));
     let png = b"\x89PNG\r\n\x1a\n-not-really";
-    let v = passes(&s, "android_writeImageToMediaStore", json!({ "fileName": "receipt_1.png", "base64Content": base64(png) }));
+    let v = passes(
+        &s,
+        "android_writeImageToMediaStore",
+        json!({ "fileName": "receipt_1.png", "base64Content": base64(png) }),
+    );
     assert_eq!(v["path"], "/sdcard/Pictures/receipt_1.png");
-    assert_eq!(fake.phone().scanned, ["/sdcard/Pictures/receipt_1.png"], "registered in the media store");
+    assert_eq!(
+        fake.phone().scanned,
+        ["/sdcard/Pictures/receipt_1.png"],
+        "registered in the media store"
+    );
     assert_eq!(
         fake.phone().commands.last().cloned(),
         Some("'content' 'call' '--uri' 'content://media' '--method' 'scan_file' '--arg' '/sdcard/Pictures/receipt_1.png'".to_owned())
@@ -270,11 +387,31 @@ fn file_writes_refuse_bad_names_paths_and_base64_and_report_a_refusing_device() 
     let (_p, s) = app::phone_session(&f, &fake, None);
     let before = fake.phone().commands.len();
     for (tool, args, what) in [
-        ("android_writeFileToDownloads", json!({ "fileName": "../evil", "content": "x" }), "`fileName`"),
-        ("android_writeFileToDownloads", json!({ "fileName": "..", "content": "x" }), "`fileName`"),
-        ("android_writeBytesToFile", json!({ "devicePath": "relative/x", "base64Content": "eA==" }), "absolute"),
-        ("android_writeBytesToFile", json!({ "devicePath": "/sdcard/x", "base64Content": CANARY }), "not valid base64"),
-        ("android_writeImageToMediaStore", json!({ "fileName": "my photo.png", "base64Content": "eA==" }), "`fileName`"),
+        (
+            "android_writeFileToDownloads",
+            json!({ "fileName": "../evil", "content": "x" }),
+            "`fileName`",
+        ),
+        (
+            "android_writeFileToDownloads",
+            json!({ "fileName": "..", "content": "x" }),
+            "`fileName`",
+        ),
+        (
+            "android_writeBytesToFile",
+            json!({ "devicePath": "relative/x", "base64Content": "eA==" }),
+            "absolute",
+        ),
+        (
+            "android_writeBytesToFile",
+            json!({ "devicePath": "/sdcard/x", "base64Content": CANARY }),
+            "not valid base64",
+        ),
+        (
+            "android_writeImageToMediaStore",
+            json!({ "fileName": "my photo.png", "base64Content": "eA==" }),
+            "`fileName`",
+        ),
         (
             "android_writeImageToMediaStore",
             json!({ "fileName": "a.png", "base64Content": "eA==", "mimeType": "text/plain" }),
@@ -286,7 +423,11 @@ fn file_writes_refuse_bad_names_paths_and_base64_and_report_a_refusing_device() 
     }
     assert_eq!(fake.phone().commands.len(), before, "nothing refused reached the phone");
     // The phone refuses a read-only folder: a failed call (the device answered), not a lost device.
-    let err = fails(&s, "android_writeBytesToFile", json!({ "devicePath": "/system/x.bin", "base64Content": "eA==" }));
+    let err = fails(
+        &s,
+        "android_writeBytesToFile",
+        json!({ "devicePath": "/system/x.bin", "base64Content": "eA==" }),
+    );
     assert!(err.contains("Read-only file system"), "{err}");
 }
 
@@ -300,14 +441,28 @@ fn the_real_adb_client_pushes_to_the_fake_over_the_same_sync_protocol() {
     std::fs::write(&local, &bytes).expect("write");
     let local = local.to_string_lossy().into_owned();
     let out = super::adb::adb_output(adb, fake.port(), &["push", &local, "/sdcard/Download/blob.bin"]);
-    assert!(out.status.success(), "adb push: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "adb push: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(fake.phone().files.get("/sdcard/Download/blob.bin"), Some(&bytes));
     // Control: a folder the phone refuses fails through the real client as well.
     let out = super::adb::adb_output(adb, fake.port(), &["push", &local, "/system/blob.bin"]);
     assert!(!out.status.success());
-    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(said.contains("remote couldn't create file /system/blob.bin: Read-only file system"), "{said}");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("remote couldn't create file /system/blob.bin: Read-only file system"),
+        "{said}"
+    );
     // And the keyboard's state, as `hideKeyboard` reads it.
     let out = super::adb::adb_output(adb, fake.port(), &["shell", "dumpsys", "input_method"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("  mInputShown=false\n"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("  mInputShown=false\n"),
+        "{out:?}"
+    );
 }

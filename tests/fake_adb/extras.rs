@@ -44,10 +44,7 @@ impl Phone {
                         return Run::fail(255, "Error: Argument expected after \"".to_owned() + flag + "\"\n");
                     };
                     if let Some(why) = bad_extra(flag, &value) {
-                        return Run::fail(
-                            255,
-                            format!("Exception occurred while executing 'broadcast':\n{why}\n"),
-                        );
+                        return Run::fail(255, format!("Exception occurred while executing 'broadcast':\n{why}\n"));
                     }
                     sent.extras.push((flag.to_string(), key, value));
                 }
@@ -101,7 +98,10 @@ impl Phone {
 
     pub(super) fn pm_grant(&mut self, pkg: &str, permission: &str) -> Run {
         if !self.installed(pkg) {
-            return exception("grant", &format!("java.lang.IllegalArgumentException: Unknown package: {pkg}"));
+            return exception(
+                "grant",
+                &format!("java.lang.IllegalArgumentException: Unknown package: {pkg}"),
+            );
         }
         if pkg != self.sim.app_id() || !DECLARED.contains(&permission) {
             return exception(
@@ -133,13 +133,17 @@ impl Phone {
 
     /// `dumpsys package packages`, as an Android 15 emulator prints the fields trailblaze reads.
     pub(super) fn dumpsys_packages(&self) -> Run {
-        let mut out = String::from("Database versions:\n  Internal:\n    sdkVersion=35 databaseVersion=3\n\nPackages:\n");
+        let mut out =
+            String::from("Database versions:\n  Internal:\n    sdkVersion=35 databaseVersion=3\n\nPackages:\n");
         for (i, pkg) in self.package_ids().iter().enumerate() {
             let system = SYSTEM_APPS.contains(&pkg.as_str());
             let (path, flags) = if system {
                 (format!("/system/app/{pkg}"), "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA")
             } else {
-                (format!("/data/app/~~{i}==/{pkg}-1=="), "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP")
+                (
+                    format!("/data/app/~~{i}==/{pkg}-1=="),
+                    "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP",
+                )
             };
             out.push_str(&format!(
                 "  Package [{pkg}] ({:x}):\n    userId={}\n    codePath={path}\n    versionCode={} minSdk=26 targetSdk=35\n    versionName={}\n    flags=[ {flags} ]\n    User 0: ceDataInode=1 installed=true hidden=false stopped=false enabled=0\n",
@@ -149,7 +153,9 @@ impl Phone {
                 if system { "15" } else { "1.0.0" },
             ));
         }
-        out.push_str("\nHidden system packages:\n  Package [com.android.chrome] (9e1):\n    codePath=/product/app/Chrome\n");
+        out.push_str(
+            "\nHidden system packages:\n  Package [com.android.chrome] (9e1):\n    codePath=/product/app/Chrome\n",
+        );
         Run::ok(out)
     }
 
@@ -223,7 +229,9 @@ impl Phone {
                             out.push_str(args.next().copied().unwrap_or(""));
                         }
                         Some('%') => out.push('%'),
-                        other => return Run::fail(1, format!("printf: %{}: invalid conversion\n", other.unwrap_or(' '))),
+                        other => {
+                            return Run::fail(1, format!("printf: %{}: invalid conversion\n", other.unwrap_or(' ')));
+                        }
                     },
                     ('\\', true) => match chars.next() {
                         Some('n') => out.push('\n'),
@@ -258,7 +266,10 @@ impl Phone {
 }
 
 fn exception(command: &str, what: &str) -> Run {
-    Run::fail(255, format!("Exception occurred while executing '{command}':\n{what}\n"))
+    Run::fail(
+        255,
+        format!("Exception occurred while executing '{command}':\n{what}\n"),
+    )
 }
 
 /// Why `am` would refuse a typed extra's value (Java's parsers), or `None`.

@@ -164,9 +164,16 @@ impl Phone {
             ["dumpsys", "package", "packages"] => self.dumpsys_packages(),
             ["dumpsys", "input_method"] => self.dumpsys_input_method(),
             ["cmd", "connectivity", "airplane-mode", mode] => self.airplane(mode),
-            ["content", "call", "--uri", "content://media", "--method", "scan_file", "--arg", path] => {
-                self.scan_file(path)
-            }
+            [
+                "content",
+                "call",
+                "--uri",
+                "content://media",
+                "--method",
+                "scan_file",
+                "--arg",
+                path,
+            ] => self.scan_file(path),
             ["run-as", pkg, rest @ ..] if !rest.is_empty() => {
                 let rest = words[2..].to_vec();
                 self.run_as(pkg, &rest)

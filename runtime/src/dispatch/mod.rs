@@ -38,7 +38,11 @@ pub enum CallError {
     Script { tool: String, message: String },
     /// The tool is for other platforms than the session's device (`web_click` on Android).
     #[error("{tool} is a tool for {wants}; this session's device is {device}")]
-    Platform { tool: String, wants: String, device: String },
+    Platform {
+        tool: String,
+        wants: String,
+        device: String,
+    },
     /// The device itself failed (unreachable, lost): an infrastructure error, not a failed step.
     #[error("{tool}: the device failed: {message}")]
     Device { tool: String, message: String },

@@ -49,9 +49,7 @@ impl AdbDevice {
     fn am(&self, cmd: String, what: &str) -> Result<String, DeviceError> {
         let out = self.run(cmd, what)?;
         let text = out.text();
-        let failed_line = text
-            .lines()
-            .find(|l| l.starts_with("Error") || l.contains("Exception"));
+        let failed_line = text.lines().find(|l| l.starts_with("Error") || l.contains("Exception"));
         if out.failed() || failed_line.is_some() {
             return Err(DeviceError::Action(format!(
                 "adb:{}: `{what}` failed: {}",
@@ -100,7 +98,10 @@ impl AdbDevice {
                 "`permission` is not an AppOps operation name (like MANAGE_EXTERNAL_STORAGE)".into(),
             ));
         }
-        let out = self.run(format!("appops set {} {} allow", quote(app_id), quote(op)), "appops set")?;
+        let out = self.run(
+            format!("appops set {} {} allow", quote(app_id), quote(op)),
+            "appops set",
+        )?;
         let text = out.text();
         if text.contains("Unknown package") || text.contains("package not found") {
             return Err(not_installed(&self.serial));
@@ -232,9 +233,7 @@ impl AdbDevice {
             device.push(Cursor::new(data), &path_owned).map_err(|e| match e {
                 // What the device itself answered (FAIL after the bytes: a read-only folder, no
                 // space), unless it is the server saying the device is gone.
-                RustADBError::ADBRequestFailed(m) if !m.contains("not found") && !m.contains("offline") => {
-                    (true, m)
-                }
+                RustADBError::ADBRequestFailed(m) if !m.contains("not found") && !m.contains("offline") => (true, m),
                 other => (false, other.to_string()),
             })
         });

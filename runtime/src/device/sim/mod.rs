@@ -305,7 +305,13 @@ impl Device for SimDevice {
             return Ok(());
         };
         let mut path = Vec::new();
-        hit(&screen.nodes, &screen.roots, (x, y), &|i| self.shown_bounds(i), &mut path);
+        hit(
+            &screen.nodes,
+            &screen.roots,
+            (x, y),
+            &|i| self.shown_bounds(i),
+            &mut path,
+        );
         let target = path
             .into_iter()
             .rev()

@@ -7,7 +7,11 @@ use crate::device::{Bounds, ViewNode};
 
 fn app(rows: usize, extra: &str) -> String {
     let items: String = (1..=rows)
-        .map(|i| format!("          - {{ id: r{i}, class: android.widget.TextView, text: \"Row {i}\", tap: {{ goto: end }} }}\n"))
+        .map(|i| {
+            format!(
+                "          - {{ id: r{i}, class: android.widget.TextView, text: \"Row {i}\", tap: {{ goto: end }} }}\n"
+            )
+        })
         .collect();
     format!(
         "id: com.example.s\nstart: list\nscreens:\n  list:\n    nodes:\n      - id: box\n        scrollable: true{extra}\n        children:\n{items}  end:\n    nodes:\n      - {{ text: End }}\n"
@@ -32,10 +36,17 @@ fn row(dev: &mut SimDevice, text: &str) -> Option<Bounds> {
 fn a_swipe_in_the_container_moves_its_content_within_its_ends() {
     let mut d = load(&app(40, ""));
     let first = row(&mut d, "Row 1").expect("the first row is shown");
-    assert!(row(&mut d, "Row 40").is_none(), "the last row is below the screen: not in the tree");
+    assert!(
+        row(&mut d, "Row 40").is_none(),
+        "the last row is below the screen: not in the tree"
+    );
     d.swipe((540, 1500), (540, 1000), 400).expect("swipes");
     let moved = row(&mut d, "Row 5").expect("row 5 still shown");
-    assert_eq!(moved.top, first.top + 4 * 144 - 500, "moved up by the finger's 500 pixels");
+    assert_eq!(
+        moved.top,
+        first.top + 4 * 144 - 500,
+        "moved up by the finger's 500 pixels"
+    );
     for _ in 0..20 {
         d.swipe((540, 2000), (540, 200), 400).expect("swipes");
     }
@@ -65,8 +76,15 @@ fn a_row_partly_in_view_is_cut_to_the_container_and_the_container_says_it_scroll
     d.swipe((540, 1500), (540, 1440), 400).expect("a short swipe");
     let tree = d.snapshot().expect("tree");
     let shown = &tree.root.children[0].children;
-    assert!(shown.iter().all(|n| n.bounds.top >= view.top && n.bounds.bottom <= view.bottom));
-    assert!(shown.first().is_some_and(|n| n.bounds.bottom - n.bounds.top < 128), "the top row is cut");
+    assert!(
+        shown
+            .iter()
+            .all(|n| n.bounds.top >= view.top && n.bounds.bottom <= view.bottom)
+    );
+    assert!(
+        shown.first().is_some_and(|n| n.bounds.bottom - n.bounds.top < 128),
+        "the top row is cut"
+    );
 }
 
 #[test]
@@ -90,8 +108,14 @@ fn scrollable_is_a_container_only_and_does_not_nest() {
         Err(e) => e.to_string(),
     };
     let e = err(&app(2, "\n        tap: { goto: end }"));
-    assert!(e.contains("screens.list.nodes[0].scrollable") && e.contains("container"), "{e}");
+    assert!(
+        e.contains("screens.list.nodes[0].scrollable") && e.contains("container"),
+        "{e}"
+    );
     let nested = "id: a.b\nstart: s\nscreens:\n  s:\n    nodes:\n      - scrollable: true\n        children:\n          - { scrollable: true, children: [ { text: x } ] }\n";
     let e = err(nested);
-    assert!(e.contains("children[0].scrollable") && e.contains("inside another"), "{e}");
+    assert!(
+        e.contains("children[0].scrollable") && e.contains("inside another"),
+        "{e}"
+    );
 }

@@ -99,7 +99,16 @@ impl BuiltinTool for WriteImageToMediaStore {
         let path = format!("{PICTURES}/{name}");
         let written = write(cx, path.clone(), &bytes)?;
         // MediaProvider's own scan registers the file as an Images row.
-        let scan = ["content", "call", "--uri", "content://media", "--method", "scan_file", "--arg", &path];
+        let scan = [
+            "content",
+            "call",
+            "--uri",
+            "content://media",
+            "--method",
+            "scan_file",
+            "--arg",
+            &path,
+        ];
         let argv: Vec<String> = scan.iter().map(|s| s.to_string()).collect();
         cx.screen.with_device(|d| d.shell(&argv))?;
         Ok(written)
@@ -118,7 +127,7 @@ fn write(cx: &mut ToolCx<'_>, path: String, bytes: &[u8]) -> Result<Outcome, Too
 pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let body = text.trim_end_matches('=');
     let padding = text.len() - body.len();
-    if padding > 2 || (padding > 0 && text.len() % 4 != 0) || body.len() % 4 == 1 {
+    if padding > 2 || (padding > 0 && !text.len().is_multiple_of(4)) || body.len() % 4 == 1 {
         return None;
     }
     let mut out = Vec::with_capacity(body.len() * 3 / 4);

@@ -264,7 +264,10 @@ mod tests {
         let ((_, y0), (_, y1)) = swipe_for(ScrollDirection::Down, ScrollStartPosition::Center, SCREEN);
         assert!(y1 < y0, "content down: the finger goes up");
         let ((_, y0), (_, y1)) = swipe_for(ScrollDirection::Up, ScrollStartPosition::Top, SCREEN);
-        assert!(y1 > y0 && y0 < 1000, "content up from the top part: the finger goes down");
+        assert!(
+            y1 > y0 && y0 < 1000,
+            "content up from the top part: the finger goes down"
+        );
         let ((x0, _), (x1, _)) = swipe_for(ScrollDirection::Right, ScrollStartPosition::Bottom, SCREEN);
         assert!(x1 < x0);
     }
@@ -297,7 +300,11 @@ mod tests {
         // Control: `textRegex` wins and is used as written; lowercase directions are accepted.
         let sel = call(serde_json::json!({"text": "x", "textRegex": "a.b", "direction": "up"}));
         assert_eq!(sel.direction, ScrollDirection::Up);
-        let re = sel.selector().expect("regex").android_accessibility.and_then(|a| a.text_regex);
+        let re = sel
+            .selector()
+            .expect("regex")
+            .android_accessibility
+            .and_then(|a| a.text_regex);
         assert_eq!(re.as_deref(), Some("a.b"));
     }
 }

@@ -219,7 +219,9 @@ impl BuiltinTool for GrantAppOpsPermission {
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     const PLATFORMS: &'static [Platform] = ANDROID;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        let granted = cx.screen.with_device(|d| d.grant_app_op(&self.app_id, &self.permission))?;
+        let granted = cx
+            .screen
+            .with_device(|d| d.grant_app_op(&self.app_id, &self.permission))?;
         results::done(Granted { granted })
     }
 }
