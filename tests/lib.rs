@@ -8,8 +8,10 @@ use std::sync::OnceLock;
 use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
+pub mod android_fixture;
 pub mod fake_adb;
 pub mod fake_llm;
+pub mod replay;
 
 /// A value that must never show up in an error, a log or a trace.
 pub const CANARY: &str = "CANARY-d41d8cd9-secret";

@@ -44,7 +44,7 @@ fn email_focused(fake: &FakeAdb) -> AdbDevice {
 }
 
 /// Debian's `adb`, or `None` (with a notice) when it is missing outside CI.
-fn real_adb() -> Option<&'static str> {
+pub(crate) fn real_adb() -> Option<&'static str> {
     if Command::new("adb")
         .arg("version")
         .output()
@@ -62,7 +62,7 @@ fn real_adb() -> Option<&'static str> {
 
 /// Runs the real client against the fake; a client that hangs (waiting for an answer the fake
 /// never gives) is killed and fails the test instead of blocking the suite.
-fn adb_output(adb: &str, port: u16, args: &[&str]) -> std::process::Output {
+pub(crate) fn adb_output(adb: &str, port: u16, args: &[&str]) -> std::process::Output {
     let child = Command::new(adb)
         .arg("-P")
         .arg(port.to_string())

@@ -1,6 +1,8 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
 mod adb;
+mod adb_captures;
+mod adb_tools;
 mod agent;
 mod cli;
 mod cli_first_hour;
@@ -13,6 +15,7 @@ mod hostile;
 mod limits;
 mod llm_tools;
 mod mcp;
+mod mobile_tools;
 mod original_layout;
 mod original_tools;
 mod registration;
@@ -20,6 +23,7 @@ mod report;
 mod report_browser;
 mod runtimes;
 mod scripts_debug;
+mod scroll;
 mod sdk_outside;
 mod secret_property;
 mod shell;

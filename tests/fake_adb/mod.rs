@@ -1,6 +1,6 @@
 //! A fake Android device behind the real adb protocol: a server on 127.0.0.1 (port 0) speaking the
 //! adb server's smart-socket protocol (`host:version`, `host:features`, `host:devices(-l)`, the
-//! transport requests, `shell:`, `shell,v2,...:` and `exec:`), whose one device runs a simulated app
+//! transport requests, `shell:`, `shell,v2,...:`, `exec:` and `sync:`), whose one device runs a simulated app
 //! (see `phone`). It stops when the `FakeAdb` is dropped.
 //!
 //! Wire format: a request is 4 hex digits of length then the text; the answer is `OKAY` or `FAIL` +
@@ -8,9 +8,11 @@
 //! connection belongs to the device; its service's bytes then flow raw (shell v2 as packets: 1 byte
 //! id, u32 LE length, data; 1 stdout, 2 stderr, 3 exit code).
 
+pub mod extras;
 mod phone;
 mod png;
 mod sh;
+mod sync;
 pub mod xml;
 
 use std::io::{Read, Write};
@@ -27,8 +29,9 @@ pub use png::crc32;
 /// The adb server protocol version Debian's adb 1.0.41 client expects (`host:version`).
 const SERVER_VERSION: u32 = 41;
 
-/// What a real device's adbd advertises (a subset): shell v2 makes clients use packets with exit codes.
-const FEATURES: &str = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4,sendrecv_v2_zstd,sendrecv_v2_dry_run_send,openscreen_mdns";
+/// What a real device's adbd advertises (a subset): shell v2 makes clients use packets with exit
+/// codes; without `stat_v2`/`sendrecv_v2` they use the sync protocol's v1 requests, the fake's.
+const FEATURES: &str = "shell_v2,cmd,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,openscreen_mdns";
 
 struct Shared {
     phone: Mutex<Phone>,
@@ -38,6 +41,8 @@ struct Shared {
     drop_on: Mutex<Option<String>>,
     /// How long each shell command takes.
     delay: Mutex<Duration>,
+    /// How much longer `uiautomator dump` takes (a real dump waits for the screen to be idle).
+    dump_delay: Mutex<Duration>,
 }
 
 pub struct FakeAdb {
@@ -57,6 +62,7 @@ impl FakeAdb {
             gone: AtomicBool::new(false),
             drop_on: Mutex::new(None),
             delay: Mutex::new(Duration::ZERO),
+            dump_delay: Mutex::new(Duration::ZERO),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (shared.clone(), stop.clone());
@@ -101,6 +107,11 @@ impl FakeAdb {
     /// Each shell command takes `d` before it answers.
     pub fn set_delay(&self, d: Duration) {
         *self.shared.delay.lock().expect("lock") = d;
+    }
+
+    /// Each `uiautomator dump` takes `d` more before it answers.
+    pub fn set_dump_delay(&self, d: Duration) {
+        *self.shared.dump_delay.lock().expect("lock") = d;
     }
 
     pub fn is_gone(&self) -> bool {
@@ -207,6 +218,7 @@ fn serve(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
                 fail(&mut conn, &format!("unknown host service '{h}'"))?;
                 return Ok(());
             }
+            "sync:" if bound => return sync::serve(conn, s),
             service if bound => return device_service(conn, s, service),
             other => {
                 fail(
@@ -234,7 +246,10 @@ fn device_service(mut conn: TcpStream, s: &Shared, service: &str) -> std::io::Re
         return fail(&mut conn, "the fake device has no interactive shell");
     }
     conn.write_all(b"OKAY")?;
-    let delay = *s.delay.lock().expect("lock");
+    let mut delay = *s.delay.lock().expect("lock");
+    if cmd.starts_with("uiautomator dump") {
+        delay += *s.dump_delay.lock().expect("lock");
+    }
     if !delay.is_zero() {
         std::thread::sleep(delay);
     }

@@ -2,11 +2,12 @@
 //! client send, answering as Android does (outputs, exit codes, `input text` turning `%s` into a
 //! space and failing on what the virtual keyboard cannot type).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use trailblaze::device::sim::SimDevice;
 use trailblaze::device::{Device, KeyCode, LaunchMode};
 
+use super::extras::Sent;
 use super::{png, sh, xml};
 
 pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
@@ -21,14 +22,14 @@ pub struct Run {
 }
 
 impl Run {
-    fn ok(out: impl Into<Vec<u8>>) -> Run {
+    pub fn ok(out: impl Into<Vec<u8>>) -> Run {
         Run {
             stdout: out.into(),
             stderr: Vec::new(),
             exit: 0,
         }
     }
-    fn fail(exit: u8, err: impl Into<String>) -> Run {
+    pub fn fail(exit: u8, err: impl Into<String>) -> Run {
         Run {
             stdout: Vec::new(),
             stderr: err.into().into_bytes(),
@@ -39,7 +40,10 @@ impl Run {
 
 pub struct Phone {
     pub sim: SimDevice,
-    files: HashMap<String, String>,
+    /// The device's files: dumps, and what `push` and the tools wrote.
+    pub files: HashMap<String, Vec<u8>>,
+    /// Folders `mkdir -p` made.
+    pub dirs: HashSet<String>,
     next_launch: Option<LaunchMode>,
     pub ime_installed: bool,
     ime_active: bool,
@@ -53,6 +57,23 @@ pub struct Phone {
     pub dump_override: Option<String>,
     /// Write the `hint` attribute (Android 16 and later).
     pub hint_attr: bool,
+    /// Every `am broadcast` received, in order.
+    pub broadcasts: Vec<Sent>,
+    /// What `clipper.set` put on the clipboard.
+    pub clipboard: Option<String>,
+    /// `pm grant`s and `appops set`s that took.
+    pub granted: Vec<(String, String)>,
+    pub app_ops: Vec<(String, String)>,
+    /// SystemUI's demo mode: allowed by `settings`, entered by its broadcast.
+    pub demo_allowed: bool,
+    pub demo: bool,
+    pub airplane_mode: bool,
+    /// The Android release's API level (`cmd connectivity airplane-mode` needs 30).
+    pub api_level: u32,
+    /// URLs a browser opened.
+    pub opened: Vec<String>,
+    /// Files MediaProvider scanned.
+    pub scanned: Vec<String>,
 }
 
 impl Phone {
@@ -68,6 +89,17 @@ impl Phone {
             dumps: 0,
             dump_override: None,
             hint_attr: true,
+            dirs: HashSet::new(),
+            broadcasts: Vec::new(),
+            clipboard: None,
+            granted: Vec::new(),
+            app_ops: Vec::new(),
+            demo_allowed: false,
+            demo: false,
+            airplane_mode: false,
+            api_level: 35,
+            opened: Vec::new(),
+            scanned: Vec::new(),
         }
     }
 
@@ -94,12 +126,12 @@ impl Phone {
         all
     }
 
-    fn one(&mut self, words: &[String]) -> Run {
+    pub(super) fn one(&mut self, words: &[String]) -> Run {
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         match w.as_slice() {
             ["uiautomator", "dump", rest @ ..] => self.dump(rest.iter().copied().find(|a| !a.starts_with('-'))),
             ["cat", path] => match self.files.get(*path) {
-                Some(text) => Run::ok(text.clone()),
+                Some(bytes) => Run::ok(bytes.clone()),
                 None => Run::fail(1, format!("cat: {path}: No such file or directory\n")),
             },
             ["input", "tap", x, y] => self.with_point(x, y, |sim, x, y| sim.tap(x, y)),
@@ -108,7 +140,11 @@ impl Phone {
                 if x1 == x2 && y1 == y2 && held >= 500 {
                     self.with_point(x1, y1, |sim, x, y| sim.long_press(x, y))
                 } else {
-                    Run::ok("") // the simulated app has nothing to scroll
+                    let to = (y2.parse::<f32>().ok(), x2.parse::<f32>().ok());
+                    self.with_point(x1, y1, |sim, x, y| match to {
+                        (Some(ty), Some(tx)) => sim.swipe((x, y), (tx as i32, ty as i32), held),
+                        _ => Ok(()),
+                    })
                 }
             }
             ["input", "keyevent", codes @ ..] if !codes.is_empty() => self.keys(codes),
@@ -120,6 +156,31 @@ impl Phone {
                 Run::ok("")
             }
             ["am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", b64] => self.ime_broadcast(b64),
+            ["am", "broadcast", args @ ..] => self.am_broadcast(args),
+            ["am", "start", "-a", "android.intent.action.VIEW", "-d", url] => self.am_view(url),
+            ["pm", "grant", pkg, permission] => self.pm_grant(pkg, permission),
+            ["appops", "set", pkg, op, mode] => self.appops_set(pkg, op, mode),
+            ["settings", "put", namespace, key, value] => self.settings_put(namespace, key, value),
+            ["dumpsys", "package", "packages"] => self.dumpsys_packages(),
+            ["dumpsys", "input_method"] => self.dumpsys_input_method(),
+            ["cmd", "connectivity", "airplane-mode", mode] => self.airplane(mode),
+            [
+                "content",
+                "call",
+                "--uri",
+                "content://media",
+                "--method",
+                "scan_file",
+                "--arg",
+                path,
+            ] => self.scan_file(path),
+            ["run-as", pkg, rest @ ..] if !rest.is_empty() => {
+                let rest = words[2..].to_vec();
+                self.run_as(pkg, &rest)
+            }
+            ["mkdir", args @ ..] => self.mkdir(args),
+            ["printf", format, args @ ..] => Phone::printf(format, args),
+            ["false"] => Run::fail(1, ""),
             ["monkey", "-p", pkg, "-c", "android.intent.category.LAUNCHER", "1"] => self.monkey(pkg),
             ["pm", "clear", pkg] => {
                 if *pkg == self.sim.app_id() {
@@ -166,7 +227,7 @@ impl Phone {
         if path == "/dev/tty" {
             Run::ok(format!("{xml}{done}"))
         } else {
-            self.files.insert(path.to_owned(), xml);
+            self.files.insert(path.to_owned(), xml.into_bytes());
             Run::ok(done)
         }
     }
@@ -200,6 +261,11 @@ impl Phone {
             };
             if key == KeyCode::Enter {
                 self.typed.push('\n');
+            }
+            if key == KeyCode::Back && self.sim.keyboard_shown() {
+                // BACK closes the keyboard first, as on a phone; the screen stays.
+                let _ = self.sim.hide_keyboard();
+                continue;
             }
             let _ = self.sim.press_key(key);
         }
@@ -259,11 +325,8 @@ impl Phone {
     }
 
     fn packages(&self, filter: Option<&str>) -> Run {
-        let mut all = vec![self.sim.app_id().to_owned(), "com.android.settings".to_owned()];
-        if self.ime_installed {
-            all.push(ADB_KEYBOARD.to_owned());
-        }
-        let lines: String = all
+        let lines: String = self
+            .package_ids()
             .iter()
             .filter(|p| filter.is_none_or(|f| p.contains(f)))
             .map(|p| format!("package:{p}\n"))

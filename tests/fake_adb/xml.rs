@@ -42,10 +42,10 @@ fn node(n: &ViewNode, index: usize, package: &str, with_hint: bool, out: &mut St
         ("enabled", n.enabled.to_string()),
         ("focusable", focusable.to_string()),
         ("focused", n.focused.to_string()),
-        ("scrollable", "false".to_owned()),
+        ("scrollable", n.scrollable.to_string()),
         ("long-clickable", n.editable.to_string()),
         ("password", n.password.to_string()),
-        ("selected", "false".to_owned()),
+        ("selected", n.selected.to_string()),
         ("bounds", format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom)),
     ];
     for (name, value) in attrs {

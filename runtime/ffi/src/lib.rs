@@ -101,7 +101,7 @@ impl From<trailblaze::CallError> for FfiError {
         let status = match &e {
             E::UnknownTool { .. } => TbStatus::UnknownTool,
             E::Args { .. } => TbStatus::Args,
-            // A tool for another platform failed to run here; no status of its own (the ABI stays).
+            // A tool for another platform is the caller's failed call, as on every other way in.
             E::Depth { .. } | E::Failed { .. } | E::Platform { .. } => TbStatus::Failed,
             E::Script { .. } => TbStatus::Script,
             E::Device { .. } => TbStatus::Device,

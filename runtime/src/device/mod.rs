@@ -1,10 +1,13 @@
 //! The `Device` a session drives: snapshot (view tree), tap, long press, input text, press key,
-//! launch app, screenshot. `sim` is the built-in simulated device; `adb` drives Android.
+//! launch app, screenshot, and the platform's extras (a shell, the clipboard, app data, files, ...,
+//! in `extras`). `sim` is the built-in simulated device; `adb` drives Android.
 
 pub mod adb;
+mod extras;
 pub mod sim;
 mod spec;
 
+pub use extras::{Broadcast, ExtraValue, InstalledApp};
 pub use spec::DeviceSpec;
 
 use serde::{Deserialize, Serialize};
@@ -166,6 +169,84 @@ pub trait Device: Send {
     }
     /// A picture of the screen for reports: PNG bytes, or SVG for the simulated device.
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError>;
+
+    // The platform's extras. Each default refuses, naming the device, so a device that has no such
+    // thing (an embedder's, the simulated one) fails the step clearly instead of pretending.
+
+    /// Runs `argv[0]` with the rest as its arguments in the device's shell, each passed as one
+    /// argument whatever it holds (never interpreted by the shell); its output (stdout, then
+    /// stderr). A non-zero exit is an `Action` error.
+    fn shell(&mut self, argv: &[String]) -> Result<String, DeviceError> {
+        let _ = argv;
+        Err(refused(self.name(), "run shell commands"))
+    }
+    /// Sends a broadcast intent.
+    fn send_broadcast(&mut self, broadcast: &Broadcast) -> Result<(), DeviceError> {
+        let _ = broadcast;
+        Err(refused(self.name(), "send broadcasts"))
+    }
+    /// Grants a runtime permission (`android.permission.CAMERA`); `false` when the device had
+    /// nothing to grant (the app does not declare it), which is not an error.
+    fn grant_permission(&mut self, app_id: &str, permission: &str) -> Result<bool, DeviceError> {
+        let _ = (app_id, permission);
+        Err(refused(self.name(), "grant permissions"))
+    }
+    /// Allows an AppOps operation (`MANAGE_EXTERNAL_STORAGE`) for an app.
+    fn grant_app_op(&mut self, app_id: &str, op: &str) -> Result<bool, DeviceError> {
+        let _ = (app_id, op);
+        Err(refused(self.name(), "grant AppOps permissions"))
+    }
+    /// Turns the status bar's demo mode (a fixed clock, full signal and battery) on or off.
+    fn demo_mode(&mut self, enable: bool) -> Result<(), DeviceError> {
+        let _ = enable;
+        Err(refused(self.name(), "switch demo mode"))
+    }
+    /// Clears an app's data (as a fresh install has none); the app stops.
+    fn clear_app_data(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        let _ = app_id;
+        Err(refused(self.name(), "clear app data"))
+    }
+    /// Every installed app, with what the device tells about each.
+    fn installed_apps(&mut self) -> Result<Vec<InstalledApp>, DeviceError> {
+        Err(refused(self.name(), "list installed apps"))
+    }
+    /// The ids of the installed apps (a device may answer this more cheaply than `installed_apps`).
+    fn installed_app_ids(&mut self) -> Result<Vec<String>, DeviceError> {
+        Ok(self.installed_apps()?.into_iter().map(|a| a.app_id).collect())
+    }
+    /// Puts text on the clipboard.
+    fn set_clipboard(&mut self, text: &str) -> Result<(), DeviceError> {
+        let _ = text;
+        Err(refused(self.name(), "use a clipboard"))
+    }
+    /// The clipboard's text; `None` when it holds none.
+    fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
+        Err(refused(self.name(), "use a clipboard"))
+    }
+    /// Hides the on-screen keyboard; `false` when none was shown.
+    fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {
+        Err(refused(self.name(), "hide a keyboard"))
+    }
+    /// Opens a URL with the app the device chooses for it (a browser, or the app of a deep link).
+    fn open_url(&mut self, url: &str) -> Result<(), DeviceError> {
+        let _ = url;
+        Err(refused(self.name(), "open URLs"))
+    }
+    /// Connects the device to the network, or takes it offline (airplane mode).
+    fn set_network(&mut self, connected: bool) -> Result<(), DeviceError> {
+        let _ = connected;
+        Err(refused(self.name(), "switch its network"))
+    }
+    /// Writes `bytes` to the absolute `path`, creating its folders and replacing any file there.
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), DeviceError> {
+        let _ = (path, bytes);
+        Err(refused(self.name(), "write files"))
+    }
+}
+
+/// The error a device's default gives for an extra it does not have.
+fn refused(device: String, what: &str) -> DeviceError {
+    DeviceError::Action(format!("{device} cannot {what}"))
 }
 
 #[derive(Debug, Clone)]

@@ -61,7 +61,6 @@ pub struct InputText {
     pub reasoning: Option<String>,
     /// Hide the soft keyboard after typing.
     #[serde(default)]
-    #[allow(dead_code)]
     pub hide_keyboard_after: bool,
 }
 
@@ -72,21 +71,44 @@ impl BuiltinTool for InputText {
     const NAME: &'static str = "inputText";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        let mut field = None;
         if let Some(sel) = &self.node_selector {
             let (x, y) = cx.find(sel)?;
+            // The field found is the one typed into (an editable node takes the focus its tap gives).
+            let snap = cx.screen.snapshot()?;
+            field = sel
+                .resolve(&snap)
+                .first()
+                .map(|&i| &snap.nodes[i])
+                .filter(|n| n.editable)
+                .map(|n| n.r#ref.clone());
             cx.screen.with_device(|d| d.tap(x, y))?;
         }
-        cx.screen.with_device(|d| d.input_text(&self.text))?;
-        let redacted = cx.redact.text(&self.text);
-        if matches!(redacted, std::borrow::Cow::Owned(_)) {
-            // A secret went in: the field stays masked until it is cleared.
-            cx.screen.taint_focused()?;
+        let typed = type_text(cx, &self.text, field)?;
+        if self.hide_keyboard_after {
+            cx.screen.with_device(|d| d.hide_keyboard())?;
         }
-        // The length as the caller wrote it, each secret counted as its `***`: never a secret's length.
-        results::done(Typed {
-            typed: redacted.chars().count(),
-        })
+        results::done(Typed { typed })
     }
+}
+
+/// Types `text` into the focused field and returns the length the caller wrote (each secret counted
+/// as its `***`: never a secret's length). When `text` holds a secret, the field it went into reads
+/// `***` from then on: `field` when the caller knows it, else the focused one in the cached snapshot,
+/// else the focused one at the next capture (which costs this step nothing).
+pub(crate) fn type_text(cx: &mut ToolCx<'_>, text: &str, field: Option<String>) -> Result<usize, ToolFailure> {
+    let redacted = cx.redact.text(text);
+    let secret = matches!(redacted, std::borrow::Cow::Owned(_));
+    let typed = redacted.chars().count();
+    let field = field.or_else(|| secret.then(|| cx.screen.cached_focused_field()).flatten());
+    cx.screen.with_device(|d| d.input_text(text))?;
+    if secret {
+        match field {
+            Some(f) => cx.screen.taint(&f),
+            None => cx.screen.taint_focused(),
+        }
+    }
+    Ok(typed)
 }
 
 /// Presses a key: BACK, ENTER, HOME, BACKSPACE, TAB or ESCAPE.

@@ -8,21 +8,24 @@
 //! mid-run ends the run as an infrastructure error. A command that runs and fails is `Action`.
 
 mod dump;
+mod extras;
+mod packages;
 #[cfg(test)]
 mod tests;
 mod text;
+mod transport;
 
-use std::io::Write;
 use std::net::{SocketAddr, SocketAddrV4, ToSocketAddrs};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use adb_client::ADBDeviceExt;
 use adb_client::server::ADBServer;
-use adb_client::server_device::ADBServerDevice;
 
-use super::{Device, DeviceError, KeyCode, LaunchMode, Screenshot, ViewTree};
+use transport::with_timeout;
+
+use super::{Broadcast, Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
 pub use dump::{parse_bounds, parse_dump};
+pub use extras::{DOWNLOADS, PICTURES, is_permission_name, is_url};
+pub use packages::{parse_dumpsys, parse_list};
 pub use text::{Piece, base64, is_package_name, pieces, plain_input_can_type, quote};
 
 /// The adb server's default address.
@@ -166,77 +169,6 @@ fn list_devices_with(server: SocketAddr, opts: &AdbOptions) -> Result<Vec<AdbDev
         .collect())
 }
 
-/// Runs `f` on a worker thread; `None` when it did not finish within `timeout` (the thread is left
-/// to end when its socket does).
-fn with_timeout<T: Send + 'static>(timeout: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new().name("adb-call".into()).spawn(move || {
-        let _ = tx.send(f());
-    });
-    if spawned.is_err() {
-        return None;
-    }
-    rx.recv_timeout(timeout).ok()
-}
-
-/// Printed after every command with its exit status. adb_client's shell v2 reader drops the exit
-/// status at the end of the stream, and shell v1 has none: the marker gives both, and its absence
-/// means the connection ended before the command did.
-const EXIT_MARKER: &str = "__trailblaze_exit=";
-
-/// Strips `<EXIT_MARKER><code>\n` from the end of `stdout`; `None` when it is not there.
-fn take_exit_marker(stdout: &mut Vec<u8>) -> Option<u8> {
-    let tail_start = stdout.len().saturating_sub(EXIT_MARKER.len() + 6);
-    let tail = stdout.get(tail_start..)?;
-    let at = tail
-        .windows(EXIT_MARKER.len())
-        .rposition(|w| w == EXIT_MARKER.as_bytes())?;
-    let code = std::str::from_utf8(&tail[at + EXIT_MARKER.len()..]).ok()?;
-    let code: u8 = code.trim_end_matches(['\r', '\n']).parse().ok()?;
-    stdout.truncate(tail_start + at);
-    Some(code)
-}
-
-/// What one shell command gave.
-#[derive(Debug, Default)]
-struct Output {
-    stdout: Vec<u8>,
-    /// Empty when the device has no shell protocol v2 (then stderr is merged into stdout).
-    stderr: Vec<u8>,
-    exit: u8,
-}
-
-impl Output {
-    fn text(&self) -> String {
-        let mut s = String::from_utf8_lossy(&self.stdout).into_owned();
-        s.push_str(&String::from_utf8_lossy(&self.stderr));
-        s
-    }
-    fn failed(&self) -> bool {
-        self.exit != 0
-    }
-}
-
-/// A sink that refuses more than `left` bytes, so a runaway command cannot fill memory.
-struct Capped<'a> {
-    buf: &'a mut Vec<u8>,
-    left: usize,
-}
-
-impl Write for Capped<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if data.len() > self.left {
-            return Err(std::io::Error::other("the command printed more than the output limit"));
-        }
-        self.left -= data.len();
-        self.buf.extend_from_slice(data);
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// An Android device behind an adb server.
 #[derive(Debug)]
 pub struct AdbDevice {
@@ -246,6 +178,8 @@ pub struct AdbDevice {
     captures: u64,
     /// Whether ADBKeyboard is the input method, once asked.
     ime_ready: Option<bool>,
+    /// The last text put on the clipboard: what a paste types (Android lets no shell read it back).
+    clipboard: Option<String>,
 }
 
 impl AdbDevice {
@@ -288,6 +222,7 @@ impl AdbDevice {
             opts,
             captures: 0,
             ime_ready: None,
+            clipboard: None,
         })
     }
 
@@ -301,70 +236,16 @@ impl AdbDevice {
         self.checked(&cmd, "input swipe").map(drop)
     }
 
-    /// Runs `cmd` in the device's shell. `what` names it in errors and traces: never the command
-    /// itself, which may hold typed text.
-    fn shell(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
-        let _span = tracing::debug_span!("adb", call = what).entered();
-        let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
-        let ran = with_timeout(self.opts.call_timeout, move || {
-            let mut device = ADBServerDevice::new(serial, Some(server));
-            let cmd = format!("{cmd}; echo {EXIT_MARKER}$?");
-            let mut out = Output::default();
-            let mut stderr = Vec::new();
-            let code = {
-                let mut o = Capped {
-                    buf: &mut out.stdout,
-                    left: cap,
-                };
-                let mut e = Capped {
-                    buf: &mut stderr,
-                    left: cap,
-                };
-                device.shell_command(&cmd, Some(&mut o), Some(&mut e))
-            };
-            out.stderr = stderr;
-            code.map(|_| out).map_err(|e| e.to_string())
-        });
-        match ran {
-            Some(Ok(mut out)) => match take_exit_marker(&mut out.stdout) {
-                Some(code) => Ok(Output { exit: code, ..out }),
-                None => Err(DeviceError::Io(format!(
-                    "adb:{}: the connection closed during `{what}`: the device is gone",
-                    self.serial
-                ))),
-            },
-            Some(Err(e)) => Err(DeviceError::Io(format!("adb:{}: `{what}` failed: {e}", self.serial))),
-            None => Err(DeviceError::Io(format!(
-                "adb:{}: `{what}` did not answer within {}s: the device is gone or stuck",
-                self.serial,
-                self.opts.call_timeout.as_secs_f32()
-            ))),
-        }
-    }
-
-    /// `shell`, and a non-zero exit is an `Action` error with the command's first line of output.
-    fn checked(&self, cmd: &str, what: &str) -> Result<Output, DeviceError> {
-        let out = self.shell(cmd.to_owned(), what)?;
-        if out.failed() {
-            return Err(DeviceError::Action(format!(
-                "adb:{}: `{what}` failed: {}",
-                self.serial,
-                dump::first_line(&out.text())
-            )));
-        }
-        Ok(out)
-    }
-
     /// Makes ADBKeyboard the input method when it is installed; `false` when it is not.
     fn adb_keyboard(&mut self) -> Result<bool, DeviceError> {
         if let Some(ready) = self.ime_ready {
             return Ok(ready);
         }
-        let current = self.shell("settings get secure default_input_method".into(), "settings get")?;
+        let current = self.run("settings get secure default_input_method".into(), "settings get")?;
         let ready = if current.text().trim() == ADB_KEYBOARD_IME {
             true
         } else {
-            let listed = self.shell(
+            let listed = self.run(
                 format!("pm list packages {}", quote(ADB_KEYBOARD_PACKAGE)),
                 "pm list packages",
             )?;
@@ -383,7 +264,7 @@ impl AdbDevice {
     }
 
     fn start_app(&self, app_id: &str) -> Result<(), DeviceError> {
-        let out = self.shell(
+        let out = self.run(
             format!("monkey -p {} -c android.intent.category.LAUNCHER 1", quote(app_id)),
             "monkey (start app)",
         )?;
@@ -419,7 +300,7 @@ impl Device for AdbDevice {
         self.captures += 1;
         let mut last = String::new();
         for _ in 0..DUMP_ATTEMPTS {
-            let out = self.shell(format!("uiautomator dump {}", quote(DUMP_PATH)), "uiautomator dump")?;
+            let out = self.run(format!("uiautomator dump {}", quote(DUMP_PATH)), "uiautomator dump")?;
             last = out.text();
             if !out.failed() && last.contains("dumped to") {
                 let xml = self.checked(&format!("cat {}", quote(DUMP_PATH)), "cat (window dump)")?;
@@ -492,7 +373,7 @@ impl Device for AdbDevice {
         }
         match mode {
             LaunchMode::Reinstall => {
-                let out = self.shell(format!("pm clear {}", quote(app_id)), "pm clear")?;
+                let out = self.run(format!("pm clear {}", quote(app_id)), "pm clear")?;
                 if out.failed() || !out.text().contains("Success") {
                     return Err(DeviceError::Action(format!(
                         "adb:{}: cannot clear `{app_id}`: {}",
@@ -507,6 +388,73 @@ impl Device for AdbDevice {
             LaunchMode::Resume => {}
         }
         self.start_app(app_id)
+    }
+
+    fn shell(&mut self, argv: &[String]) -> Result<String, DeviceError> {
+        match argv.first().map(String::as_str) {
+            None => return Err(DeviceError::Action("the command is empty".into())),
+            // They would end the device's shell before it reports the exit status, which reads as
+            // a lost device.
+            Some("exit" | "exec") => {
+                return Err(DeviceError::Action(
+                    "`exit` and `exec` would end the device's shell; run a program instead".into(),
+                ));
+            }
+            Some(_) => {}
+        }
+        self.run_argv(argv, "shell command")
+    }
+
+    fn send_broadcast(&mut self, broadcast: &Broadcast) -> Result<(), DeviceError> {
+        self.broadcast(broadcast)
+    }
+
+    fn grant_permission(&mut self, app_id: &str, permission: &str) -> Result<bool, DeviceError> {
+        self.grant(app_id, permission)
+    }
+
+    fn grant_app_op(&mut self, app_id: &str, op: &str) -> Result<bool, DeviceError> {
+        self.app_op(app_id, op)
+    }
+
+    fn demo_mode(&mut self, enable: bool) -> Result<(), DeviceError> {
+        self.demo(enable)
+    }
+
+    fn clear_app_data(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        self.clear_data(app_id)
+    }
+
+    fn installed_apps(&mut self) -> Result<Vec<InstalledApp>, DeviceError> {
+        self.apps()
+    }
+
+    fn installed_app_ids(&mut self) -> Result<Vec<String>, DeviceError> {
+        self.app_ids()
+    }
+
+    fn set_clipboard(&mut self, text: &str) -> Result<(), DeviceError> {
+        self.clip(text)
+    }
+
+    fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
+        Ok(self.clipboard.clone())
+    }
+
+    fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {
+        self.keyboard_off()
+    }
+
+    fn open_url(&mut self, url: &str) -> Result<(), DeviceError> {
+        self.url(url)
+    }
+
+    fn set_network(&mut self, connected: bool) -> Result<(), DeviceError> {
+        self.network(connected)
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), DeviceError> {
+        self.push(path, bytes)
     }
 
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {

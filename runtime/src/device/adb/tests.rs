@@ -1,3 +1,4 @@
+use super::transport::take_exit_marker;
 use super::*;
 use crate::device::Bounds;
 

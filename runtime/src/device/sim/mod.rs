@@ -16,11 +16,14 @@
 //!
 //! Node keys: `id`, `class` (default `android.view.View`), `text`, `hint`, `contentDescription`,
 //! `editable`, `password`, `enabled` (default true), `toggle` + `checked`, `tap`, `enterTaps`,
-//! `children`, `bounds: [l, t, r, b]`. Unknown keys are refused. Behaviour, chosen to match Android
+//! `scrollable`, `children`, `bounds: [l, t, r, b]`. Unknown keys are refused. Behaviour, chosen to match Android
 //! where it has an answer:
 //! - A node `id: email` appears as resource id `<app id>:id/email`, as `uiautomator` reports it.
 //! - Bounds not given are laid out on a 1080×2400 screen: nodes stacked top to bottom in document
 //!   order, full width less a margin, children inside their parent. Given bounds leave the flow.
+//! - A `scrollable` container ends at the screen's bottom margin (sooner when its content fits);
+//!   a vertical swipe starting in it moves its content by the finger's distance, within its ends.
+//!   Children scrolled out of it are not in the tree; one partly in has its bounds cut to it.
 //! - A tap hits the deepest node containing the point and acts on the nearest interactive node on
 //!   that path (so a tap on a list row's label opens the row); a disabled one ignores it.
 //!   Editable: focus. Toggle: flip `checked`. `tap`: if every `require` (id → text; a password
@@ -44,8 +47,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Device, DeviceError, KeyCode, LaunchMode, Screenshot, ViewTree};
+use super::{Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
 
+mod extras;
+#[cfg(test)]
+mod scroll_tests;
 mod spec;
 mod svg;
 #[cfg(test)]
@@ -66,6 +72,8 @@ pub struct SimDevice {
     app: App,
     state: State,
     captures: u64,
+    /// The device's clipboard: the system's, so it outlives the app's data.
+    clipboard: Option<String>,
 }
 
 /// What the running app holds. Node state is keyed by (screen index, node index).
@@ -78,6 +86,10 @@ struct State {
     message: Option<String>,
     texts: HashMap<(usize, usize), String>,
     checked: HashMap<(usize, usize), bool>,
+    /// Whether the keyboard is up: it comes with focus on a field and goes with `hide_keyboard`.
+    keyboard: bool,
+    /// How far each scroll container (screen, node) has moved its content up, in pixels.
+    offsets: HashMap<(usize, usize), i32>,
 }
 
 impl State {
@@ -102,6 +114,8 @@ impl State {
             message: None,
             texts,
             checked,
+            keyboard: false,
+            offsets: HashMap::new(),
         }
     }
 }
@@ -138,6 +152,7 @@ impl SimDevice {
             app,
             state,
             captures: 0,
+            clipboard: None,
         })
     }
 
@@ -172,6 +187,7 @@ impl SimDevice {
         }
         if node.editable {
             self.state.focus = Some(i);
+            self.state.keyboard = true;
         } else if node.toggle {
             let c = self.state.checked.entry((s, i)).or_default();
             *c = !*c;
@@ -203,6 +219,7 @@ impl SimDevice {
         }
         self.state.current = to;
         self.state.focus = None;
+        self.state.keyboard = false;
         self.state.message = None;
     }
 
@@ -242,6 +259,7 @@ impl SimDevice {
         };
         if let Some(&next) = next {
             self.state.focus = Some(next);
+            self.state.keyboard = true;
         }
     }
 }
@@ -264,9 +282,10 @@ impl Device for SimDevice {
         self.captures
     }
 
-    /// The simulated app has no scrolling content: a swipe on the screen changes nothing, as on a
-    /// phone showing a screen that does not scroll. One that starts off the screen is refused.
-    fn swipe(&mut self, from: (i32, i32), _to: (i32, i32), _millis: u32) -> Result<(), DeviceError> {
+    /// A vertical swipe that starts inside a `scrollable` container moves its content by the
+    /// distance the finger travelled (up shows what is below), within its ends; anywhere else the
+    /// screen does not scroll and nothing changes. One that starts off the screen is refused.
+    fn swipe(&mut self, from: (i32, i32), to: (i32, i32), _millis: u32) -> Result<(), DeviceError> {
         let (w, h) = (SCREEN_WIDTH, SCREEN_HEIGHT);
         if from.0 < 0 || from.1 < 0 || from.0 >= w || from.1 >= h {
             return Err(DeviceError::Action(format!(
@@ -274,6 +293,7 @@ impl Device for SimDevice {
                 from.0, from.1
             )));
         }
+        self.scroll(from, from.1 - to.1);
         Ok(())
     }
 
@@ -285,7 +305,13 @@ impl Device for SimDevice {
             return Ok(());
         };
         let mut path = Vec::new();
-        hit(&screen.nodes, &screen.roots, x, y, &mut path);
+        hit(
+            &screen.nodes,
+            &screen.roots,
+            (x, y),
+            &|i| self.shown_bounds(i),
+            &mut path,
+        );
         let target = path
             .into_iter()
             .rev()
@@ -337,7 +363,10 @@ impl Device for SimDevice {
                     self.activate(i);
                 }
             }
-            KeyCode::Escape => self.state.focus = None,
+            KeyCode::Escape => {
+                self.state.focus = None;
+                self.state.keyboard = false;
+            }
             KeyCode::Home => self.state.foreground = false,
         }
         Ok(())
@@ -367,5 +396,41 @@ impl Device for SimDevice {
             mime: "image/svg+xml",
             bytes: render_svg(&self.tree()).into_bytes(),
         })
+    }
+
+    fn set_clipboard(&mut self, text: &str) -> Result<(), DeviceError> {
+        self.clipboard = Some(text.to_owned());
+        Ok(())
+    }
+
+    fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
+        Ok(self.clipboard.clone())
+    }
+
+    fn clear_app_data(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        self.clear_data(app_id)
+    }
+
+    fn installed_apps(&mut self) -> Result<Vec<InstalledApp>, DeviceError> {
+        Ok(vec![InstalledApp::new(self.app.id.clone(), false)])
+    }
+
+    fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {
+        let shown = self.keyboard_shown();
+        self.state.keyboard = false;
+        Ok(shown)
+    }
+
+    fn grant_permission(&mut self, app_id: &str, _permission: &str) -> Result<bool, DeviceError> {
+        self.no_permissions(app_id)
+    }
+
+    fn grant_app_op(&mut self, app_id: &str, _op: &str) -> Result<bool, DeviceError> {
+        self.no_permissions(app_id)
+    }
+
+    /// The simulated screen has no status bar: nothing on it changes by itself already.
+    fn demo_mode(&mut self, _enable: bool) -> Result<(), DeviceError> {
+        Ok(())
     }
 }

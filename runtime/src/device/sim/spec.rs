@@ -73,6 +73,8 @@ struct NodeSpec {
     #[serde(default)]
     enter_taps: bool,
     #[serde(default)]
+    scrollable: bool,
+    #[serde(default)]
     children: Vec<NodeSpec>,
     #[serde(default)]
     bounds: Option<[i32; 4]>,
@@ -153,6 +155,10 @@ pub(super) struct Node {
     pub tap: Option<Tap>,
     pub bounds: Bounds,
     pub children: Vec<usize>,
+    /// A scroll container: how far its content can move up (0 when it fits).
+    pub scroll: Option<i32>,
+    /// The scroll container this node's bounds move with.
+    pub scroller: Option<usize>,
 }
 
 impl Node {
@@ -259,13 +265,15 @@ pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
                     bottom: top + TITLE_HEIGHT,
                 },
                 children: Vec::new(),
+                scroll: None,
+                scroller: None,
             });
             cx.explicit.push(None);
             top += TITLE_HEIGHT;
         }
         let first = roots.len();
         for (i, node) in screen.nodes.into_iter().enumerate() {
-            roots.push(cx.add(node, &format!("{at}.nodes[{i}]"), 1));
+            roots.push(cx.add(node, &format!("{at}.nodes[{i}]"), 1, None));
         }
         if cx.nodes.len() > MAX_NODES_PER_SCREEN {
             cx.problems.push(problem(
@@ -331,8 +339,9 @@ impl ScreenCx<'_> {
         self.problems.push(problem(path, what));
     }
 
-    /// Appends `spec` (found at `at`) and its children in document order; returns its index.
-    fn add(&mut self, spec: NodeSpec, at: &str, depth: usize) -> usize {
+    /// Appends `spec` (found at `at`, inside the scroll container `scroller`) and its children in
+    /// document order; returns its index.
+    fn add(&mut self, spec: NodeSpec, at: &str, depth: usize, scroller: Option<usize>) -> usize {
         let me = self.nodes.len();
         if let Some(id) = &spec.id {
             let valid = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
@@ -352,6 +361,14 @@ impl ScreenCx<'_> {
         let kinds = [spec.editable, spec.toggle, spec.tap.is_some()];
         if kinds.iter().filter(|k| **k).count() > 1 {
             self.problem(at.to_owned(), "a node is at most one of `editable`, `toggle` and `tap`");
+        }
+        if spec.scrollable && kinds.iter().any(|k| *k) {
+            let msg = "a `scrollable` node is a container: it cannot also be `editable`, a `toggle` or have a `tap`";
+            self.problem(format!("{at}.scrollable"), msg);
+        }
+        if spec.scrollable && scroller.is_some() {
+            let msg = "a `scrollable` node inside another scrollable node is not supported";
+            self.problem(format!("{at}.scrollable"), msg);
         }
         if spec.enter_taps {
             if spec.tap.is_none() {
@@ -402,6 +419,8 @@ impl ScreenCx<'_> {
             tap: None,
             bounds: Bounds::default(),
             children: Vec::new(),
+            scroll: spec.scrollable.then_some(0),
+            scroller,
         });
         self.explicit.push(explicit);
         if let Some(tap) = spec.tap {
@@ -414,9 +433,10 @@ impl ScreenCx<'_> {
             );
             return me;
         }
+        let inner = if spec.scrollable { Some(me) } else { scroller };
         let mut children = Vec::with_capacity(spec.children.len());
         for (i, child) in spec.children.into_iter().enumerate() {
-            children.push(self.add(child, &format!("{at}.children[{i}]"), depth + 1));
+            children.push(self.add(child, &format!("{at}.children[{i}]"), depth + 1, inner));
         }
         self.nodes[me].children = children;
         me
@@ -468,7 +488,9 @@ impl ScreenCx<'_> {
 }
 
 /// Stacks `ids` from `top` between `left` and `right`; children go inside their parent. A node with
-/// explicit bounds keeps them and leaves the flow. Returns the bottom of the last stacked node.
+/// explicit bounds keeps them and leaves the flow. A scroll container ends at the screen's bottom
+/// margin (or its bounds) and keeps how far its content reaches past that. Returns the bottom of
+/// the last stacked node.
 fn layout(nodes: &mut [Node], explicit: &[Option<Bounds>], ids: &[usize], left: i32, right: i32, top: i32) -> i32 {
     let mut cursor = top;
     let mut last = top;
@@ -486,14 +508,25 @@ fn layout(nodes: &mut [Node], explicit: &[Option<Bounds>], ids: &[usize], left: 
             } else {
                 (b.left, b.right)
             };
-            layout(nodes, explicit, &children, l, r, b.top + header);
+            let inner = layout(nodes, explicit, &children, l, r, b.top + header);
             nodes[i].bounds = b;
+            if nodes[i].scroll.is_some() && !children.is_empty() {
+                nodes[i].scroll = Some((inner + INSET - b.bottom).max(0));
+            }
         } else {
-            let bottom = if children.is_empty() {
+            let natural = if children.is_empty() {
                 cursor + ROW
             } else {
                 let inner = layout(nodes, explicit, &children, inner_left, inner_right, cursor + header);
                 (inner + INSET).max(cursor + ROW)
+            };
+            let bottom = if nodes[i].scroll.is_some() {
+                // A scroll view fills what is left of the screen, or less when its content fits.
+                let shown = natural.min(SCREEN_HEIGHT - MARGIN).max(cursor + ROW);
+                nodes[i].scroll = Some((natural - shown).max(0));
+                shown
+            } else {
+                natural
             };
             nodes[i].bounds = Bounds {
                 left,

@@ -29,7 +29,7 @@ impl SimDevice {
                 };
             }
         };
-        root.children = screen.roots.iter().map(|&i| self.view(i)).collect();
+        root.children = screen.roots.iter().filter_map(|&i| self.view(i)).collect();
         if let Some(message) = &self.state.message {
             root.children.push(ViewNode {
                 class_name: "android.widget.TextView".to_owned(),
@@ -47,23 +47,24 @@ impl SimDevice {
         }
     }
 
-    fn view(&self, i: usize) -> ViewNode {
+    /// Node `i` as shown, or `None` when it is scrolled out of its container (uiautomator leaves out
+    /// what is not on the screen).
+    fn view(&self, i: usize) -> Option<ViewNode> {
         let s = self.state.current;
-        let Some(node) = self.app.screens.get(s).and_then(|sc| sc.nodes.get(i)) else {
-            return ViewNode::default();
-        };
+        let node = self.app.screens.get(s).and_then(|sc| sc.nodes.get(i))?;
+        let bounds = self.shown_bounds(i)?;
         let text = match self.current_text(i) {
             Some(t) if node.editable && t.is_empty() => None,
             Some(t) if node.password => Some("•".repeat(t.chars().count())),
             other => other.map(str::to_owned),
         };
-        ViewNode {
+        Some(ViewNode {
             class_name: node.class.clone(),
             text,
             hint_text: node.hint.clone(),
             resource_id: node.id.as_ref().map(|id| format!("{}:id/{id}", self.app.id)),
             content_description: node.content_description.clone(),
-            bounds: node.bounds,
+            bounds,
             enabled: node.enabled,
             clickable: node.interactive(),
             editable: node.editable,
@@ -73,19 +74,52 @@ impl SimDevice {
                 .map(|c| self.state.checked.get(&(s, i)).copied().unwrap_or(c)),
             password: node.password,
             selected: false,
-            scrollable: false,
-            children: node.children.iter().map(|&c| self.view(c)).collect(),
-        }
+            scrollable: node.scroll.is_some_and(|max| max > 0),
+            children: node.children.iter().filter_map(|&c| self.view(c)).collect(),
+        })
+    }
+
+    /// Where node `i` of the current screen is on the screen: moved by its scroll container's
+    /// offset and cut to the container, `None` when nothing of it is inside.
+    pub(super) fn shown_bounds(&self, i: usize) -> Option<Bounds> {
+        let s = self.state.current;
+        let screen = self.app.screens.get(s)?;
+        let node = screen.nodes.get(i)?;
+        let Some(c) = node.scroller else {
+            return Some(node.bounds);
+        };
+        let view = screen.nodes.get(c)?.bounds;
+        let dy = self.state.offsets.get(&(s, c)).copied().unwrap_or(0);
+        let b = node.bounds;
+        let moved = Bounds {
+            top: b.top - dy,
+            bottom: b.bottom - dy,
+            ..b
+        };
+        let cut = Bounds {
+            left: moved.left.max(view.left),
+            top: moved.top.max(view.top),
+            right: moved.right.min(view.right),
+            bottom: moved.bottom.min(view.bottom),
+        };
+        (cut.left < cut.right && cut.top < cut.bottom).then_some(cut)
     }
 }
 
-/// Collects the path of nodes (outermost first) under (x, y); later siblings are on top.
-pub(super) fn hit(nodes: &[spec::Node], ids: &[usize], x: i32, y: i32, path: &mut Vec<usize>) {
+/// Collects the path of nodes (outermost first) under (x, y), each where `shown` puts it; later
+/// siblings are on top.
+pub(super) fn hit(
+    nodes: &[spec::Node],
+    ids: &[usize],
+    (x, y): (i32, i32),
+    shown: &dyn Fn(usize) -> Option<Bounds>,
+    path: &mut Vec<usize>,
+) {
     for &i in ids.iter().rev() {
         let Some(node) = nodes.get(i) else { continue };
-        if node.bounds.contains(x, y) {
+        if shown(i).is_some_and(|b| b.contains(x, y)) {
             path.push(i);
-            hit(nodes, &node.children, x, y, path);
+            hit(nodes, &node.children, (x, y), shown, path);
             return;
         }
     }

@@ -1,0 +1,138 @@
+//! One shell command on the device: run on a worker thread with a deadline (adb_client's sockets
+//! have none), its output capped, its exit status read from a marker echoed after it.
+
+use std::io::Write;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use adb_client::ADBDeviceExt;
+use adb_client::server_device::ADBServerDevice;
+
+use super::{AdbDevice, DeviceError, dump};
+
+/// Runs `f` on a worker thread; `None` when it did not finish within `timeout` (the thread is left
+/// to end when its socket does).
+pub(super) fn with_timeout<T: Send + 'static>(timeout: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new().name("adb-call".into()).spawn(move || {
+        let _ = tx.send(f());
+    });
+    if spawned.is_err() {
+        return None;
+    }
+    rx.recv_timeout(timeout).ok()
+}
+
+/// Printed after every command with its exit status. adb_client's shell v2 reader drops the exit
+/// status at the end of the stream, and shell v1 has none: the marker gives both, and its absence
+/// means the connection ended before the command did.
+const EXIT_MARKER: &str = "__trailblaze_exit=";
+
+/// Strips `<EXIT_MARKER><code>\n` from the end of `stdout`; `None` when it is not there.
+pub(super) fn take_exit_marker(stdout: &mut Vec<u8>) -> Option<u8> {
+    let tail_start = stdout.len().saturating_sub(EXIT_MARKER.len() + 6);
+    let tail = stdout.get(tail_start..)?;
+    let at = tail
+        .windows(EXIT_MARKER.len())
+        .rposition(|w| w == EXIT_MARKER.as_bytes())?;
+    let code = std::str::from_utf8(&tail[at + EXIT_MARKER.len()..]).ok()?;
+    let code: u8 = code.trim_end_matches(['\r', '\n']).parse().ok()?;
+    stdout.truncate(tail_start + at);
+    Some(code)
+}
+
+/// What one shell command gave.
+#[derive(Debug, Default)]
+pub(super) struct Output {
+    pub(super) stdout: Vec<u8>,
+    /// Empty when the device has no shell protocol v2 (then stderr is merged into stdout).
+    pub(super) stderr: Vec<u8>,
+    pub(super) exit: u8,
+}
+
+impl Output {
+    pub(super) fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.stdout).into_owned();
+        s.push_str(&String::from_utf8_lossy(&self.stderr));
+        s
+    }
+    pub(super) fn failed(&self) -> bool {
+        self.exit != 0
+    }
+}
+
+/// A sink that refuses more than `left` bytes, so a runaway command cannot fill memory.
+struct Capped<'a> {
+    buf: &'a mut Vec<u8>,
+    left: usize,
+}
+
+impl Write for Capped<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if data.len() > self.left {
+            return Err(std::io::Error::other("the command printed more than the output limit"));
+        }
+        self.left -= data.len();
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl AdbDevice {
+    /// Runs `cmd` in the device's shell. `what` names it in errors and traces: never the command
+    /// itself, which may hold typed text.
+    pub(super) fn run(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
+        let _span = tracing::debug_span!("adb", call = what).entered();
+        let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
+        let ran = with_timeout(self.opts.call_timeout, move || {
+            let mut device = ADBServerDevice::new(serial, Some(server));
+            let cmd = format!("{cmd}; echo {EXIT_MARKER}$?");
+            let mut out = Output::default();
+            let mut stderr = Vec::new();
+            let code = {
+                let mut o = Capped {
+                    buf: &mut out.stdout,
+                    left: cap,
+                };
+                let mut e = Capped {
+                    buf: &mut stderr,
+                    left: cap,
+                };
+                device.shell_command(&cmd, Some(&mut o), Some(&mut e))
+            };
+            out.stderr = stderr;
+            code.map(|_| out).map_err(|e| e.to_string())
+        });
+        match ran {
+            Some(Ok(mut out)) => match take_exit_marker(&mut out.stdout) {
+                Some(code) => Ok(Output { exit: code, ..out }),
+                None => Err(DeviceError::Io(format!(
+                    "adb:{}: the connection closed during `{what}`: the device is gone",
+                    self.serial
+                ))),
+            },
+            Some(Err(e)) => Err(DeviceError::Io(format!("adb:{}: `{what}` failed: {e}", self.serial))),
+            None => Err(DeviceError::Io(format!(
+                "adb:{}: `{what}` did not answer within {}s: the device is gone or stuck",
+                self.serial,
+                self.opts.call_timeout.as_secs_f32()
+            ))),
+        }
+    }
+
+    /// `shell`, and a non-zero exit is an `Action` error with the command's first line of output.
+    pub(super) fn checked(&self, cmd: &str, what: &str) -> Result<Output, DeviceError> {
+        let out = self.run(cmd.to_owned(), what)?;
+        if out.failed() {
+            return Err(DeviceError::Action(format!(
+                "adb:{}: `{what}` failed: {}",
+                self.serial,
+                dump::first_line(&out.text())
+            )));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,285 @@
+//! The session's device and its cached snapshot: what built-in tools touch. The snapshot is captured
+//! on first use and kept until a call that is not read-only runs, so a replayed step costs at most
+//! one capture. Fields a secret was typed into read `***` until they are empty again.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::Snapshot;
+use crate::device::{Device, DeviceError, Screenshot};
+use crate::secret::Redaction;
+
+/// How many distinct screens [`Screen::screenshot`] keeps pictured.
+const SCREENS_KEPT: usize = 8;
+
+pub struct Screen {
+    device: RefCell<Box<dyn Device>>,
+    cached: RefCell<Option<Arc<Snapshot>>>,
+    /// The last few screens pictured, by their snapshot, on a device whose screen changes only when
+    /// a tool acts (the simulated one): a replay pictures the screen after every step, and trails go
+    /// back and forth between a few screens.
+    shots: RefCell<Vec<(Arc<Snapshot>, Screenshot)>>,
+    /// Refs of editable fields a secret was typed into: their text reads `***` in every snapshot
+    /// until the field is empty again, so deleting a character cannot show the rest of the secret.
+    tainted: RefCell<BTreeSet<String>>,
+    /// A secret went into the focused field, which is not known yet: the next capture taints it.
+    /// A capture happens before anything else acts on the device (see `with_device`), so the focus
+    /// cannot have moved in between.
+    taint_pending: Cell<bool>,
+}
+
+impl Screen {
+    pub fn new(device: Box<dyn Device>) -> Screen {
+        Screen {
+            device: RefCell::new(device),
+            cached: RefCell::new(None),
+            shots: RefCell::new(Vec::new()),
+            tainted: RefCell::new(BTreeSet::new()),
+            taint_pending: Cell::new(false),
+        }
+    }
+
+    /// The device's platform (asked of the device, so an embedder's device says its own).
+    pub fn platform(&self) -> crate::device::Platform {
+        self.device.borrow().platform()
+    }
+
+    /// Runs `f` on the device; a device error stays typed (an unreachable device is no failed step).
+    /// A pending taint is settled first, from a capture, while the focus is still where the secret went.
+    pub fn with_device<R>(&self, f: impl FnOnce(&mut dyn Device) -> Result<R, DeviceError>) -> Result<R, DeviceError> {
+        if self.taint_pending.get() {
+            self.capture()?;
+        }
+        let mut device = self.device.borrow_mut();
+        f(device.as_mut())
+    }
+
+    /// One capture of the device's screen, unmasked; settles a pending taint.
+    fn capture(&self) -> Result<Snapshot, DeviceError> {
+        let tree = self.device.borrow_mut().snapshot()?;
+        let snap = Snapshot::from_tree(tree);
+        if self.taint_pending.replace(false)
+            && let Some(n) = snap.nodes.iter().find(|n| n.focused && n.editable)
+        {
+            self.tainted.borrow_mut().insert(n.r#ref.clone());
+        }
+        Ok(snap)
+    }
+
+    /// The current snapshot: the cached one, or a fresh capture.
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, DeviceError> {
+        if let Some(s) = self.cached.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let mut snap = self.capture()?;
+        self.mask_tainted(&mut snap);
+        let snap = Arc::new(snap);
+        *self.cached.borrow_mut() = Some(snap.clone());
+        Ok(snap)
+    }
+
+    /// Marks the editable field `r` as holding a secret (its ref ignores its text, so typing keeps it).
+    pub fn taint(&self, r: &str) {
+        self.tainted.borrow_mut().insert(r.to_owned());
+        self.invalidate();
+    }
+
+    /// Marks the focused field as holding a secret without a capture of its own: the next capture,
+    /// which comes before any other device action, finds it.
+    pub fn taint_focused(&self) {
+        self.taint_pending.set(true);
+        self.invalidate();
+    }
+
+    /// The ref of the focused editable field in the cached snapshot; `None` when nothing is cached.
+    pub fn cached_focused_field(&self) -> Option<String> {
+        let cached = self.cached.borrow();
+        let snap = cached.as_ref()?;
+        snap.nodes
+            .iter()
+            .find(|n| n.focused && n.editable)
+            .map(|n| n.r#ref.clone())
+    }
+
+    /// A screenshot for reports, with secrets redacted and the text of every field a secret was typed
+    /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
+    /// secret). PNG screens are returned as they are, so they cost no view-tree capture.
+    pub fn screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
+        if self.device.borrow().changes_on_its_own() {
+            return self.take_screenshot(redact);
+        }
+        // The snapshot names the screen (and a fresh capture serves the next step's selectors).
+        let snap = self.snapshot()?;
+        if let Some((_, shot)) = self.shots.borrow().iter().find(|(s, _)| s.same_screen(&snap)) {
+            return Ok(shot.clone());
+        }
+        let shot = self.take_screenshot(redact)?;
+        let mut shots = self.shots.borrow_mut();
+        if shots.len() >= SCREENS_KEPT {
+            shots.remove(0);
+        }
+        shots.push((snap, shot.clone()));
+        Ok(shot)
+    }
+
+    fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
+        // Straight to the device: a picture changes nothing, so a pending taint can wait.
+        let mut shot = self.device.borrow_mut().screenshot()?;
+        if shot.mime != "image/svg+xml" {
+            return Ok(shot);
+        }
+        let mut fields: Vec<String> = Vec::new();
+        if !self.tainted.borrow().is_empty() || self.taint_pending.get() {
+            // The fields' real texts need a raw capture; it also becomes the cached snapshot when
+            // none is cached and the screen cannot change by itself, so the next step does not
+            // capture the same screen again.
+            let mut snap = self.capture()?;
+            {
+                let tainted = self.tainted.borrow();
+                fields.extend(
+                    snap.nodes
+                        .iter()
+                        .filter(|n| tainted.contains(&n.r#ref))
+                        .filter_map(|n| n.view.text.clone())
+                        .filter(|t| !t.is_empty()),
+                );
+            }
+            let still = !self.device.borrow().changes_on_its_own();
+            if still && self.cached.borrow().is_none() {
+                self.mask_tainted(&mut snap);
+                *self.cached.borrow_mut() = Some(Arc::new(snap));
+            }
+        }
+        if let Ok(svg) = std::str::from_utf8(&shot.bytes) {
+            // The fields' current texts join the session's secrets for this one screen.
+            let clean = Redaction::new(&fields).text(&redact.text(svg)).into_owned();
+            if clean != svg {
+                shot.bytes = clean.into_bytes();
+            }
+        }
+        Ok(shot)
+    }
+
+    /// Tainted fields read `***`; one that is empty again is no longer tainted.
+    fn mask_tainted(&self, snap: &mut Snapshot) {
+        let mut tainted = self.tainted.borrow_mut();
+        if tainted.is_empty() {
+            return;
+        }
+        for n in &mut snap.nodes {
+            if !tainted.contains(&n.r#ref) {
+                continue;
+            }
+            if n.view.text.as_deref().is_none_or(str::is_empty) {
+                tainted.remove(&n.r#ref);
+            } else {
+                n.view.text = Some("***".to_string());
+            }
+        }
+    }
+
+    pub fn invalidate(&self) {
+        self.cached.borrow_mut().take();
+    }
+
+    /// How many times the device captured its screen.
+    pub fn captures(&self) -> u64 {
+        self.device.borrow().captures()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+    use crate::device::ViewTree;
+    use crate::device::sim::SimDevice;
+    use crate::device::{KeyCode, LaunchMode, Screenshot};
+
+    /// The simulated device, counting screenshots; `changing` says its screen changes by itself.
+    struct Counting {
+        sim: SimDevice,
+        shots: Arc<AtomicU32>,
+        changing: bool,
+    }
+
+    impl Device for Counting {
+        fn name(&self) -> String {
+            self.sim.name()
+        }
+        fn changes_on_its_own(&self) -> bool {
+            self.changing
+        }
+        fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
+            self.sim.snapshot()
+        }
+        fn captures(&self) -> u64 {
+            self.sim.captures()
+        }
+        fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.sim.tap(x, y)
+        }
+        fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.sim.long_press(x, y)
+        }
+        fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+            self.sim.input_text(text)
+        }
+        fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError> {
+            self.sim.press_key(key)
+        }
+        fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError> {
+            self.sim.launch_app(app_id, mode)
+        }
+        fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
+            self.shots.fetch_add(1, Ordering::Relaxed);
+            self.sim.screenshot()
+        }
+    }
+
+    fn counting_screen(changing: bool) -> (Screen, Arc<AtomicU32>) {
+        let app = "id: com.example.x\nstart: a\nscreens:\n  a:\n    nodes:\n      - { id: t, class: android.widget.TextView, text: Hi }\n";
+        let sim = SimDevice::from_app_yaml(app, std::path::Path::new("app.yaml")).unwrap();
+        let shots = Arc::new(AtomicU32::new(0));
+        let device = Counting {
+            sim,
+            shots: shots.clone(),
+            changing,
+        };
+        (Screen::new(Box::new(device)), shots)
+    }
+
+    #[test]
+    fn a_screen_is_pictured_once_while_it_is_the_same_screen() {
+        let (screen, shots) = counting_screen(false);
+        let redact = Redaction::default();
+        let first = screen.screenshot(&redact).unwrap();
+        let again = screen.screenshot(&redact).unwrap();
+        assert_eq!(first.bytes, again.bytes);
+        assert_eq!(
+            shots.load(Ordering::Relaxed),
+            1,
+            "a screen that cannot change is pictured once"
+        );
+        // A tool acted, but the screen is the same one: its picture is reused.
+        screen.invalidate();
+        screen.screenshot(&redact).unwrap();
+        assert_eq!(shots.load(Ordering::Relaxed), 1);
+        // A screen that did change (HOME leaves the app) is pictured anew.
+        screen
+            .with_device(|d| d.launch_app("com.example.x", LaunchMode::Resume))
+            .unwrap();
+        screen.with_device(|d| d.press_key(KeyCode::Home)).unwrap();
+        screen.invalidate();
+        let home = screen.screenshot(&redact).unwrap();
+        assert_eq!(shots.load(Ordering::Relaxed), 2);
+        assert_ne!(home.bytes, first.bytes);
+        // Control: a device whose screen changes by itself is pictured every time.
+        let (screen, shots) = counting_screen(true);
+        screen.screenshot(&redact).unwrap();
+        screen.screenshot(&redact).unwrap();
+        assert_eq!(shots.load(Ordering::Relaxed), 2);
+    }
+}
