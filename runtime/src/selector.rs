@@ -335,20 +335,40 @@ fn text_matches(pattern: &str, value: Option<&str>) -> bool {
     if pattern == value {
         return true;
     }
-    // Resolving tries every node against every predicate: compile each pattern once per thread.
+    compiled(pattern, |re| re.is_ok_and(|re| re.is_match(value)))
+}
+
+/// Why a pattern does not compile.
+#[derive(Debug, Clone, Copy)]
+enum PatternError {
+    TooBig,
+    Invalid,
+}
+
+/// Runs `f` with `pattern` compiled (to match a whole value). Resolving tries every node against
+/// every predicate, and every call checks its selector's patterns first: each pattern is compiled
+/// once per thread, its failure remembered too.
+fn compiled<R>(pattern: &str, f: impl FnOnce(Result<&regex::Regex, PatternError>) -> R) -> R {
     thread_local! {
-        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Result<regex::Regex, PatternError>>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     COMPILED.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if cache.len() > 512 {
-            cache.clear();
+        if !cache.contains_key(pattern) {
+            if cache.len() >= 512 {
+                cache.clear();
+            }
+            let re = whole_value(pattern).map_err(|e| match e {
+                regex::Error::CompiledTooBig(_) => PatternError::TooBig,
+                _ => PatternError::Invalid,
+            });
+            cache.insert(pattern.to_string(), re);
         }
-        let re = cache
-            .entry(pattern.to_string())
-            .or_insert_with(|| whole_value(pattern).ok());
-        re.as_ref().is_some_and(|re| re.is_match(value))
+        match cache.get(pattern) {
+            Some(re) => f(re.as_ref().map_err(|e| *e)),
+            None => f(Err(PatternError::Invalid)),
+        }
     })
 }
 
@@ -397,10 +417,10 @@ pub fn java_quoting(pattern: &str) -> std::borrow::Cow<'_, str> {
 /// Whether `pattern` is a regular expression the matcher accepts; the reason when not. The pattern
 /// itself is not repeated (it may hold a resolved secret).
 pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    match whole_value(pattern) {
-        Ok(_) => Ok(()),
-        Err(regex::Error::CompiledTooBig(_)) => Err("the regular expression is too large".into()),
-        Err(_) => Err(
+    match compiled(pattern, |re| re.map(|_| ())) {
+        Ok(()) => Ok(()),
+        Err(PatternError::TooBig) => Err("the regular expression is too large".into()),
+        Err(PatternError::Invalid) => Err(
             "not a valid regular expression (escape `(`, `[`, `+`, `*`, `?` with `\\` to match them as text)".into(),
         ),
     }

@@ -64,6 +64,8 @@ struct EngineState {
     root: PathBuf,
     /// Promises rejected with no handler yet, as the rejection tracker reports them.
     rejections: Rc<RefCell<Rejections>>,
+    /// A script ran since the memory limit was last set (true at first, so the first call sets it).
+    heap_changed: std::cell::Cell<bool>,
 }
 
 /// Rejected promises nothing handled (yet), by object address, in the order they were rejected.
@@ -138,13 +140,16 @@ impl Embedded {
             engine.state.rejections.borrow_mut().open.clear();
             // The memory limit is per call, as promised: this call may allocate its budget on top of
             // what earlier calls left in the session's globals (up to four budgets in all, after
-            // which the session's heap is simply full). Measuring walks the heap's objects once per
-            // top-level call: microseconds for a tool's heap, and never on the host-call path.
-            let limit = self.config.limits.memory_bytes;
-            let held = usize::try_from(engine.runtime.memory_usage().malloc_size).unwrap_or(0);
-            engine
-                .runtime
-                .set_memory_limit(held.min(3 * limit).saturating_add(limit));
+            // which the session's heap is simply full). Measuring walks the heap's objects, so it is
+            // done only when the heap may have changed: after a call that ran a script (most calls
+            // of a trail, taps and assertions, run none). Never on the host-call path.
+            if engine.state.heap_changed.replace(false) {
+                let limit = self.config.limits.memory_bytes;
+                let held = usize::try_from(engine.runtime.memory_usage().malloc_size).unwrap_or(0);
+                engine
+                    .runtime
+                    .set_memory_limit(held.min(3 * limit).saturating_add(limit));
+            }
             engine.context.with(|ctx| {
                 let here = Entered {
                     ctx: &ctx,
@@ -190,6 +195,7 @@ impl Engine {
             load_error: Rc::new(RefCell::new(None)),
             root: config.root.clone(),
             rejections: Rc::new(RefCell::new(Rejections::default())),
+            heap_changed: std::cell::Cell::new(true),
         });
         let tracked = state.rejections.clone();
         runtime.set_host_promise_rejection_tracker(Some(Box::new(move |ctx, promise, reason, handled| {
@@ -265,6 +271,7 @@ impl ScriptRuntime for Entered<'_, '_> {
         name: &str,
         args: Json,
     ) -> Result<ScriptOutcome, String> {
+        self.state.heap_changed.set(true);
         run_tool(self.state, self.ctx, tool, name, args)
     }
 }
