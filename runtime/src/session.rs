@@ -129,7 +129,7 @@ impl Session {
             .ok_or(SessionError::Gone)?
             .send(job)
             .map_err(|_| SessionError::Gone)?;
-        spin_recv(&rx).ok_or(SessionError::Gone)
+        spin_recv(&rx, REPLY_SPIN).ok_or(SessionError::Gone)
     }
 
     /// Calls tool `name` from outside (depth 0) through the one dispatcher, with a fresh deadline.
@@ -295,7 +295,7 @@ fn session_thread(
         }
     };
     let _ = ready.send(Ok(()));
-    while let Some(job) = spin_recv(&jobs) {
+    while let Some(job) = spin_recv(&jobs, NEXT_CALL_SPIN) {
         deadline.begin(&limits);
         // A panic in a job must not take the session down with it; the caller sees `Gone` for that
         // one job only because its reply channel is dropped.
@@ -321,16 +321,19 @@ fn steps_after(core: &SessionCore, seq: u64) -> Vec<StepRecord> {
     records[from..].to_vec()
 }
 
-/// How long a thread waiting for the other side (a reply, the next call) polls before it sleeps.
-/// Calls come in bursts (a trail's steps, an agent's turns), and waking a sleeping thread on an
+/// How long a caller waiting for its reply polls before it sleeps. Waking a sleeping thread on an
 /// idle machine costs tens of microseconds, more than most calls: measured on this kind of machine,
-/// a replayed step took 100–190 µs with both threads sleeping between handoffs and 20 µs with a
-/// core awake. The poll is bounded, so an idle session costs nothing after it.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+/// a replayed step took 100–190 µs with both threads sleeping between handoffs and 20 µs without.
+const REPLY_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// `rx.recv()`, polling for [`SPIN`] first; `None` once the sender is gone.
-fn spin_recv<T>(rx: &mpsc::Receiver<T>) -> Option<T> {
-    let until = std::time::Instant::now() + SPIN;
+/// How long the session's thread polls for the next call after one ends. Calls come in bursts (a
+/// trail's steps, an agent's turns, an MCP client's round trips of a few hundred microseconds), so
+/// the next one usually arrives within this; an idle session sleeps after it and costs nothing.
+const NEXT_CALL_SPIN: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// `rx.recv()`, polling for `spin` first; `None` once the sender is gone.
+fn spin_recv<T>(rx: &mpsc::Receiver<T>, spin: std::time::Duration) -> Option<T> {
+    let until = std::time::Instant::now() + spin;
     loop {
         match rx.try_recv() {
             Ok(v) => return Some(v),
