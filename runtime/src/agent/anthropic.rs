@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::http::HttpClient;
 use super::provider::{
     ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage, UserPart,
-    endpoint, estimate_tokens, http_error,
+    estimate_tokens, exchange,
 };
 
 /// The API version this speaks.
@@ -31,13 +31,14 @@ impl Provider for Anthropic {
         if let Some(k) = &self.config.api_key {
             headers.push(("x-api-key", k.expose()));
         }
-        let url = endpoint(&self.config.base_url, "messages");
-        let text = self.http.post_json(&url, &headers, &body).map_err(http_error)?;
-        let mut reply = parse_reply(&text)?;
-        if reply.usage.estimated {
-            reply.usage.input = estimate_tokens(body.len());
-        }
-        Ok(reply)
+        exchange(
+            &self.http,
+            &self.config.base_url,
+            "messages",
+            &headers,
+            &body,
+            parse_reply,
+        )
     }
 
     fn kind(&self) -> ProviderKind {

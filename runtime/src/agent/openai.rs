@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::http::HttpClient;
 use super::provider::{
     ChatReply, ChatRequest, Message, Provider, ProviderConfig, ProviderError, ProviderKind, ToolCall, Usage, UserPart,
-    endpoint, estimate_tokens, http_error,
+    estimate_tokens, exchange,
 };
 
 pub struct OpenAi {
@@ -27,13 +27,14 @@ impl Provider for OpenAi {
         let body = request_body(&self.config.model, self.config.max_output_tokens, req).to_string();
         let auth = self.config.api_key.as_ref().map(|k| format!("Bearer {}", k.expose()));
         let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
-        let url = endpoint(&self.config.base_url, "chat/completions");
-        let text = self.http.post_json(&url, &headers, &body).map_err(http_error)?;
-        let mut reply = parse_reply(&text)?;
-        if reply.usage.estimated {
-            reply.usage.input = estimate_tokens(body.len());
-        }
-        Ok(reply)
+        exchange(
+            &self.http,
+            &self.config.base_url,
+            "chat/completions",
+            &headers,
+            &body,
+            parse_reply,
+        )
     }
 
     fn kind(&self) -> ProviderKind {

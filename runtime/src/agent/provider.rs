@@ -197,6 +197,26 @@ pub(crate) fn http_error(e: HttpError) -> ProviderError {
     }
 }
 
+/// One request of either wire format: `body` posted to `{base}/{path}`, the reply read by `parse`,
+/// its input tokens estimated from the body when the reply says none.
+pub(crate) fn exchange(
+    http: &super::http::HttpClient,
+    base: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    parse: fn(&str) -> Result<ChatReply, ProviderError>,
+) -> Result<ChatReply, ProviderError> {
+    let text = http
+        .post_json(&endpoint(base, path), headers, body)
+        .map_err(http_error)?;
+    let mut reply = parse(&text)?;
+    if reply.usage.estimated {
+        reply.usage.input = estimate_tokens(body.len());
+    }
+    Ok(reply)
+}
+
 /// Tokens estimated from characters, for a reply without `usage`.
 pub(crate) fn estimate_tokens(chars: usize) -> u64 {
     chars.div_ceil(4) as u64
