@@ -192,8 +192,12 @@ impl SessionLog {
             return serde_json::to_vec(&note).unwrap_or_default();
         }
         if !self.redact.is_empty() {
-            let text = String::from_utf8_lossy(&bytes);
-            if matches!(self.redact.text(&text), std::borrow::Cow::Owned(_)) {
+            // serde_json writes UTF-8: read in place, no copy on every step (and should it not be,
+            // the value is scrubbed field by field all the same).
+            let found = std::str::from_utf8(&bytes).map_or(true, |text| {
+                matches!(self.redact.text(text), std::borrow::Cow::Owned(_))
+            });
+            if found {
                 let mut v = result.clone();
                 self.redact.value(&mut v);
                 bytes = serde_json::to_vec(&v).unwrap_or_default();
