@@ -4,6 +4,7 @@ mod adb;
 mod adb_captures;
 mod adb_tools;
 mod agent;
+mod agent_cli;
 mod cli;
 mod cli_first_hour;
 mod cli_run;
