@@ -9,5 +9,9 @@ cd "$(dirname "$0")"
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
 command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client
 command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind) # runtime/ffi: the C test runs under memcheck
+# The binary the CLI tests run, built as they build it (`-p trailblaze-cli` alone unifies features
+# differently from the workspace, so it is a build of its own): before the tests, not inside the
+# first one, where a cold build would eat into the lifetime of a fake server a test started.
+cargo build -p trailblaze-cli --bin trailblaze
 cargo test --workspace --all-targets --no-fail-fast
 npm test --prefix sdk-ts

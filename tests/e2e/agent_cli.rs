@@ -11,13 +11,15 @@ use super::agent::{API_KEY, PASSWORD, SIGN_IN, healed, script_inbox_check, scrip
 fn the_cli_round_trip_runs_checks_and_replays_the_agents_recording() {
     let f = Fixture::demo();
     let file = trail(&f, "agent", SIGN_IN);
+    // Built first: a fake provider lives two minutes, and a cold build of the binary can take longer.
+    let bin = trailblaze_e2e::trailblaze_bin();
     let fake = FakeLlm::start(Wire::OpenAi);
     script_sign_in(&fake);
     script_inbox_check(&fake);
     let cwd = f.dir.path();
     // The password only: the demo's file also makes the email a secret, which the model may not type.
     f.file("agent.secrets", &format!("DEMO_PASSWORD={PASSWORD}\n"));
-    let mut cmd = std::process::Command::new(trailblaze_e2e::trailblaze_bin());
+    let mut cmd = std::process::Command::new(&bin);
     let o = cmd
         .current_dir(cwd)
         .args(["run", "--agent", "--secrets", "trailmaps/demo/agent.secrets", "--out"])
