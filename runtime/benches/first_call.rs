@@ -8,8 +8,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use trailblaze::Settings;
+use trailblaze::internals::SessionConfig;
 use trailblaze::{Project, ProjectOptions};
+use trailblaze::{Session, Settings};
 
 const TOOL: &str = "inboxSubjects";
 
@@ -42,11 +43,59 @@ fn main() {
     // `cargo bench` passes `--bench`; under `cargo test` this is a smoke-sized pass.
     let full = std::env::args().any(|a| a == "--bench");
     let runs = if full { 200 } else { 3 };
-    let ours: Vec<Duration> = (0..runs)
+    let timed = |open: &dyn Fn()| {
+        let t = Instant::now();
+        open();
+        t.elapsed()
+    };
+    // Sessions opened now and then (a folder run's next trail, an MCP client, an app's next test):
+    // the project's warm pool has an engine made for each.
+    let mut phases = (Vec::new(), Vec::new(), Vec::new());
+    let paced: Vec<Duration> = (0..runs)
         .map(|_| {
+            std::thread::sleep(Duration::from_millis(10));
             let t = Instant::now();
-            first(&project);
-            t.elapsed()
+            let device = project.sim_device("demo").expect("device");
+            let session = project
+                .session("demo", device, None, Settings::default())
+                .expect("session");
+            let opened = t.elapsed();
+            session.call(TOOL, json!({})).expect("the tool runs");
+            let called = t.elapsed();
+            drop(session);
+            let ended = t.elapsed();
+            phases.0.push(opened);
+            phases.1.push(called - opened);
+            phases.2.push(ended - called);
+            called
+        })
+        .collect();
+    // Sessions opened back to back: the pool drains, each waits for an engine being made.
+    let back_to_back: Vec<Duration> = (0..runs)
+        .map(|_| {
+            timed(&|| {
+                first(&project);
+            })
+        })
+        .collect();
+    // The same without the pool: the session makes its engine when it starts.
+    let catalog = project.catalog("demo").expect("catalog");
+    let unpooled: Vec<Duration> = (0..runs)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            timed(&|| {
+                let session = Session::start(SessionConfig {
+                    catalog: catalog.clone(),
+                    device: project.sim_device("demo").expect("device"),
+                    secrets: project.secrets.clone(),
+                    out_dir: None,
+                    settings: Settings::default(),
+                    transpiler: project.transpiler.clone(),
+                    id: None,
+                })
+                .expect("session");
+                session.call(TOOL, json!({})).expect("the tool runs");
+            })
         })
         .collect();
 
@@ -65,16 +114,27 @@ fn main() {
         })
         .collect();
 
-    let (o, n) = (median(ours), median(node));
+    let n = median(node);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("first call of `{TOOL}` in a fresh session (warm transpile cache), median over {runs} runs:");
+    let o = median(paced);
     println!(
-        "first call of `{TOOL}` in a fresh session (warm transpile cache): median {:.3} ms over {runs} runs",
-        o.as_secs_f64() * 1e3
+        "  warm pool, sessions 10 ms apart: {:.3} ms (open {:.3}, call {:.3}; then closing it {:.3})",
+        ms(o),
+        ms(median(phases.0)),
+        ms(median(phases.1)),
+        ms(median(phases.2))
+    );
+    println!("  warm pool, back to back:         {:.3} ms", ms(median(back_to_back)));
+    println!("  no pool (Session::start):        {:.3} ms", ms(median(unpooled)));
+    println!(
+        "node running the same transpiled tool cold: {:.3} ms median over {node_runs} runs",
+        ms(n)
     );
     println!(
-        "node running the same transpiled tool cold:                 median {:.3} ms over {node_runs} runs",
-        n.as_secs_f64() * 1e3
+        "ratio: trailblaze (warm pool) is {:.0}x faster",
+        n.as_secs_f64() / o.as_secs_f64()
     );
-    println!("ratio: trailblaze is {:.0}x faster", n.as_secs_f64() / o.as_secs_f64());
 }
 
 /// The transpiled tool and its imports as `.mjs` files, the SDK build, and a runner that hands the

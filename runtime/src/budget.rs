@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The limits of one top-level call, in one place.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     /// Time a top-level call's scripts may run, device actions excluded (the script clock pauses
     /// while a built-in tool works the device).

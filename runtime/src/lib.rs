@@ -40,7 +40,7 @@ pub use check::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, chec
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
 pub use run::{RunOptions, RunOutput, ScreenshotPolicy, run_trails};
-pub use session::{Session, SessionError, Settings};
+pub use session::{Session, SessionError, Settings, WarmPool};
 pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;
 pub use trail::{migrate_file, migrate_text};

@@ -9,7 +9,7 @@ use trailblaze_host_functions::{HostFunctionEntry, HostRegistry, SecretStore};
 use crate::catalog::{Catalog, CatalogError};
 use crate::device::{Device, DeviceError, DeviceSpec, sim};
 use crate::script::transpile::Transpiler;
-use crate::session::{Session, SessionConfig, SessionError, Settings};
+use crate::session::{Session, SessionConfig, SessionError, Settings, WarmPool};
 use crate::trailmap::{LoadErrors, Trailmaps};
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +38,8 @@ pub struct Project {
     catalogs: std::sync::Mutex<std::collections::HashMap<String, Arc<Catalog>>>,
     /// Each trailmap's app, parsed once; every session gets a fresh copy.
     apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
+    /// Session threads whose engines are made before they are asked for.
+    warm: WarmPool,
 }
 
 /// How to open a project.
@@ -63,6 +65,7 @@ impl Project {
             transpiler: Arc::new(Transpiler::new(cache)),
             catalogs: Default::default(),
             apps: Default::default(),
+            warm: WarmPool::default(),
         })
     }
 
@@ -184,15 +187,18 @@ impl Project {
             Some(d) => d,
             None => self.sim_device(id)?,
         };
-        Ok(Session::start(SessionConfig {
-            catalog: self.catalog(id)?,
-            device,
-            secrets: opts.secrets.unwrap_or_else(|| self.secrets.clone()),
-            out_dir: opts.out_dir,
-            settings: opts.settings,
-            transpiler: self.transpiler.clone(),
-            id: opts.id,
-        })?)
+        Ok(Session::start_warm(
+            SessionConfig {
+                catalog: self.catalog(id)?,
+                device,
+                secrets: opts.secrets.unwrap_or_else(|| self.secrets.clone()),
+                out_dir: opts.out_dir,
+                settings: opts.settings,
+                transpiler: self.transpiler.clone(),
+                id: opts.id,
+            },
+            &self.warm,
+        )?)
     }
 }
 

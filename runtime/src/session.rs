@@ -1,10 +1,8 @@
-//! A session: one device, one script engine, one log, on its own thread. The [`Session`] handle sends
-//! work to that thread. The thread is the one place that wires the session's state
-//! ([`SessionCore`]) to its script runtimes: embedded QuickJS and, on first use, the Node.js
-//! subprocess runtime.
+//! A session: one device, one script engine, one log, on its own thread ([`thread`]). The
+//! [`Session`] handle sends work to that thread; a project starts its sessions on warm threads
+//! ([`WarmPool`]) whose engines are made already.
 
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
@@ -16,14 +14,16 @@ use crate::budget::{CancelHandle, Deadline};
 use crate::catalog::Catalog;
 use crate::device::{Device, Screenshot, ViewTree};
 use crate::dispatch::{self, CallError};
-use crate::script::port::{Callbacks, RuntimeKind, ScriptOutcome, ScriptRuntime, ScriptedTool};
-use crate::script::quickjs::{self, Callback, Embedded, EmbeddedConfig, Reentry};
-use crate::script::subprocess::{Subprocess, SubprocessConfig};
+use crate::script::port::ScriptRuntime;
 use crate::script::transpile::Transpiler;
-use crate::snapshot::Screen;
 use crate::state::SessionCore;
 pub use crate::state::Settings;
 use crate::state::log::{SessionLog, StepRecord};
+use thread::{EngineKey, Setup, Spawned, TopUp};
+pub use warm::WarmPool;
+
+mod thread;
+mod warm;
 
 /// Everything a session starts from.
 pub struct SessionConfig {
@@ -70,24 +70,56 @@ fn new_session_id() -> String {
 }
 
 impl Session {
+    /// Starts a session on a thread of its own, making its engine now.
     pub fn start(config: SessionConfig) -> Result<Session, SessionError> {
+        let key = Session::engine_key(&config);
+        let spawned = thread::spawn(key).map_err(|e| SessionError::Start(e.to_string()))?;
+        Session::hand_over(config, spawned, None)
+    }
+
+    /// [`Session::start`] on a thread from `pool` whose engine is made already when one waits.
+    pub fn start_warm(config: SessionConfig, pool: &WarmPool) -> Result<Session, SessionError> {
+        let key = Session::engine_key(&config);
+        let (spawned, top_up) = pool.take(&key).map_err(|e| SessionError::Start(e.to_string()))?;
+        Session::hand_over(config, spawned, top_up)
+    }
+
+    fn engine_key(config: &SessionConfig) -> EngineKey {
+        EngineKey {
+            catalog: config.catalog.clone(),
+            transpiler: config.transpiler.clone(),
+            limits: config.settings.limits.clone(),
+        }
+    }
+
+    /// Gives a started thread its session and waits until the session is ready for calls.
+    fn hand_over(
+        config: SessionConfig,
+        spawned: Spawned,
+        after_first_call: Option<TopUp>,
+    ) -> Result<Session, SessionError> {
         let id = config.id.clone().unwrap_or_else(new_session_id);
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
         let log = match &dir {
             Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
             None => SessionLog::discard(),
         };
-        let deadline = Deadline::new();
-        let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
-        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), String>>(1);
-        let thread_id = id.clone();
-        let stack = quickjs::thread_stack_bytes(&config.settings.limits);
-        let d = deadline.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("session-{thread_id}"))
-            .stack_size(stack)
-            .spawn(move || session_thread(config, log, d, jobs_rx, ready_tx))
-            .map_err(|e| SessionError::Start(e.to_string()))?;
+        let (jobs_tx, jobs) = mpsc::channel::<Job>();
+        let (ready, ready_rx) = mpsc::sync_channel::<Result<(), String>>(1);
+        let Spawned {
+            deadline,
+            setup,
+            thread,
+        } = spawned;
+        setup
+            .send(Setup {
+                config,
+                after_first_call,
+                log,
+                jobs,
+                ready,
+            })
+            .map_err(|_| SessionError::Start("the session thread stopped while starting".into()))?;
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(Session {
                 id,
@@ -203,114 +235,6 @@ impl Drop for Session {
             let _ = t.join();
         }
     }
-}
-
-/// The script runtime the dispatcher sees on this session: each scripted tool goes to the runtime
-/// its spec names.
-struct Runtimes<'a> {
-    embedded: &'a dyn ScriptRuntime,
-    subprocess: &'a Subprocess,
-}
-
-impl ScriptRuntime for Runtimes<'_> {
-    fn run_tool(
-        &self,
-        back: &dyn Callbacks,
-        tool: &ScriptedTool,
-        name: &str,
-        args: Value,
-    ) -> Result<ScriptOutcome, String> {
-        match tool.runtime {
-            RuntimeKind::Embedded => self.embedded.run_tool(back, tool, name, args),
-            RuntimeKind::Subprocess => self.subprocess.run_tool(back, tool, name, args),
-        }
-    }
-}
-
-fn session_thread(
-    config: SessionConfig,
-    log: SessionLog,
-    deadline: Arc<Deadline>,
-    jobs: mpsc::Receiver<Job>,
-    ready: mpsc::SyncSender<Result<(), String>>,
-) {
-    let SessionConfig {
-        catalog,
-        device,
-        secrets,
-        settings,
-        transpiler,
-        ..
-    } = config;
-    let root = catalog.script_root.clone();
-    let (tool_names, host_names) = (catalog.tool_names(), catalog.host_names());
-    let limits = settings.limits.clone();
-    let core = Rc::new(SessionCore::new(
-        catalog,
-        settings,
-        secrets,
-        log,
-        Screen::new(device),
-        deadline.clone(),
-    ));
-    let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
-        root: root.clone(),
-        transpiler: transpiler.clone(),
-        deadline: deadline.clone(),
-        limits: limits.clone(),
-        redact: core.secrets().values_to_redact(),
-    }));
-    // How a QuickJS binding re-enters the dispatcher: with the engine it was called from in effect.
-    let reentry: Reentry = {
-        let core = core.clone();
-        let subprocess = subprocess.clone();
-        Rc::new(move |embedded, kind, name, args| {
-            let rt = Runtimes {
-                embedded,
-                subprocess: &subprocess,
-            };
-            match kind {
-                Callback::Tool => dispatch::call(&core, &rt, name, args).map_err(|e| e.to_string()),
-                Callback::Host => dispatch::call_host(&core, &rt, name, args),
-                Callback::Console => {
-                    core.console(None, name, args.as_str().unwrap_or_default());
-                    Ok(Value::Null)
-                }
-            }
-        })
-    };
-    let engine = match Embedded::create(EmbeddedConfig {
-        limits: limits.clone(),
-        deadline: deadline.clone(),
-        transpiler,
-        root,
-        tool_names,
-        host_names,
-        reentry,
-    }) {
-        Ok(e) => e,
-        Err(e) => {
-            let _ = ready.send(Err(format!("the script engine: {e}")));
-            return;
-        }
-    };
-    let _ = ready.send(Ok(()));
-    while let Some(job) = spin_recv(&jobs, NEXT_CALL_SPIN) {
-        deadline.begin(&limits);
-        // A panic in a job must not take the session down with it; the caller sees `Gone` for that
-        // one job only because its reply channel is dropped.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine.enter(|embedded| {
-                let rt = Runtimes {
-                    embedded,
-                    subprocess: &subprocess,
-                };
-                job(&core, &rt)
-            })
-        }));
-        deadline.end();
-    }
-    drop(engine);
 }
 
 /// The session's step records with a `seq` above `seq`, copied.

@@ -54,6 +54,30 @@ pub struct Transpiled {
     /// For each 1-based output line `n`, `line_map[n - 1]` is the 1-based `.ts` line it came
     /// from (0 = unknown, e.g. a line swc synthesised).
     pub line_map: Vec<u32>,
+    /// QuickJS's bytecode for `code`, made by the first engine that compiles it and loaded by the
+    /// rest (parsing is most of a small module's import). Never written to disk.
+    #[serde(skip)]
+    pub bytecode: Bytecode,
+}
+
+/// A compiled module and the name it was compiled under (QuickJS bytecode carries the name; the
+/// same content under another name compiles again).
+#[derive(Default, Clone)]
+pub struct Bytecode(pub std::sync::OnceLock<(String, Vec<u8>)>);
+
+impl PartialEq for Bytecode {
+    /// A cache of what `code` compiles to: never part of what a transpile result is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Bytecode {}
+
+impl std::fmt::Debug for Bytecode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let size = self.0.get().map(|(_, b)| b.len());
+        f.debug_tuple("Bytecode").field(&size).finish()
+    }
 }
 
 impl Transpiled {

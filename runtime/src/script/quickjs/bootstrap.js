@@ -1,7 +1,8 @@
 // Host glue, not SDK: builds the one `ctx` from the raw bindings with the SDK's own `makeContext`
 // (sdk-ts/src/index.ts), installs `console`, hides the bindings so scripts reach the host only
-// through `ctx`, then locks the realm: every tool of a session shares this context, so nothing one
-// tool changes in what they share (intrinsics, globals, the SDK, `ctx`) may change another's.
+// through `ctx`, then names what the host locks: every tool of a session shares this realm, so
+// nothing one tool changes in what they share (intrinsics, globals, the SDK, `ctx`) may change
+// another's.
 import * as sdk from "@trailblaze/scripting";
 import { formatLine, LEVELS } from "trailblaze:console";
 
@@ -37,7 +38,7 @@ Object.defineProperty(globalThis, "__trailblazeRun", {
   enumerable: false,
 });
 
-const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf } = Object;
+const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
 const { ownKeys } = Reflect;
 const ReadOnly = TypeError;
 
@@ -84,25 +85,6 @@ const hidden = [
 ].map(getPrototypeOf);
 if (typeof Int8Array === "function") hidden.push(getPrototypeOf(Int8Array));
 
-// Freezes everything reachable from the roots: values, accessors and prototypes.
-function harden(roots) {
-  const seen = new Set();
-  const todo = [...roots];
-  while (todo.length > 0) {
-    const o = todo.pop();
-    if ((typeof o !== "object" || o === null) && typeof o !== "function") continue;
-    if (seen.has(o)) continue;
-    seen.add(o);
-    todo.push(getPrototypeOf(o));
-    for (const key of ownKeys(o)) {
-      const d = getOwnPropertyDescriptor(o, key);
-      if (d === undefined) continue;
-      if ("value" in d) todo.push(d.value);
-      else todo.push(d.get, d.set);
-    }
-    freeze(o);
-  }
-}
-
+// What the host freezes once this module has run (`harden.rs`): everything reachable from these.
 // A module namespace cannot be frozen (its bindings stay live), but its exports can.
-harden([globalThis, ...hidden, ctx, ...ownKeys(sdk).map((k) => sdk[k])]);
+export const roots = [globalThis, ...hidden, ctx, ...ownKeys(sdk).map((k) => sdk[k])];

@@ -5,13 +5,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Module};
 
-use super::{BOOTSTRAP_MODULE, CONSOLE_MODULE, CONSOLE_SOURCE, SDK_MODULE};
+use super::{BOOTSTRAP_MODULE, CONSOLE_MODULE, CONSOLE_SOURCE, SDK_MODULE, bytecode};
 use crate::script::transpile::{Transpiled, Transpiler};
 use crate::script::{errors, sdk};
 
@@ -85,6 +85,8 @@ pub(super) struct ScriptLoader {
     pub(super) transpiler: Arc<Transpiler>,
     pub(super) modules: Rc<RefCell<HashMap<String, Arc<Transpiled>>>>,
     pub(super) load_error: Rc<RefCell<Option<String>>>,
+    /// Every module this engine loaded, kept until the engine ends (see [`bytecode::declare`]).
+    pub(super) kept: Rc<RefCell<Vec<Arc<Transpiled>>>>,
 }
 
 impl Loader for ScriptLoader {
@@ -95,11 +97,13 @@ impl Loader for ScriptLoader {
         _attrs: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
         if name == SDK_MODULE {
+            static SDK: OnceLock<(String, Vec<u8>)> = OnceLock::new();
             let code = sdk::javascript().map_err(|e| rquickjs::Error::new_loading_message(name, e.clone()))?;
-            return Module::declare(ctx.clone(), name, code);
+            return bytecode::declare(ctx, name, code, &SDK);
         }
         if name == CONSOLE_MODULE {
-            return Module::declare(ctx.clone(), name, CONSOLE_SOURCE);
+            static CONSOLE: OnceLock<(String, Vec<u8>)> = OnceLock::new();
+            return bytecode::declare(ctx, name, CONSOLE_SOURCE, &CONSOLE);
         }
         let fail = |msg: String| {
             *self.load_error.borrow_mut() = Some(msg.clone());
@@ -112,6 +116,8 @@ impl Loader for ScriptLoader {
             .transpile(name, &source)
             .map_err(|e| fail(errors::shown_in(&self.root, name, e.to_string())))?;
         self.modules.borrow_mut().insert(name.to_string(), t.clone());
-        Module::declare(ctx.clone(), name, t.code.as_str())
+        // The engine keeps every module it loaded to its end: the loaded bytecode points into it.
+        self.kept.borrow_mut().push(t.clone());
+        bytecode::declare(ctx, name, t.code.as_str(), &t.bytecode.0)
     }
 }

@@ -7,7 +7,9 @@
 //! runtime has a memory and a stack limit; hitting one fails that call only. Values convert at the
 //! edge: past this module everything is `serde_json::Value`.
 
+mod bytecode;
 mod convert;
+mod harden;
 mod loader;
 
 use std::cell::RefCell;
@@ -58,6 +60,8 @@ struct EngineState {
     deadline: Arc<Deadline>,
     /// Transpiled modules by name, for mapping error positions back to `.ts` lines.
     modules: Rc<RefCell<HashMap<String, Arc<Transpiled>>>>,
+    /// Every module loaded, to the engine's end: their bytecode is loaded in place, not copied.
+    kept: Rc<RefCell<Vec<Arc<Transpiled>>>>,
     /// Why the last module failed to load (swc's message with file:line:col), read when an import fails.
     load_error: Rc<RefCell<Option<String>>>,
     /// The trailmaps folder module names are relative to (for showing positions).
@@ -138,17 +142,9 @@ impl Embedded {
             let engine = self.engine.borrow();
             // Rejections left from an earlier call are no concern of this one.
             engine.state.rejections.borrow_mut().open.clear();
-            // The memory limit is per call, as promised: this call may allocate its budget on top of
-            // what earlier calls left in the session's globals (up to four budgets in all, after
-            // which the session's heap is simply full). Measuring walks the heap's objects, so it is
-            // done only when the heap may have changed: after a call that ran a script (most calls
-            // of a trail, taps and assertions, run none). Never on the host-call path.
+            // The memory limit is per call: see `limit_memory`.
             if engine.state.heap_changed.replace(false) {
-                let limit = self.config.limits.memory_bytes;
-                let held = usize::try_from(engine.runtime.memory_usage().malloc_size).unwrap_or(0);
-                engine
-                    .runtime
-                    .set_memory_limit(held.min(3 * limit).saturating_add(limit));
+                engine.limit_memory(self.config.limits.memory_bytes);
             }
             engine.context.with(|ctx| {
                 let here = Entered {
@@ -185,6 +181,8 @@ impl Engine {
     fn create(config: EmbeddedConfig) -> rquickjs::Result<Engine> {
         let runtime = Runtime::new()?;
         runtime.set_memory_limit(config.limits.memory_bytes);
+        // No collection while the realm is built: it is all live, and each pass walked all of it.
+        runtime.set_gc_threshold(usize::MAX);
         runtime.set_max_stack_size(config.limits.stack_bytes);
         let d = config.deadline.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || d.expired())));
@@ -193,9 +191,10 @@ impl Engine {
             deadline: config.deadline,
             modules: Rc::new(RefCell::new(HashMap::new())),
             load_error: Rc::new(RefCell::new(None)),
+            kept: Rc::default(),
             root: config.root.clone(),
             rejections: Rc::new(RefCell::new(Rejections::default())),
-            heap_changed: std::cell::Cell::new(true),
+            heap_changed: std::cell::Cell::new(false),
         });
         let tracked = state.rejections.clone();
         runtime.set_host_promise_rejection_tracker(Some(Box::new(move |ctx, promise, reason, handled| {
@@ -219,6 +218,7 @@ impl Engine {
                 transpiler: config.transpiler,
                 modules: state.modules.clone(),
                 load_error: state.load_error.clone(),
+                kept: state.kept.clone(),
             },
         );
         let context = Context::full(&runtime)?;
@@ -244,14 +244,36 @@ impl Engine {
             b.set("hostNames", config.host_names)?;
             b.set("console", console_binding(&ctx, &state, config.reentry.clone())?)?;
             ctx.globals().set("__trailblazeBindings", b)?;
-            Module::evaluate(ctx.clone(), BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE)?.finish::<()>()?;
+            static BOOTSTRAP: std::sync::OnceLock<(String, Vec<u8>)> = std::sync::OnceLock::new();
+            let (boot, done) = bytecode::declare(&ctx, BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE, &BOOTSTRAP)?.eval()?;
+            done.finish::<()>()?;
+            harden::harden(&ctx, boot.get("roots")?)?;
             Ok(())
         })?;
-        Ok(Engine {
+        let engine = Engine {
             context,
             runtime,
             state,
-        })
+        };
+        // What a session's engine holds from the start is measured here, where a warm engine is
+        // made, not in its first call.
+        let held = engine.limit_memory(engine.state.limits.memory_bytes);
+        // As QuickJS sets it after a collection: the next comes once the heap has grown by half.
+        engine.runtime.set_gc_threshold(held + held / 2);
+        Ok(engine)
+    }
+}
+
+impl Engine {
+    /// Sets the memory limit, per call as promised: a call may allocate its budget on top of what
+    /// earlier calls left in the session's globals (up to four budgets in all, after which the
+    /// session's heap is simply full). Returns what the heap holds. Measuring walks the heap's
+    /// objects, so it is done only when the heap may have changed: after a call that ran a script
+    /// (most calls of a trail, taps and assertions, run none). Never on the host-call path.
+    fn limit_memory(&self, limit: usize) -> usize {
+        let held = usize::try_from(self.runtime.memory_usage().malloc_size).unwrap_or(0);
+        self.runtime.set_memory_limit(held.min(3 * limit).saturating_add(limit));
+        held
     }
 }
 

@@ -146,7 +146,11 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
     })?;
 
     let line_map = build_line_map(&code, &fm, mappings);
-    Ok(Transpiled { code, line_map })
+    Ok(Transpiled {
+        code,
+        line_map,
+        bytecode: Default::default(),
+    })
 }
 
 /// The codegen records (source position, output line/col) for each token it emits. An output

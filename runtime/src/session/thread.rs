@@ -1,0 +1,212 @@
+//! The session's thread: the one place that wires the session's state ([`SessionCore`]) to its
+//! script runtimes, embedded QuickJS and, on first use, the Node.js subprocess runtime.
+//!
+//! The thread makes its engine first and learns which session it serves after: the engine needs
+//! only what a catalog and the limits give ([`EngineKey`]), so a thread can be started before its
+//! session is asked for (the warm pool) and every session starts the same way.
+
+use std::cell::OnceCell;
+use std::rc::Rc;
+use std::sync::{Arc, mpsc};
+use std::thread::JoinHandle;
+
+use serde_json::Value;
+
+use super::{Job, NEXT_CALL_SPIN, SessionConfig, spin_recv};
+use crate::budget::{Deadline, Limits};
+use crate::catalog::Catalog;
+use crate::dispatch;
+use crate::script::port::{Callbacks, RuntimeKind, ScriptOutcome, ScriptRuntime, ScriptedTool};
+use crate::script::quickjs::{self, Callback, Embedded, EmbeddedConfig, Reentry};
+use crate::script::subprocess::{Subprocess, SubprocessConfig};
+use crate::script::transpile::Transpiler;
+use crate::snapshot::Screen;
+use crate::state::SessionCore;
+use crate::state::log::SessionLog;
+
+/// What a session's engine is made from: two sessions with equal keys can use each other's warm
+/// threads. Catalog and transpiler compare by identity (a project builds each once).
+#[derive(Clone)]
+pub(crate) struct EngineKey {
+    pub catalog: Arc<Catalog>,
+    pub transpiler: Arc<Transpiler>,
+    pub limits: Limits,
+}
+
+impl PartialEq for EngineKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.catalog, &other.catalog)
+            && Arc::ptr_eq(&self.transpiler, &other.transpiler)
+            && self.limits == other.limits
+    }
+}
+
+/// Run by the session's thread once its first call is done (or it ends without one).
+pub(crate) type TopUp = Box<dyn FnOnce() + Send>;
+
+/// The rest of a session, handed to its thread once the session is started.
+pub(super) struct Setup {
+    pub config: SessionConfig,
+    pub after_first_call: Option<TopUp>,
+    pub log: SessionLog,
+    pub jobs: mpsc::Receiver<Job>,
+    pub ready: mpsc::SyncSender<Result<(), String>>,
+}
+
+/// A started thread waiting for its [`Setup`]. Dropping it unused ends the thread once its engine
+/// is made.
+pub(crate) struct Spawned {
+    pub deadline: Arc<Deadline>,
+    pub setup: mpsc::SyncSender<Setup>,
+    pub thread: JoinHandle<()>,
+}
+
+/// Starts a session thread, which makes its engine at once.
+pub(super) fn spawn(key: EngineKey) -> std::io::Result<Spawned> {
+    let deadline = Deadline::new();
+    let (setup, setups) = mpsc::sync_channel::<Setup>(1);
+    let stack = quickjs::thread_stack_bytes(&key.limits);
+    let d = deadline.clone();
+    let thread = std::thread::Builder::new()
+        .name("session".into())
+        .stack_size(stack)
+        .spawn(move || engine_thread(key, d, setups))?;
+    Ok(Spawned {
+        deadline,
+        setup,
+        thread,
+    })
+}
+
+/// The script runtime the dispatcher sees on this session: each scripted tool goes to the runtime
+/// its spec names.
+struct Runtimes<'a> {
+    embedded: &'a dyn ScriptRuntime,
+    subprocess: &'a Subprocess,
+}
+
+impl ScriptRuntime for Runtimes<'_> {
+    fn run_tool(
+        &self,
+        back: &dyn Callbacks,
+        tool: &ScriptedTool,
+        name: &str,
+        args: Value,
+    ) -> Result<ScriptOutcome, String> {
+        match tool.runtime {
+            RuntimeKind::Embedded => self.embedded.run_tool(back, tool, name, args),
+            RuntimeKind::Subprocess => self.subprocess.run_tool(back, tool, name, args),
+        }
+    }
+}
+
+fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver<Setup>) {
+    // The bindings reach the dispatcher through the session's core, which does not exist yet: they
+    // go through this cell, set before the session's first call.
+    let late: Rc<OnceCell<Reentry>> = Rc::new(OnceCell::new());
+    let reentry: Reentry = {
+        let late = late.clone();
+        Rc::new(move |rt, kind, name, args| match late.get() {
+            Some(r) => r(rt, kind, name, args),
+            None => Err("the session has not started".into()),
+        })
+    };
+    let engine = Embedded::create(EmbeddedConfig {
+        limits: key.limits.clone(),
+        deadline: deadline.clone(),
+        transpiler: key.transpiler.clone(),
+        root: key.catalog.script_root.clone(),
+        tool_names: key.catalog.tool_names(),
+        host_names: key.catalog.host_names(),
+        reentry,
+    });
+    drop(key);
+    let Ok(setup) = setups.recv() else { return };
+    match engine {
+        Ok(engine) => serve(setup, &engine, &late, &deadline),
+        Err(e) => {
+            let _ = setup.ready.send(Err(format!("the script engine: {e}")));
+        }
+    }
+}
+
+/// Builds the session's state around its engine and runs its calls until the handle is dropped.
+fn serve(setup: Setup, engine: &Embedded, late: &OnceCell<Reentry>, deadline: &Arc<Deadline>) {
+    let Setup {
+        config,
+        mut after_first_call,
+        log,
+        jobs,
+        ready,
+    } = setup;
+    let SessionConfig {
+        catalog,
+        device,
+        secrets,
+        settings,
+        transpiler,
+        ..
+    } = config;
+    let root = catalog.script_root.clone();
+    let limits = settings.limits.clone();
+    let core = Rc::new(SessionCore::new(
+        catalog,
+        settings,
+        secrets,
+        log,
+        Screen::new(device),
+        deadline.clone(),
+    ));
+    let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
+        root,
+        transpiler,
+        deadline: deadline.clone(),
+        limits: limits.clone(),
+        redact: core.secrets().values_to_redact(),
+    }));
+    // How a QuickJS binding re-enters the dispatcher: with the engine it was called from in effect.
+    let reentry: Reentry = {
+        let core = core.clone();
+        let subprocess = subprocess.clone();
+        Rc::new(move |embedded, kind, name, args| {
+            let rt = Runtimes {
+                embedded,
+                subprocess: &subprocess,
+            };
+            match kind {
+                Callback::Tool => dispatch::call(&core, &rt, name, args).map_err(|e| e.to_string()),
+                Callback::Host => dispatch::call_host(&core, &rt, name, args),
+                Callback::Console => {
+                    core.console(None, name, args.as_str().unwrap_or_default());
+                    Ok(Value::Null)
+                }
+            }
+        })
+    };
+    if late.set(reentry).is_err() {
+        let _ = ready.send(Err("the script engine was already in use".into()));
+        return;
+    }
+    let _ = ready.send(Ok(()));
+    while let Some(job) = spin_recv(&jobs, NEXT_CALL_SPIN) {
+        deadline.begin(&limits);
+        // A panic in a job must not take the session down with it; the caller sees `Gone` for that
+        // one job only because its reply channel is dropped.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.enter(|embedded| {
+                let rt = Runtimes {
+                    embedded,
+                    subprocess: &subprocess,
+                };
+                job(&core, &rt)
+            })
+        }));
+        deadline.end();
+        if let Some(top_up) = after_first_call.take() {
+            top_up();
+        }
+    }
+    if let Some(top_up) = after_first_call {
+        top_up();
+    }
+}
