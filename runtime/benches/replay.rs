@@ -79,17 +79,26 @@ fn main() {
         ("no screens", ScreenshotPolicy::None),
         ("every screen", ScreenshotPolicy::All),
     ] {
-        let out = dir.path().join(format!("out-{name}"));
-        let opts = RunOptions {
-            out: out.clone(),
-            screenshots: policy,
-            ..RunOptions::default()
-        };
-        let t = Instant::now();
-        let run = run_trails(&project, std::slice::from_ref(&file), &opts, &mut |_| {}).expect("run");
-        let per = t.elapsed().as_secs_f64() * 1e6 / steps as f64;
-        assert_eq!(run.report.summary().failed, 0, "the trail replays green");
-        let html = std::fs::metadata(&run.files.html).map(|m| m.len()).unwrap_or(0);
+        // The median of three runs (one under `cargo test`): the first run in a process also pays
+        // for growing the heap.
+        let mut runs: Vec<(f64, u64)> = (0..if full { 3 } else { 1 })
+            .map(|n| {
+                let out = dir.path().join(format!("out-{name}-{n}"));
+                let opts = RunOptions {
+                    out: out.clone(),
+                    screenshots: policy,
+                    ..RunOptions::default()
+                };
+                let t = Instant::now();
+                let run = run_trails(&project, std::slice::from_ref(&file), &opts, &mut |_| {}).expect("run");
+                let per = t.elapsed().as_secs_f64() * 1e6 / steps as f64;
+                assert_eq!(run.report.summary().failed, 0, "the trail replays green");
+                let html = std::fs::metadata(&run.files.html).map(|m| m.len()).unwrap_or(0);
+                (per, html)
+            })
+            .collect();
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (per, html) = runs[runs.len() / 2];
         line.push_str(&format!(
             "; run_trails, {name}: {per:.1} µs/step ({:.1}× direct), report.html {:.0} KB",
             per / direct,

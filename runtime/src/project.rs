@@ -112,6 +112,20 @@ impl Project {
         }
     }
 
+    /// The same project keeping `n` warm session threads per catalog (0: none; the default is
+    /// `$TRAILBLAZE_WARM_SESSIONS`, else 2).
+    pub fn with_warm_sessions(self, n: usize) -> Project {
+        Project {
+            warm: WarmPool::with_size(n),
+            ..self
+        }
+    }
+
+    /// The project's warm session threads.
+    pub fn warm_sessions(&self) -> &WarmPool {
+        &self.warm
+    }
+
     /// The simulated device for trailmap `id`, from its `app.yaml`.
     pub fn sim_device(&self, id: &str) -> Result<Box<dyn Device>, ProjectError> {
         if id == NO_TARGET {

@@ -8,10 +8,12 @@ use std::time::Instant;
 use crate::agent::{Agent, AgentConfig};
 use crate::check::target_of;
 use crate::device::DeviceSpec;
+use crate::device::Screenshot;
 use crate::dispatch::CallError;
 use crate::project::{Project, ProjectError, SessionOptions};
-use crate::session::{Session, Settings};
+use crate::session::{Pending, PendingCall, Session, Settings};
 use crate::state::log::StepRecord;
+use crate::trail::model::ToolCall;
 use crate::trail::report::{Point, ReportFiles, Screens};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
@@ -281,6 +283,9 @@ fn run_one(
         _ => None,
     };
     let mut edits = Vec::new();
+    let mut ahead = Sent::default();
+    // An agent may take any step over: nothing is sent ahead of it.
+    let overlapping = agent.is_none();
     for (index, step) in steps.iter().enumerate() {
         if let Some(why) = &stopped {
             report.steps.push(step_report(
@@ -303,9 +308,19 @@ fn run_one(
                 };
                 agent_step::run(&mut at, cfg, (step, original), &mut edits, progress)
             }
-            _ => run_with_retries(&session, step, &mut last_seq, progress),
+            _ => {
+                let overlap = Overlap {
+                    next: steps.get(index + 1).map(|n| &**n),
+                    keep_passed: opts.screenshots.wants(&Outcome::Passed),
+                };
+                let overlap = Some(overlap).filter(|_| overlapping);
+                let (sr, sent) =
+                    run_with_retries(&session, (step, ahead.call.take(), overlap), &mut last_seq, progress);
+                ahead = sent;
+                sr
+            }
         };
-        keep_screen(&session, &mut sr, screens, opts.screenshots);
+        keep_screen(&session, (&mut sr, ahead.screen.take()), screens, opts.screenshots);
         let mark = match sr.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
@@ -427,11 +442,17 @@ fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>, error: Opt
 }
 
 /// Runs a step, and again after a failure while its `maxRetries` allows (each attempt's calls are
-/// logged steps); then saves the screen after it.
-fn run_with_retries(session: &Session, step: &Step, last_seq: &mut u64, progress: &mut dyn FnMut(&str)) -> StepReport {
+/// logged steps). `ahead` is the step's first call if it was sent already; with `overlap`, what
+/// follows a passed step is sent before it is reported (see [`run_step`]) and returned.
+fn run_with_retries(
+    session: &Session,
+    (step, ahead, overlap): (&Step, Option<PendingCall>, Option<Overlap>),
+    last_seq: &mut u64,
+    progress: &mut dyn FnMut(&str),
+) -> (StepReport, Sent) {
     let retries = step.max_retries.unwrap_or(0);
     let mut retried = Vec::new();
-    let mut sr = run_step(session, step, last_seq);
+    let (mut sr, mut sent) = run_step(session, (step, ahead, overlap), last_seq);
     while sr.outcome == Outcome::Failed && (retried.len() as u32) < retries {
         let error = sr.error.take().unwrap_or_default();
         progress(&format!(
@@ -440,19 +461,29 @@ fn run_with_retries(session: &Session, step: &Step, last_seq: &mut u64, progress
             retried.len() + 1
         ));
         retried.push(error);
-        sr = run_step(session, step, last_seq);
+        (sr, sent) = run_step(session, (step, None, overlap), last_seq);
     }
     sr.attempts = retried.len() as u32 + 1;
     sr.retried = retried;
-    sr
+    (sr, sent)
 }
 
-/// Saves the screen after a step, as the policy says.
-fn keep_screen(session: &Session, sr: &mut StepReport, screens: &mut Screens, policy: ScreenshotPolicy) {
+/// Saves the screen after a step, as the policy says: the one `run_step` asked for already, or one
+/// taken now.
+fn keep_screen(
+    session: &Session,
+    (sr, sent): (&mut StepReport, Option<Pending<Result<Screenshot, String>>>),
+    screens: &mut Screens,
+    policy: ScreenshotPolicy,
+) {
     // A step that named its screen (`takeSnapshot`) keeps it whatever the policy: the trail asked.
     let named = sr.calls.iter().any(|c| c.tool == "takeSnapshot" && c.ok);
-    if (named || policy.wants(&sr.outcome))
-        && let Ok(shot) = session.screenshot()
+    let shot = match sent {
+        Some(p) => p.wait().map_err(|e| e.to_string()).and_then(|r| r),
+        None if named || policy.wants(&sr.outcome) => session.screenshot(),
+        None => return,
+    };
+    if let Ok(shot) = shot
         && let Some(saved) = screens.save(shot.mime, &shot.bytes)
     {
         sr.screen = Some(saved.path);
@@ -484,24 +515,43 @@ fn nested_calls(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
 /// Runs one step's recorded calls (the sim answers to `android` recordings), stopping at the first
 /// failure; a step with nothing recorded for this device is reported as not recorded. Each call's
 /// nested calls come from the session's step records.
-fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
+///
+/// With `overlap`, once the step's last call has passed, the screen it keeps (if any) and then the
+/// first call of the next step are sent before this step is reported, so that the session's
+/// thread works meanwhile (a replay was half bookkeeping). The session runs jobs in order, so the
+/// screen is the one this step left.
+fn run_step(
+    session: &Session,
+    (step, mut ahead, overlap): (&Step, Option<PendingCall>, Option<Overlap>),
+    last_seq: &mut u64,
+) -> (StepReport, Sent) {
     let Some(calls) = step.calls_for(SIM_PLATFORM, None) else {
-        return step_report(
+        let report = step_report(
             step,
             Outcome::NotRecorded,
             Vec::new(),
             Some("no recording for this device".into()),
         );
+        return (report, Sent::default());
     };
+    let mut sent = Sent::default();
     let mut reports = Vec::new();
     let mut error = None;
     let mut device_failed = false;
-    for call in calls {
-        let t = Instant::now();
+    for (i, call) in calls.iter().enumerate() {
         // The call and the steps it logged, in one trip to the session's thread.
-        let (result, records) = session.call_with_steps(&call.tool, call.args.clone(), *last_seq);
-        let duration_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let pending = match ahead.take() {
+            Some(p) => p,
+            None => session.send_call_with_steps(&call.tool, call.args.clone(), *last_seq),
+        };
+        let (result, records, took) = pending.wait_timed();
         *last_seq = records.last().map_or(*last_seq, |r| r.seq);
+        if i + 1 == calls.len()
+            && result.is_ok()
+            && let Some(o) = overlap
+        {
+            sent = o.send(session, calls, *last_seq);
+        }
         let nested = nested_calls(&call.tool, &records);
         let ok = result.is_ok();
         device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
@@ -512,7 +562,7 @@ fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
             args: call.args.clone(),
             ok,
             error: err.clone(),
-            duration_ms,
+            duration_ms: took.as_secs_f64() * 1000.0,
             line: Some(call.pos.line),
             tap,
             calls: nested,
@@ -527,7 +577,44 @@ fn run_step(session: &Session, step: &Step, last_seq: &mut u64) -> StepReport {
         (Some(_), false) => Outcome::Failed,
         (None, _) => Outcome::Passed,
     };
-    step_report(step, outcome, reports, error)
+    (step_report(step, outcome, reports, error), sent)
+}
+
+/// What may start before a passed step is reported.
+#[derive(Clone, Copy)]
+struct Overlap<'a> {
+    /// The step after it.
+    next: Option<&'a Step>,
+    /// The policy keeps a passed step's screen.
+    keep_passed: bool,
+}
+
+/// What was sent ahead: the screen the step keeps, the next step's first call.
+#[derive(Default)]
+struct Sent {
+    screen: Option<Pending<Result<Screenshot, String>>>,
+    call: Option<PendingCall>,
+}
+
+impl Overlap<'_> {
+    /// Sends, after a step whose `calls` all passed, its screen (when kept) and then the next
+    /// step's first call.
+    fn send(self, session: &Session, calls: &[ToolCall], last_seq: u64) -> Sent {
+        let named = calls.iter().any(|c| c.tool == "takeSnapshot");
+        let screen = (self.keep_passed || named)
+            .then(|| {
+                session
+                    .submit(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
+                    .ok()
+            })
+            .flatten();
+        let call = self
+            .next
+            .and_then(|n| n.calls_for(SIM_PLATFORM, None))
+            .and_then(|c| c.first())
+            .map(|first| session.send_call_with_steps(&first.tool, first.args.clone(), last_seq));
+        Sent { screen, call }
+    }
 }
 
 /// The summary line a CLI prints after a run.

@@ -152,6 +152,15 @@ impl Session {
         &self,
         f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
     ) -> Result<R, SessionError> {
+        self.submit(f)?.wait()
+    }
+
+    /// Sends `f` to the session's thread and returns at once; its result is read from the
+    /// [`Pending`]. Jobs run in the order they were sent.
+    pub(crate) fn submit<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
+    ) -> Result<Pending<R>, SessionError> {
         let (tx, rx) = mpsc::sync_channel(1);
         let job: Job = Box::new(move |core, rt| {
             let _ = tx.send(f(core, rt));
@@ -161,7 +170,7 @@ impl Session {
             .ok_or(SessionError::Gone)?
             .send(job)
             .map_err(|_| SessionError::Gone)?;
-        spin_recv(&rx, REPLY_SPIN).ok_or(SessionError::Gone)
+        Ok(Pending(rx))
     }
 
     /// Calls tool `name` from outside (depth 0) through the one dispatcher, with a fresh deadline.
@@ -180,21 +189,22 @@ impl Session {
     /// [`Session::call`], and the steps logged with a `seq` above `after` (what the call did), in one
     /// trip to the session's thread: a live session asks for both after every call.
     pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<StepRecord>) {
+        let (result, records, _) = self.send_call_with_steps(name, args, after).wait_timed();
+        (result, records)
+    }
+
+    /// [`Session::call_with_steps`] sent ahead: the caller does other work while the call runs (a
+    /// replay reports one step while the next one's first call runs).
+    pub(crate) fn send_call_with_steps(&self, name: &str, args: Value, after: u64) -> PendingCall {
         let name = name.to_string();
         let tool = name.clone();
-        self.run(move |core, rt| {
+        let pending = self.submit(move |core, rt| {
+            let t = std::time::Instant::now();
             let result = dispatch::call(core, rt, &name, args);
-            (result, steps_after(core, after))
-        })
-        .unwrap_or_else(|e| {
-            (
-                Err(CallError::Failed {
-                    tool,
-                    message: e.to_string(),
-                }),
-                Vec::new(),
-            )
-        })
+            let took = t.elapsed();
+            (result, steps_after(core, after), took)
+        });
+        PendingCall { tool, pending }
     }
 
     /// How many times the device captured its screen.
@@ -224,6 +234,38 @@ impl Session {
     pub fn screenshot(&self) -> Result<Screenshot, String> {
         self.run(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
+    }
+}
+
+/// A job's result, still to be read.
+pub(crate) struct Pending<R>(mpsc::Receiver<R>);
+
+impl<R> Pending<R> {
+    pub(crate) fn wait(self) -> Result<R, SessionError> {
+        spin_recv(&self.0, REPLY_SPIN).ok_or(SessionError::Gone)
+    }
+}
+
+/// A call sent with [`Session::send_call_with_steps`].
+pub(crate) struct PendingCall {
+    tool: String,
+    pending: Result<Pending<CallDone>, SessionError>,
+}
+
+/// A call's result, the steps it logged and how long it ran on the session's thread.
+type CallDone = (Result<Value, CallError>, Vec<StepRecord>, std::time::Duration);
+
+impl PendingCall {
+    /// The call's result, the steps it logged and how long it ran (timed where it ran: a call sent
+    /// ahead may be read well after it ended).
+    pub(crate) fn wait_timed(self) -> CallDone {
+        self.pending.and_then(Pending::wait).unwrap_or_else(|e| {
+            let failed = CallError::Failed {
+                tool: self.tool,
+                message: e.to_string(),
+            };
+            (Err(failed), Vec::new(), std::time::Duration::ZERO)
+        })
     }
 }
 

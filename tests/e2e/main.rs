@@ -31,3 +31,4 @@ mod shell;
 mod spine;
 mod surface;
 mod trails;
+mod warm_sessions;

@@ -124,6 +124,110 @@ fn a_scripted_tools_calls_are_reported_under_it() {
     assert!(out.logs[0].as_ref().is_some_and(|l| l.is_file()));
 }
 
+/// Each step's calls, and the calls nested in each, by tool name.
+fn step_tools(v: &Value) -> Vec<(Vec<&str>, Vec<&str>)> {
+    v["trails"][0]["steps"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .map(|s| (tools(&s["calls"]), tools(&s["calls"][0]["calls"])))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn steps_started_while_the_last_is_reported_keep_their_own_calls() {
+    let f = fixture();
+    f.tool(
+        "checkInbox",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+/** Checks the inbox twice. */
+export const checkInbox = trailblaze.tool<{}, {}>(async (_i, ctx) => {
+  const inbox = { nodeSelector: { androidAccessibility: { textRegex: "^Inbox$" } } };
+  await ctx.tools.assertVisibleBySelector(inbox);
+  await ctx.tools.assertVisibleBySelector(inbox);
+  return {};
+});
+"#,
+    );
+    let check = "  - step: Check the inbox\n    recording:\n      tools:\n        - checkInbox: {}\n";
+    let tap = |step: &str, text: &str| {
+        format!(
+            "  - step: {step}\n    recording:\n      tools:\n        - tapOnElementBySelector: {{ nodeSelector: {{ androidAccessibility: {{ textRegex: {text} }} }} }}\n"
+        )
+    };
+    let (open, back) = (tap("Open a message", "Build Bot"), tap("Back", "Back to inbox"));
+    let text = trail_text(
+        "",
+        "jane@example.com",
+        &format!("{check}{VERIFY_INBOX}{open}{back}{check}"),
+    );
+    let file = write(&f, "overlap.trail.yaml", &text);
+    let signed_in = (
+        vec!["signInWith"],
+        vec!["launchApp", "inputText", "inputText", "tapOnElementBySelector"],
+    );
+    let checked = (
+        vec!["checkInbox"],
+        vec!["assertVisibleBySelector", "assertVisibleBySelector"],
+    );
+    let verified = (vec!["assertVisibleBySelector"], vec![]);
+    let tapped = (vec!["tapOnElementBySelector"], vec![]);
+    let want = vec![signed_in, checked.clone(), verified, tapped.clone(), tapped, checked];
+    // Each step's first call (after its screen, when kept) is sent while the step before it is
+    // reported; under every policy the report is the same.
+    let with = |screenshots| RunOptions {
+        screenshots,
+        ..opts(&f)
+    };
+    use trailblaze::ScreenshotPolicy::{All, Failures, None};
+    let overlapped = run(&f, std::slice::from_ref(&file), with(None));
+    let screens = run(&f, std::slice::from_ref(&file), with(All));
+    let failures = run(&f, std::slice::from_ref(&file), with(Failures));
+    for out in [&overlapped, &screens, &failures] {
+        assert_eq!(
+            out.report.trails[0].outcome,
+            Outcome::Passed,
+            "{:?}",
+            out.report.trails[0]
+        );
+        assert_eq!(step_tools(&report_json(out)), want);
+    }
+    // The log holds the calls in trail order, each once.
+    let log = std::fs::read_to_string(overlapped.logs[0].as_ref().expect("log")).expect("log.jsonl");
+    let top: Vec<String> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "step_started" && e["depth"] == 0)
+        .filter_map(|e| e["tool"].as_str().map(str::to_string))
+        .collect();
+    let taps = ["tapOnElementBySelector"; 2];
+    assert_eq!(
+        top,
+        [
+            &["signInWith", "checkInbox", "assertVisibleBySelector"][..],
+            &taps,
+            &["checkInbox"]
+        ]
+        .concat()
+    );
+    // Every kept screen is the one its own step left, not the next one's: the message, then the
+    // inbox again.
+    let steps = &screens.report.trails[0].steps;
+    let svg = |i: usize| {
+        let file = steps[i].screen.as_deref().unwrap_or_default();
+        std::fs::read_to_string(screens.dir.join(file)).unwrap_or_default()
+    };
+    assert!(svg(3).contains("Back to inbox"), "{}", svg(3));
+    assert!(
+        !svg(4).contains("Back to inbox") && svg(4).contains("Inbox"),
+        "{}",
+        svg(4)
+    );
+}
+
 #[test]
 fn args_are_substituted_and_a_missing_one_fails_the_trail_at_its_place() {
     let f = fixture();

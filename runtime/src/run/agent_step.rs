@@ -34,7 +34,7 @@ pub(super) fn run(
 ) -> StepReport {
     // `recordable: false` steps hold no recording (the parse gate says so): they land below too.
     if step.calls_for(SIM_PLATFORM, None).is_some() {
-        let sr = run_with_retries(at.session, step, at.last_seq, progress);
+        let (sr, _) = run_with_retries(at.session, (step, None, None), at.last_seq, progress);
         if sr.outcome != Outcome::Failed || !cfg.self_heal {
             return sr;
         }

@@ -27,6 +27,8 @@ pub struct WarmPool {
 
 struct Inner {
     size: usize,
+    /// Sessions that started on a warm thread.
+    hits: std::sync::atomic::AtomicU64,
     state: Mutex<State>,
     /// To the refill thread, started on first need.
     refill: Mutex<Option<mpsc::Sender<EngineKey>>>,
@@ -60,6 +62,7 @@ impl WarmPool {
         WarmPool {
             inner: Arc::new(Inner {
                 size,
+                hits: Default::default(),
                 state: Mutex::default(),
                 refill: Mutex::new(None),
             }),
@@ -68,6 +71,20 @@ impl WarmPool {
 
     pub fn size(&self) -> usize {
         self.inner.size
+    }
+
+    /// How many sessions started on a warm thread so far.
+    pub fn hits(&self) -> u64 {
+        self.inner.hits.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many warm threads wait now, for every catalog.
+    pub fn waiting(&self) -> usize {
+        self.inner
+            .state
+            .lock()
+            .map(|s| s.keys.iter().map(|slot| slot.warm.len()).sum())
+            .unwrap_or(0)
     }
 
     /// A session thread for `key`: a warm one if one waits (made, or still being made: either is
@@ -120,7 +137,10 @@ impl WarmPool {
             }) as TopUp
         });
         match got {
-            Some(warm) => Ok((warm, top_up)),
+            Some(warm) => {
+                inner.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok((warm, top_up))
+            }
             None => Ok((spawn(key.clone())?, top_up)),
         }
     }

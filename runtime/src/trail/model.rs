@@ -1,6 +1,7 @@
 //! What a parsed trail file holds. Every part keeps its position so the type gate and the replay can
 //! point back into the file.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -285,7 +286,9 @@ impl Trail {
     /// recorded calls replaced by its value: `given` wins over the default `config.args` declares (a
     /// non-string default reads as its JSON text). A placeholder with no value is an error at its
     /// position, each one reported; nothing else (`{{secret:NAME}}`, `{{memory}}`) is touched.
-    pub fn with_args(&self, given: &BTreeMap<String, String>) -> Result<Vec<Step>, Vec<YamlError>> {
+    ///
+    /// A step with no `{{` anywhere is handed back as it is, not copied: most steps of most trails.
+    pub fn with_args(&self, given: &BTreeMap<String, String>) -> Result<Vec<Cow<'_, Step>>, Vec<YamlError>> {
         let mut values: BTreeMap<&str, String> = BTreeMap::new();
         for a in &self.config.args {
             if let Some(d) = &a.default {
@@ -296,26 +299,54 @@ impl Trail {
             values.insert(k, v.clone());
         }
         let mut errors = Vec::new();
-        let mut steps: Vec<Step> = self.all_steps().cloned().collect();
-        for step in &mut steps {
+        let mut steps = Vec::new();
+        for step in self.all_steps() {
+            if !step.has_placeholder() {
+                steps.push(Cow::Borrowed(step));
+                continue;
+            }
+            let mut step = step.clone();
             let mut missing = Vec::new();
             step.text = substitute(&step.text, &values, &mut missing);
             let key = format!("{}.{}", step.path, step.kind.keyword());
             errors.extend(missing.iter().map(|m| self.doc.error_at(&key, missing_arg(m))));
-            let Some(rec) = step.recording.as_mut() else { continue };
-            for (_, calls) in &mut rec.entries {
-                for call in calls.iter_mut() {
-                    let mut found = Vec::new();
-                    substitute_value(&mut call.args, "", &values, &mut found);
-                    errors.extend(
-                        found
-                            .iter()
-                            .map(|(path, m)| self.error_in_call(call, path, missing_arg(m))),
-                    );
+            if let Some(rec) = step.recording.as_mut() {
+                for (_, calls) in &mut rec.entries {
+                    for call in calls.iter_mut() {
+                        let mut found = Vec::new();
+                        substitute_value(&mut call.args, "", &values, &mut found);
+                        errors.extend(
+                            found
+                                .iter()
+                                .map(|(path, m)| self.error_in_call(call, path, missing_arg(m))),
+                        );
+                    }
                 }
             }
+            steps.push(Cow::Owned(step));
         }
         if errors.is_empty() { Ok(steps) } else { Err(errors) }
+    }
+}
+
+impl Step {
+    /// Whether `{{` stands in the step's text or in any string of its recorded calls: a placeholder
+    /// of some kind may need replacing.
+    fn has_placeholder(&self) -> bool {
+        fn in_value(v: &Value) -> bool {
+            match v {
+                Value::String(s) => s.contains("{{"),
+                Value::Array(items) => items.iter().any(in_value),
+                Value::Object(map) => map.values().any(in_value),
+                _ => false,
+            }
+        }
+        self.text.contains("{{")
+            || self
+                .recording
+                .iter()
+                .flat_map(|rec| rec.entries.iter())
+                .any(|(_, calls)| calls.iter().any(|c| in_value(&c.args)))
     }
 }
 

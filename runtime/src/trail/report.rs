@@ -275,10 +275,30 @@ pub struct ReportFiles {
 
 /// Writes `report.json`, `report.html` and `junit.xml` into `dir` (created if missing).
 pub fn write_all(report: &RunReport, dir: &Path) -> std::io::Result<ReportFiles> {
+    // The three are independent, and a long run's are megabytes each: the page is rendered on a
+    // second core meanwhile (a short run's take less than starting a thread would).
+    let steps: usize = report.trails.iter().map(|t| t.steps.len()).sum();
+    if steps < 200 {
+        return Ok(ReportFiles {
+            json: write_report_json(report, dir)?,
+            html: write_report_html(report, dir)?,
+            junit: write_junit_xml(report, dir)?,
+        });
+    }
+    std::fs::create_dir_all(dir)?;
+    let (html, json, junit) = std::thread::scope(|scope| {
+        let html = scope.spawn(|| write_report_html(report, dir));
+        let json = write_report_json(report, dir);
+        let junit = write_junit_xml(report, dir);
+        let html = html
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("rendering report.html failed")));
+        (html, json, junit)
+    });
     Ok(ReportFiles {
-        json: write_report_json(report, dir)?,
-        html: write_report_html(report, dir)?,
-        junit: write_junit_xml(report, dir)?,
+        json: json?,
+        html: html?,
+        junit: junit?,
     })
 }
 

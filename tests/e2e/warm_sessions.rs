@@ -1,0 +1,107 @@
+//! Sessions started on warm threads (engines made before they are asked for) and modules loaded
+//! from bytecode another engine compiled: the same isolation and the same `.ts` positions as a
+//! session that made everything itself.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use trailblaze::{Project, Settings};
+use trailblaze_e2e::Fixture;
+
+/// Module state a session's tools share, and no one else's.
+const COUNTER: &str = r#"import { trailblaze } from "@trailblaze/scripting";
+let calls = 0;
+/** Counts its calls in this session. */
+export const count = trailblaze.tool<{}, { calls: number }>(async () => ({ calls: ++calls }));
+"#;
+
+/// A helper module whose error names it: the same text under two names (`lib1.ts`, `lib2.ts`).
+const LIB: &str = r#"export function boom(): never {
+  throw new Error("boom");
+}
+"#;
+
+fn tool_importing(lib: &str, name: &str) -> String {
+    format!(
+        "import {{ trailblaze }} from \"@trailblaze/scripting\";\nimport {{ boom }} from \"./{lib}\";\n/** Fails in {lib}. */\nexport const {name} = trailblaze.tool<{{}}, {{}}>(async () => {{\n  boom();\n  return {{}};\n}});\n"
+    )
+}
+
+fn fixture() -> Fixture {
+    let f = Fixture::new("warm");
+    f.tool("count", COUNTER);
+    f.tool("lib1", LIB).tool("lib2", LIB);
+    f.tool("fail1", &tool_importing("lib1", "fail1"));
+    f.tool("fail2", &tool_importing("lib2", "fail2"));
+    f
+}
+
+fn open(project: &Project) -> trailblaze::Session {
+    let device = project.sim_device("warm").expect("device");
+    project
+        .session("warm", device, None, Settings::default())
+        .expect("session")
+}
+
+fn counts(project: &Project) -> Vec<Value> {
+    let s = open(project);
+    (0..2)
+        .map(|_| s.call("count", json!({})).expect("count")["calls"].clone())
+        .collect()
+}
+
+/// Waits until the pool has a thread waiting (it is made in the background).
+fn until_warm(project: &Project) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while project.warm_sessions().waiting() == 0 {
+        assert!(Instant::now() < until, "no warm session thread was made");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn sessions_on_warm_threads_share_no_module_state() {
+    let f = fixture();
+    let project = f.project().with_warm_sessions(2);
+    // The first two sessions make their own engines; the second asks for the pool to be filled.
+    assert_eq!(counts(&project), [json!(1), json!(2)]);
+    assert_eq!(counts(&project), [json!(1), json!(2)]);
+    assert_eq!(project.warm_sessions().hits(), 0);
+    for _ in 0..3 {
+        until_warm(&project);
+        assert_eq!(
+            counts(&project),
+            [json!(1), json!(2)],
+            "a warm session starts from nothing"
+        );
+    }
+    assert_eq!(project.warm_sessions().hits(), 3, "the pool served them");
+
+    // Control: without the pool every session makes its engine, with the same result.
+    let cold = f.project().with_warm_sessions(0);
+    for _ in 0..3 {
+        assert_eq!(counts(&cold), [json!(1), json!(2)]);
+    }
+    assert_eq!((cold.warm_sessions().hits(), cold.warm_sessions().waiting()), (0, 0));
+}
+
+fn failure(project: &Project, tool: &str) -> String {
+    open(project).call(tool, json!({})).expect_err("it throws").to_string()
+}
+
+#[test]
+fn a_module_loaded_from_bytecode_keeps_its_name_and_ts_positions() {
+    let f = fixture();
+    let project = f.project().with_warm_sessions(0);
+    // The first session compiles the modules, the next loads them from that bytecode: same text.
+    let compiled = failure(&project, "fail1");
+    assert!(
+        compiled.contains("boom") && compiled.contains("lib1.ts:2"),
+        "{compiled}"
+    );
+    assert_eq!(failure(&project, "fail1"), compiled);
+    // The same text under another name is that module, not the first one's bytecode.
+    let other = failure(&project, "fail2");
+    assert!(other.contains("lib2.ts:2") && !other.contains("lib1"), "{other}");
+    assert_eq!(failure(&project, "fail2"), other);
+}
