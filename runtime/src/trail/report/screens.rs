@@ -21,7 +21,13 @@ pub struct Screens {
     written: HashSet<String>,
     /// A write failed once already (a full disk): later failures are not said again.
     warned: bool,
+    /// The last screens saved, as the device gave them: a trail shows the same few screens again
+    /// and again, and comparing bytes is cheaper than scrubbing and hashing them each step.
+    recent: Vec<(Vec<u8>, SavedScreen)>,
 }
+
+/// How many distinct screens [`Screens::save`] remembers.
+const RECENT: usize = 8;
 
 /// A screen as the report refers to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +45,7 @@ impl Screens {
             redaction,
             written: HashSet::new(),
             warned: false,
+            recent: Vec::new(),
         }
     }
 
@@ -46,6 +53,9 @@ impl Screens {
     /// (a device masks password fields itself; pixels cannot be scrubbed). `None` for another kind or
     /// when the write failed, which is said once per run, not once per step.
     pub fn save(&mut self, mime: &str, bytes: &[u8]) -> Option<SavedScreen> {
+        if let Some((_, saved)) = self.recent.iter().find(|(b, _)| b == bytes) {
+            return Some(saved.clone());
+        }
         let saved = match mime {
             "image/svg+xml" => match std::str::from_utf8(bytes) {
                 Ok(svg) => self.save_svg(svg),
@@ -58,7 +68,13 @@ impl Screens {
             _ => return None,
         };
         match saved {
-            Ok(s) => Some(s),
+            Ok(s) => {
+                if self.recent.len() >= RECENT {
+                    self.recent.remove(0);
+                }
+                self.recent.push((bytes.to_vec(), s.clone()));
+                Some(s)
+            }
             Err(e) => {
                 if !self.warned {
                     self.warned = true;
@@ -71,7 +87,13 @@ impl Screens {
 
     /// Writes `bytes` once as `<sha256>.<ext>`; returns its path relative to the run folder.
     fn save_bytes(&mut self, bytes: &[u8], ext: &str) -> std::io::Result<String> {
-        let hash: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let hash: String = Sha256::digest(bytes)
+            .iter()
+            .fold(String::with_capacity(64), |mut hex, b| {
+                use std::fmt::Write;
+                let _ = write!(hex, "{b:02x}");
+                hex
+            });
         let name = format!("{hash}.{ext}");
         if !self.written.contains(&hash) {
             super::write(&self.dir, &name, bytes)?;
