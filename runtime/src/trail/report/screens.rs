@@ -23,7 +23,7 @@ pub struct Screens {
     warned: bool,
     /// The last screens saved, as the device gave them: a trail shows the same few screens again
     /// and again, and comparing bytes is cheaper than scrubbing and hashing them each step.
-    recent: Vec<(Vec<u8>, SavedScreen)>,
+    recent: Vec<(&'static str, Vec<u8>, SavedScreen)>,
 }
 
 /// How many distinct screens [`Screens::save`] remembers.
@@ -53,18 +53,22 @@ impl Screens {
     /// (a device masks password fields itself; pixels cannot be scrubbed). `None` for another kind or
     /// when the write failed, which is said once per run, not once per step.
     pub fn save(&mut self, mime: &str, bytes: &[u8]) -> Option<SavedScreen> {
-        if let Some((_, saved)) = self.recent.iter().find(|(b, _)| b == bytes) {
+        if let Some((_, _, saved)) = self.recent.iter().find(|(m, b, _)| *m == mime && b == bytes) {
             return Some(saved.clone());
         }
-        let saved = match mime {
+        // The cache is keyed by kind too: the same bytes as another kind are not a saved screen.
+        let (kind, saved): (&'static str, _) = match mime {
             "image/svg+xml" => match std::str::from_utf8(bytes) {
-                Ok(svg) => self.save_svg(svg),
+                Ok(svg) => ("image/svg+xml", self.save_svg(svg)),
                 Err(_) => return None,
             },
-            "image/png" => self.save_bytes(bytes, "png").map(|path| SavedScreen {
-                path,
-                size: png_size(bytes),
-            }),
+            "image/png" => (
+                "image/png",
+                self.save_bytes(bytes, "png").map(|path| SavedScreen {
+                    path,
+                    size: png_size(bytes),
+                }),
+            ),
             _ => return None,
         };
         match saved {
@@ -72,7 +76,7 @@ impl Screens {
                 if self.recent.len() >= RECENT {
                     self.recent.remove(0);
                 }
-                self.recent.push((bytes.to_vec(), s.clone()));
+                self.recent.push((kind, bytes.to_vec(), s.clone()));
                 Some(s)
             }
             Err(e) => {
