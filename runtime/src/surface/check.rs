@@ -102,13 +102,14 @@ pub fn check_value(schema: &Value, defs: Option<&Value>, value: &Value) -> Vec<F
     out
 }
 
-#[derive(Debug, Clone)]
-enum Seg {
-    Key(String),
+/// A step of the path being checked, borrowed from the value or the schema (no allocation per key).
+#[derive(Debug, Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
     Index(usize),
 }
 
-fn render_path(path: &[Seg]) -> String {
+fn render_path(path: &[Seg<'_>]) -> String {
     let mut s = String::new();
     for seg in path {
         match seg {
@@ -136,11 +137,11 @@ fn short(name: &str) -> String {
     }
 }
 
-fn push(out: &mut Vec<Finding>, path: &[Seg], message: String) {
+fn push(out: &mut Vec<Finding>, path: &[Seg<'_>], message: String) {
     push_kind(out, path, message, FindingKind::Other);
 }
 
-fn push_kind(out: &mut Vec<Finding>, path: &[Seg], message: String, kind: FindingKind) {
+fn push_kind(out: &mut Vec<Finding>, path: &[Seg<'_>], message: String, kind: FindingKind) {
     out.push(Finding {
         path: render_path(path),
         message,
@@ -217,7 +218,14 @@ fn list_literals(values: &[&Value]) -> String {
     shown.join(", ")
 }
 
-fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, depth: usize, out: &mut Vec<Finding>) {
+fn check<'a>(
+    schema: &'a Value,
+    defs: Defs<'a>,
+    value: &'a Value,
+    path: &mut Vec<Seg<'a>>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
     if depth > MAX_DEPTH {
         push(
             out,
@@ -322,7 +330,7 @@ fn not_one_of(allowed: &[&Value], value: &Value) -> String {
 
 /// schemars writes an integer's Rust width as `format` (`int32`, `uint32`, ...); replay decodes with
 /// serde into that width, so a value outside it is a finding here, not a failure at run time.
-fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
+fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
     let range: (i128, i128) = match obj.get("format").and_then(Value::as_str) {
         Some("int8") => (i8::MIN.into(), i8::MAX.into()),
         Some("uint8") => (0, u8::MAX.into()),
@@ -345,7 +353,7 @@ fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &m
     }
 }
 
-fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
+fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
     let Some(x) = value.as_f64() else { return };
     let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
     if let Some(m) = bound("minimum")
@@ -370,22 +378,23 @@ fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<F
     }
 }
 
-fn object(
-    obj: &Map<String, Value>,
-    defs: Defs<'_>,
-    map: &Map<String, Value>,
-    path: &mut Vec<Seg>,
+fn object<'a>(
+    obj: &'a Map<String, Value>,
+    defs: Defs<'a>,
+    map: &'a Map<String, Value>,
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
-    let empty = Map::new();
-    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let empty = EMPTY.get_or_init(Map::new);
+    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(empty);
     for name in obj.get("required").and_then(Value::as_array).into_iter().flatten() {
         if let Some(name) = name.as_str()
             && !map.contains_key(name)
         {
             let parent = render_path(path);
-            path.push(Seg::Key(name.to_string()));
+            path.push(Seg::Key(name));
             let kind = FindingKind::MissingKey {
                 parent,
                 key: name.to_string(),
@@ -395,7 +404,7 @@ fn object(
         }
     }
     for (key, v) in map {
-        path.push(Seg::Key(key.clone()));
+        path.push(Seg::Key(key));
         if let Some(s) = props.get(key) {
             check(s, defs, v, path, depth + 1, out);
         } else {
@@ -450,11 +459,11 @@ fn nearest<'n>(key: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n st
         .map(|(_, n)| n)
 }
 
-fn array(
-    obj: &Map<String, Value>,
-    defs: Defs<'_>,
-    items: &[Value],
-    path: &mut Vec<Seg>,
+fn array<'a>(
+    obj: &'a Map<String, Value>,
+    defs: Defs<'a>,
+    items: &'a [Value],
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
@@ -556,11 +565,11 @@ fn kinds<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s 
 
 /// `anyOf` and `oneOf` alike: the value must match a branch. `oneOf`'s "exactly one" is not
 /// enforced: schemars emits disjoint branches, and serde takes the first variant that fits.
-fn any_of(
-    branches: &[Value],
-    defs: Defs<'_>,
-    value: &Value,
-    path: &mut Vec<Seg>,
+fn any_of<'a>(
+    branches: &'a [Value],
+    defs: Defs<'a>,
+    value: &'a Value,
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {

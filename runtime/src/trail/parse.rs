@@ -33,14 +33,21 @@ const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
 
 /// Parses a trail file's text. On failure, every error of the file, in file order.
 pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
-    let doc = yaml::parse(text, file).map_err(|e| vec![e])?;
+    parse_trail_owned(text.to_string(), file)
+}
+
+/// [`parse_trail`] of text the trail may keep (no copy of it).
+pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
+    let mut doc = yaml::parse_owned(text, file).map_err(|e| vec![e])?;
     let mut p = Parser {
         doc: &doc,
         errors: Vec::new(),
         device_keys: Vec::new(),
         prefix: String::new(),
+        args_at: Vec::new(),
     };
     let parts = p.root();
+    let args_at = std::mem::take(&mut p.args_at);
     let mut errors = p.errors;
     if !errors.is_empty() {
         // Positions first; the walk's own order breaks ties (a key before what is inside it).
@@ -48,7 +55,13 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
         errors.dedup();
         return Err(errors);
     }
-    let (config, trailhead, steps) = parts;
+    let (config, mut trailhead, mut steps) = parts;
+    let calls = trailhead.iter_mut().chain(steps.iter_mut()).flat_map(|s| {
+        s.recording
+            .iter_mut()
+            .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
+    });
+    move_args(&mut doc.value, args_at, calls);
     Ok(Trail {
         file: file.to_path_buf(),
         config,
@@ -60,15 +73,17 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
 
 /// Reads and parses a trail file.
 pub fn load_trail(file: &Path) -> Result<Trail, Vec<YamlError>> {
-    match crate::files::read_text(file) {
-        Ok(text) => parse_trail(&text, file),
-        Err(e) => Err(vec![YamlError {
-            file: file.to_path_buf(),
-            pos: crate::yaml::Pos { line: 1, col: 1 },
-            message: format!("cannot read: {e}"),
-            source_line: String::new(),
-        }]),
-    }
+    parse_trail_owned(read_trail(file).map_err(|e| vec![e])?, file)
+}
+
+/// A trail file's text, or the error the parse gate reports for a file it cannot read.
+pub fn read_trail(file: &Path) -> Result<String, YamlError> {
+    crate::files::read_text(file).map_err(|e| YamlError {
+        file: file.to_path_buf(),
+        pos: crate::yaml::Pos { line: 1, col: 1 },
+        message: format!("cannot read: {e}"),
+        source_line: String::new(),
+    })
 }
 
 struct Parser<'d> {
@@ -80,6 +95,49 @@ struct Parser<'d> {
     /// item, empty in the current form. Paths are written as the current form has them and
     /// prefixed only to find their position.
     prefix: String,
+    /// Where each call's arguments are in `doc.value` (compared, never dereferenced): the call holds
+    /// its index here until [`move_args`] moves the arguments into it.
+    args_at: Vec<usize>,
+}
+
+/// Moves each call's arguments out of the document's value into the call: the walk only read them,
+/// and copying them was a tenth of a check. A call whose `args` is a number `i` gets the value at
+/// `args_at[i]`.
+fn move_args<'c>(value: &mut Value, args_at: Vec<usize>, calls: impl Iterator<Item = &'c mut ToolCall>) {
+    if args_at.is_empty() {
+        return;
+    }
+    let mut by_addr: Vec<(usize, usize)> = args_at.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+    by_addr.sort_unstable();
+    let mut found: Vec<Option<Value>> = (0..args_at.len()).map(|_| None).collect();
+    collect_args(value, &by_addr, &mut found);
+    for call in calls {
+        let Some(i) = call.args.as_u64().and_then(|i| usize::try_from(i).ok()) else {
+            continue;
+        };
+        // Every address was taken from this same, unchanged value, so each is found; the empty map
+        // is only what a call would otherwise hold.
+        call.args = found
+            .get_mut(i)
+            .and_then(Option::take)
+            .unwrap_or_else(|| Value::Object(Map::new()));
+    }
+}
+
+/// Takes the values at the addresses of `by_addr` (sorted) out of `v`, into `found`.
+fn collect_args(v: &mut Value, by_addr: &[(usize, usize)], found: &mut [Option<Value>]) {
+    let addr = std::ptr::from_ref::<Value>(v) as usize;
+    if let Ok(at) = by_addr.binary_search_by_key(&addr, |(a, _)| *a) {
+        if let Some(slot) = found.get_mut(by_addr[at].1) {
+            *slot = Some(std::mem::take(v));
+        }
+        return;
+    }
+    match v {
+        Value::Object(m) => m.values_mut().for_each(|c| collect_args(c, by_addr, found)),
+        Value::Array(items) => items.iter_mut().for_each(|c| collect_args(c, by_addr, found)),
+        _ => {}
+    }
 }
 
 fn child(base: &str, key: &str) -> String {
@@ -391,8 +449,10 @@ impl Parser<'_> {
             return None;
         }
         let apath = child(path, tool);
-        let args = match &map[tool] {
-            Value::Object(a) => Value::Object(a.clone()),
+        let args_value = &map[tool];
+        let args = match args_value {
+            // Moved in by `move_args` once the walk is done; until then, its index in `args_at`.
+            Value::Object(_) => Value::from(self.args_at.len()),
             Value::Null => Value::Object(Map::new()),
             other => {
                 let msg = format!("the arguments of `{tool}`, a map (`{tool}: {{...}}`; `{{}}` for none)");
@@ -402,6 +462,9 @@ impl Parser<'_> {
         };
         let apath = self.full(&apath);
         let pos = self.doc.position(&apath);
+        if args_value.is_object() {
+            self.args_at.push(std::ptr::from_ref::<Value>(args_value) as usize);
+        }
         Some(ToolCall {
             tool: tool.clone(),
             args,
