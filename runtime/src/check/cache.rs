@@ -313,3 +313,7 @@ fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
     }
     result
 }
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;
