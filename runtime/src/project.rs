@@ -38,10 +38,13 @@ pub struct Project {
     /// Catalogs by trailmap id, built on first use: sessions only read them.
     catalogs: std::sync::Mutex<std::collections::HashMap<String, Arc<Catalog>>>,
     /// Each catalog's typed surface (what `check` reads), with the catalog it was made from.
-    surfaces: std::sync::Mutex<std::collections::HashMap<String, (Arc<Catalog>, Arc<Surface>)>>,
+    surfaces: std::sync::Mutex<std::collections::HashMap<String, SurfaceOf>>,
     /// Each trailmap's app, parsed once; every session gets a fresh copy.
     apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
 }
+
+/// A catalog's surface, with the catalog it was made from (a rebuilt catalog makes a new one).
+type SurfaceOf = (Arc<Catalog>, Arc<Surface>);
 
 /// How to open a project.
 #[derive(Debug, Clone, Default)]
