@@ -187,8 +187,18 @@ fn kind_fits(v: &Value, ty: &str) -> bool {
     has_type(v, ty) || (ty == "integer" && v.is_number())
 }
 
+/// `obj[key]`: a schema object has a handful of keys, which a scan compares faster than hashing the
+/// key (serde_json's maps hash with SipHash); a big map is looked up by hash.
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if obj.len() <= 8 {
+        obj.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        obj.get(key)
+    }
+}
+
 fn type_list(schema: &Map<String, Value>) -> Option<Vec<&str>> {
-    match schema.get("type")? {
+    match field(schema, "type")? {
         Value::String(t) => Some(vec![t.as_str()]),
         Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
         _ => None,
@@ -242,7 +252,7 @@ fn check<'a>(
         _ => return,
     };
 
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         match defs.resolve(reference) {
             Some((target, scope)) => check(target, scope, value, path, depth + 1, out),
             None => push(
@@ -254,20 +264,24 @@ fn check<'a>(
     }
 
     // Literal sets first: "expected one of `BACK`, `ENTER`" says more than "expected string".
-    if let Some(allowed) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(allowed) = field(obj, "enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
             let values: Vec<&Value> = allowed.iter().collect();
             return push(out, path, not_one_of(&values, value));
         }
-    } else if let Some(c) = obj.get("const")
+    } else if let Some(c) = field(obj, "const")
         && c != value
     {
         return push(out, path, not_one_of(&[c], value));
     }
 
-    if let Some(types) = type_list(obj)
-        && !types.iter().any(|t| has_type(value, t))
-    {
+    // Tested without collecting the type names: they are only listed when the value does not fit.
+    let fits = match field(obj, "type") {
+        Some(Value::String(t)) => has_type(value, t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| has_type(value, t)),
+        _ => true,
+    };
+    if !fits && let Some(types) = type_list(obj) {
         let expected: Vec<String> = types.iter().map(|t| t.to_string()).collect();
         let found = match value.as_f64() {
             Some(f) if types.contains(&"integer") && f.fract() != 0.0 => "number with a fractional part",
@@ -288,18 +302,18 @@ fn check<'a>(
     }
 
     for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
+        if let Some(branches) = field(obj, key).and_then(Value::as_array) {
             any_of(branches, defs, value, path, depth, out);
         }
     }
-    if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+    if let Some(all) = field(obj, "allOf").and_then(Value::as_array) {
         for s in all {
             check(s, defs, value, path, depth + 1, out);
         }
     }
 
     match value {
-        Value::String(s) if obj.get("format").and_then(Value::as_str) == Some("regex") => {
+        Value::String(s) if field(obj, "format").and_then(Value::as_str) == Some("regex") => {
             if let Err(why) = crate::selector::check_pattern(s) {
                 push(out, path, why);
             }
@@ -331,7 +345,7 @@ fn not_one_of(allowed: &[&Value], value: &Value) -> String {
 /// schemars writes an integer's Rust width as `format` (`int32`, `uint32`, ...); replay decodes with
 /// serde into that width, so a value outside it is a finding here, not a failure at run time.
 fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
-    let range: (i128, i128) = match obj.get("format").and_then(Value::as_str) {
+    let range: (i128, i128) = match field(obj, "format").and_then(Value::as_str) {
         Some("int8") => (i8::MIN.into(), i8::MAX.into()),
         Some("uint8") => (0, u8::MAX.into()),
         Some("int16") => (i16::MIN.into(), i16::MAX.into()),
@@ -355,7 +369,7 @@ fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out
 
 fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
     let Some(x) = value.as_f64() else { return };
-    let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
+    let bound = |k: &str| field(obj, k).and_then(Value::as_f64);
     if let Some(m) = bound("minimum")
         && x < m
     {
@@ -388,10 +402,10 @@ fn object<'a>(
 ) {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     let empty = EMPTY.get_or_init(Map::new);
-    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(empty);
-    for name in obj.get("required").and_then(Value::as_array).into_iter().flatten() {
+    let props = field(obj, "properties").and_then(Value::as_object).unwrap_or(empty);
+    for name in field(obj, "required").and_then(Value::as_array).into_iter().flatten() {
         if let Some(name) = name.as_str()
-            && !map.contains_key(name)
+            && field(map, name).is_none()
         {
             let parent = render_path(path);
             path.push(Seg::Key(name));
@@ -405,10 +419,10 @@ fn object<'a>(
     }
     for (key, v) in map {
         path.push(Seg::Key(key));
-        if let Some(s) = props.get(key) {
+        if let Some(s) = field(props, key) {
             check(s, defs, v, path, depth + 1, out);
         } else {
-            match obj.get("additionalProperties") {
+            match field(obj, "additionalProperties") {
                 Some(Value::Bool(false)) => {
                     let kind = FindingKind::UnknownKey {
                         parent: render_path(&path[..path.len() - 1]),
@@ -467,7 +481,7 @@ fn array<'a>(
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
-    let count = |k: &str| obj.get(k).and_then(Value::as_u64);
+    let count = |k: &str| field(obj, k).and_then(Value::as_u64);
     if let Some(min) = count("minItems")
         && (items.len() as u64) < min
     {
@@ -493,7 +507,7 @@ fn array<'a>(
     for (i, v) in items.iter().enumerate() {
         let schema = match prefix.get(i) {
             Some(s) => Some(s),
-            None => obj.get("items"),
+            None => field(obj, "items"),
         };
         if let Some(s) = schema {
             path.push(Seg::Index(i));
@@ -510,17 +524,20 @@ fn literals<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&
         return None;
     }
     let obj = schema.as_object()?;
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         let (target, scope) = defs.resolve(reference)?;
         return literals(target, scope, depth + 1);
     }
-    if let Some(e) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(e) = field(obj, "enum").and_then(Value::as_array) {
         return Some(e.iter().collect());
     }
-    if let Some(c) = obj.get("const") {
+    if let Some(c) = field(obj, "const") {
         return Some(vec![c]);
     }
-    if let Some(branches) = obj.get("anyOf").or_else(|| obj.get("oneOf")).and_then(Value::as_array) {
+    if let Some(branches) = field(obj, "anyOf")
+        .or_else(|| field(obj, "oneOf"))
+        .and_then(Value::as_array)
+    {
         let mut all = Vec::new();
         for b in branches {
             all.extend(literals(b, defs, depth + 1)?);
@@ -539,22 +556,22 @@ fn kinds<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s 
         return None;
     }
     let obj = schema.as_object()?;
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         let (target, scope) = defs.resolve(reference)?;
         return kinds(target, scope, depth + 1);
     }
     if let Some(types) = type_list(obj) {
         return Some(types);
     }
-    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(values) = field(obj, "enum").and_then(Value::as_array) {
         return Some(values.iter().map(kind).collect());
     }
-    if let Some(c) = obj.get("const") {
+    if let Some(c) = field(obj, "const") {
         return Some(vec![kind(c)]);
     }
     let branches = obj
         .get("anyOf")
-        .or_else(|| obj.get("oneOf"))
+        .or_else(|| field(obj, "oneOf"))
         .and_then(Value::as_array)?;
     let mut all = Vec::new();
     for b in branches {
