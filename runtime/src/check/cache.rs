@@ -36,6 +36,9 @@ use crate::project::Project;
 /// changes.
 const HEADER: &str = "trailblaze-check-cache 1";
 
+/// The largest cache file read.
+const MAX_CACHE_BYTES: u64 = 256 << 20;
+
 /// A hash, as hex: SHA-256 cut to 128 bits (a cache key, not a signature).
 fn digest(parts: &[&[u8]]) -> String {
     let mut h = Sha256::new();
@@ -182,6 +185,12 @@ impl Cache {
     }
 
     fn read(&mut self) {
+        // Far beyond any workspace's (a line is about half a kilobyte a trail); a bigger file is
+        // not ours to trust, and not worth reading.
+        if fs::metadata(&self.file).is_ok_and(|m| m.len() > MAX_CACHE_BYTES) {
+            tracing::debug!(path = %self.file.display(), "check cache too big; ignoring");
+            return;
+        }
         let text = match fs::read_to_string(&self.file) {
             Ok(text) => text,
             Err(e) => {

@@ -311,3 +311,24 @@ fn without_a_cache_folder_nothing_is_written() {
     f.check();
     assert!(f.dir.path().join("cache/check").is_dir());
 }
+
+#[test]
+fn a_cache_folder_that_cannot_be_written_does_not_fail_the_check() {
+    let f = Fixture::new();
+    // `cache` is a file, so `cache/check/` can never be made.
+    std::fs::write(f.dir.path().join("cache"), "not a folder").expect("write");
+    let reference = f.uncached();
+    for _ in 0..2 {
+        let r = f.check();
+        assert_eq!(
+            (r.stats.checked, r.stats.cached),
+            (20, 0),
+            "nothing cached, nothing lost"
+        );
+        assert_same(&r, &reference);
+    }
+    // Control: once the folder can be made, the second check is served from it.
+    std::fs::remove_file(f.dir.path().join("cache")).expect("rm");
+    f.check();
+    assert_eq!(f.check().stats.cached, 20);
+}
