@@ -1,13 +1,16 @@
 //! `check` over a generated corpus of 1,000 trails × 20 recorded calls: the native type gate beside
-//! `--tsc` (the real TypeScript compiler), in one run.
+//! `--tsc` (the real TypeScript compiler), in one run: cold, warm (the cache), and their ratios.
 //!
-//! `cargo bench -p trailblaze --bench check` (needs `npm ci --prefix sdk-ts` for tsc)
+//! `cargo bench -p trailblaze --bench check` (needs `npm ci --prefix sdk-ts` for tsc). Cold runs
+//! start with no check cache, warm ones read every result from it. For a profile of the native gate
+//! alone, `CHECK_BENCH_PROFILE=N` runs it N times uncached (`CHECK_BENCH_WARM=1`: cached) and nothing
+//! else: `CHECK_BENCH_PROFILE=20 perf record -g target/release/deps/check-* --bench`.
 
 use std::path::Path;
 use std::time::Instant;
 
+use trailblaze::{CheckOptions, check_native, check_native_with, check_tsc};
 use trailblaze::{Project, ProjectOptions};
-use trailblaze::{check_native, check_tsc};
 
 const CALLS: usize = 20;
 
@@ -70,6 +73,19 @@ fn main() {
         },
     )
     .expect("project");
+    // `CHECK_BENCH_PROFILE=N`: N native checks and nothing else, for `perf record`.
+    if let Some(n) = std::env::var("CHECK_BENCH_PROFILE")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let opts = CheckOptions {
+            cache: std::env::var_os("CHECK_BENCH_WARM").is_some(),
+        };
+        for _ in 0..n {
+            check_native_with(&project, &files, &opts);
+        }
+        return;
+    }
     let t = Instant::now();
     for f in &files {
         trailblaze::internals::load_trail(f).expect("parses");
@@ -90,30 +106,60 @@ fn main() {
     let t = Instant::now();
     let _ = project.catalog("demo");
     println!("  (catalog: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
-    let mut native = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        let r = check_native(&project, &files);
-        native.push(t.elapsed());
+    let median = |mut runs: Vec<std::time::Duration>| {
+        runs.sort();
+        runs[runs.len() / 2]
+    };
+    let expect_clean = |r: &trailblaze::CheckReport| {
         assert_eq!(
             (r.trails, r.calls, r.findings.len()),
             (trails_n, trails_n * CALLS, 0),
             "{:?}",
             r.findings.first()
         );
+    };
+    let check_cache = dir.path().join("cache/check");
+    // Cold: nothing reused, the cache written (what a first `trailblaze check` does).
+    let mut cold = Vec::new();
+    for _ in 0..5 {
+        let _ = std::fs::remove_dir_all(&check_cache);
+        let t = Instant::now();
+        let r = check_native(&project, &files);
+        cold.push(t.elapsed());
+        expect_clean(&r);
+        assert_eq!(r.stats.cached, 0);
     }
-    native.sort();
+    // Cold without the cache at all (`--no-cache`).
+    let mut uncached = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let r = check_native_with(&project, &files, &CheckOptions { cache: false });
+        uncached.push(t.elapsed());
+        expect_clean(&r);
+    }
+    // Warm: the files unchanged since the last run, every result read from the cache.
+    let mut warm = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let r = check_native(&project, &files);
+        warm.push(t.elapsed());
+        expect_clean(&r);
+        assert_eq!((r.stats.cached, r.stats.checked), (trails_n, 0), "every result reused");
+    }
     let t = Instant::now();
     let r = check_tsc(&project, &files).expect("tsc runs (npm ci --prefix sdk-ts)");
     let tsc = t.elapsed();
     assert_eq!(r.findings.len(), 0, "{:?}", r.findings.first());
-    let n = native[native.len() / 2];
-    println!("check over {trails_n} trails x {CALLS} calls:");
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let (cold, uncached, warm) = (median(cold), median(uncached), median(warm));
+    println!("check over {trails_n} trails x {CALLS} calls (medians of 5 runs):");
+    println!("  native cold:  {:.1} ms (nothing cached; the cache written)", ms(cold));
+    println!("  native --no-cache: {:.1} ms", ms(uncached));
+    println!("  native warm:  {:.1} ms (every result from the cache)", ms(warm));
+    println!("  --tsc:  {:.1} ms (one run)", ms(tsc));
     println!(
-        "  native: median {:.1} ms over {} runs",
-        n.as_secs_f64() * 1e3,
-        native.len()
+        "  ratio: native cold is {:.0}x faster than --tsc, warm {:.0}x",
+        ms(tsc) / ms(cold),
+        ms(tsc) / ms(warm)
     );
-    println!("  --tsc:  {:.1} ms (one run)", tsc.as_secs_f64() * 1e3);
-    println!("  ratio: native is {:.0}x faster", tsc.as_secs_f64() / n.as_secs_f64());
 }

@@ -10,18 +10,18 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::project::Project;
-use crate::surface::catalog::{Surface, selector_document, write_if_changed};
+use crate::surface::catalog::{Surface, selectors, write_if_changed};
 use crate::surface::{self, GenCall, check_value, client_dts, trail_gen_ts, trails_tsconfig};
 use crate::trail::{Trail, load_trail};
 use crate::yaml::YamlError;
 
 /// One finding: `trails/x.trail.yaml:12:9 · step 3 · inputText: message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub file: PathBuf,
     pub line: usize,
@@ -77,6 +77,18 @@ pub struct CheckReport {
     /// Things the reader should know that are not findings, each shown once (e.g.
     /// [`TOOLS_NOT_TYPE_CHECKED`]).
     pub notices: Vec<String>,
+    /// How the native gate got each trail's result (checked now, or reused from the cache). Not
+    /// part of what a check reports: a warm and a cold check differ only here.
+    #[serde(skip)]
+    pub stats: CheckStats,
+}
+
+/// How many trails the native gate checked now, and how many results it reused from its cache
+/// ([`native::CheckOptions::cache`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CheckStats {
+    pub checked: usize,
+    pub cached: usize,
 }
 
 impl CheckReport {
@@ -89,6 +101,8 @@ impl CheckReport {
         self.trails += other.trails;
         self.calls += other.calls;
         self.tool_files += other.tool_files;
+        self.stats.checked += other.stats.checked;
+        self.stats.cached += other.stats.cached;
         self.findings.extend(other.findings);
         sort(&mut self.findings);
         for n in other.notices {
@@ -140,38 +154,13 @@ fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<T
     out
 }
 
-/// Parses every file, on every core: reading YAML is most of a native check's time.
+/// Parses every file, on every core.
 fn parse_all(files: &[PathBuf]) -> Vec<Result<Trail, Vec<YamlError>>> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
-    if threads < 2 || files.len() < 16 {
-        return files.iter().map(|f| load_trail(f)).collect();
-    }
-    let chunk = files.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(|f| load_trail(f)).collect::<Vec<_>>()))
-            .collect();
-        let mut out = Vec::with_capacity(files.len());
-        for (h, part) in handles.into_iter().zip(files.chunks(chunk)) {
-            // A parser panic is not expected; if one happens, that part's files are reported, not lost.
-            match h.join() {
-                Ok(parsed) => out.extend(parsed),
-                Err(_) => out.extend(part.iter().map(|f| {
-                    Err(vec![YamlError::new(
-                        f,
-                        "",
-                        crate::yaml::Pos::default(),
-                        "the parser failed on this file",
-                    )])
-                })),
-            }
-        }
-        out
-    })
+    native::in_parallel(files.len(), |i| load_trail(&files[i]))
+        .into_iter()
+        .zip(files)
+        .map(|(parsed, f)| parsed.unwrap_or_else(|| Err(vec![native::failed(f)])))
+        .collect()
 }
 
 /// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
@@ -195,39 +184,46 @@ impl<'p> Catalogs<'p> {
     }
 }
 
-/// Whether the type gate checks `t`: its target is a trailmap that loads. A target that does not
-/// load is a finding; a trail with no target, or one naming no loaded trailmap (an app's package id),
-/// is skipped with a notice, as the original does — unless the name is a near miss of a loaded
-/// trailmap's id, which is a typo to fix, not an app.
-fn checkable(t: &Target, catalogs: &mut Catalogs<'_>, report: &mut CheckReport) -> bool {
-    let pos = t.trail.doc.position("config.target");
-    let project = catalogs.project;
+/// Whether the type gate checks `trail`, whose target is `map`: its target is a trailmap that loads
+/// (`load_error` says why one does not). A target that does not load is a finding; a trail with no
+/// target, or one naming no loaded trailmap (an app's package id), is skipped with a notice, as the
+/// original does — unless the name is a near miss of a loaded trailmap's id, which is a typo to fix,
+/// not an app.
+fn gate(
+    project: &Project,
+    trail: &Trail,
+    map: Option<&str>,
+    load_error: impl FnOnce(&str) -> Option<String>,
+    notices: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
+) -> bool {
+    let pos = trail.doc.position("config.target");
     let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
-    let message = match &t.map {
+    let message = match map {
         None => {
-            report.notices.push(format!(
+            notices.push(format!(
                 "{}: not type-checked: it names no target (`config.target`), so only the built-ins apply",
-                t.trail.file.display()
+                trail.file.display()
             ));
             return false;
         }
         Some(id) if project.trailmaps.get(id).is_none() => match did_you_mean_id(id, &known) {
             Some(near) => format!("target `{id}`: no loaded trailmap provides it; did you mean `{near}`?"),
             None => {
-                report.notices.push(format!(
+                notices.push(format!(
                     "{}: not type-checked: its target `{id}` is no loaded trailmap (an app id?), so only the built-ins apply",
-                    t.trail.file.display()
+                    trail.file.display()
                 ));
                 return false;
             }
         },
-        Some(id) => match catalogs.get(id) {
-            Ok(_) => return true,
-            Err(e) => format!("target `{id}` does not load: {e}"),
+        Some(id) => match load_error(id) {
+            None => return true,
+            Some(e) => format!("target `{id}` does not load: {e}"),
         },
     };
-    report.findings.push(Finding {
-        file: t.trail.file.clone(),
+    findings.push(Finding {
+        file: trail.file.clone(),
         line: pos.line,
         col: pos.col,
         step: None,
@@ -236,6 +232,20 @@ fn checkable(t: &Target, catalogs: &mut Catalogs<'_>, report: &mut CheckReport) 
         warning: false,
     });
     false
+}
+
+/// [`gate`] for the `--tsc` path, which builds its catalogs as it goes.
+fn checkable(t: &Target, catalogs: &mut Catalogs<'_>, report: &mut CheckReport) -> bool {
+    let project = catalogs.project;
+    let load_error = |id: &str| catalogs.get(id).as_ref().err().cloned();
+    gate(
+        project,
+        &t.trail,
+        t.map.as_deref(),
+        load_error,
+        &mut report.notices,
+        &mut report.findings,
+    )
 }
 
 /// A loaded trailmap id `id` is a near miss of (`demoo` for `demo`); package ids (`com.x.y`) never are.
@@ -252,55 +262,6 @@ fn exempt(project: &Project, id: &str) -> bool {
         .get(id)
         .and_then(|m| m.spec.trail_validation.as_ref())
         .is_some()
-}
-
-/// The native type gate over `files`.
-pub fn check_native(project: &Project, files: &[PathBuf]) -> CheckReport {
-    let mut report = CheckReport::default();
-    let targets = load(project, files, &mut report);
-    let selectors = selector_document();
-    let mut catalogs = Catalogs {
-        project,
-        built: BTreeMap::new(),
-    };
-    // Resolve targets and build each catalog once, then check the trails on every core.
-    let mut work: Vec<(&Target, &Surface, bool)> = Vec::new();
-    let checked: Vec<bool> = targets
-        .iter()
-        .map(|t| checkable(t, &mut catalogs, &mut report))
-        .collect();
-    for (t, _) in targets.iter().zip(&checked).filter(|(_, c)| **c) {
-        let Some(id) = t.map.as_deref() else { continue };
-        if let Some(Ok((_, surface))) = catalogs.built.get(id) {
-            work.push((t, surface, exempt(project, id)));
-        }
-    }
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
-    let chunk = work.len().div_ceil(threads).max(1);
-    let results: Vec<(usize, Vec<Finding>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = work
-            .chunks(chunk)
-            .map(|part| {
-                let selectors = &selectors;
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(t, s, w)| check_trail(&t.trail, s, selectors, *w))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    for (calls, findings) in results {
-        report.calls += calls;
-        report.findings.extend(findings);
-    }
-    sort(&mut report.findings);
-    report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
-    report
 }
 
 /// The native type gate over one parsed trail: how many calls it holds, and its findings.
@@ -454,7 +415,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         project,
         built: BTreeMap::new(),
     };
-    let selectors = selector_document();
+    let selectors = selectors();
     // Per target trailmap: the gen files and their line tables.
     let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
     for (i, t) in targets.iter().enumerate() {
@@ -543,7 +504,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         // TypeScript cannot tell a valid regular expression from an invalid one; the native gate
         // can, and both gates must refuse one, so its regex findings join tsc's.
         for (i, _, _) in gens {
-            let (_, native) = check_trail(&targets[*i].trail, surface, &selectors, warning);
+            let (_, native) = check_trail(&targets[*i].trail, surface, selectors, warning);
             report
                 .findings
                 .extend(native.into_iter().filter(|f| f.message.contains(REGEX_FINDING)));
@@ -561,6 +522,11 @@ pub fn gen_path(trail: &Path) -> PathBuf {
     let stem = crate::trail::trail_stem(trail);
     trail.with_file_name(format!("{stem}.trail.gen.ts"))
 }
+
+mod cache;
+mod native;
+
+pub use native::{CheckOptions, check_native, check_native_with};
 
 #[cfg(test)]
 mod tests;

@@ -23,7 +23,8 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
             format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
         ));
     }
-    let mut text = String::new();
+    // Sized from the metadata, so the read does not grow the buffer step by step.
+    let mut text = String::with_capacity(meta.len() as usize + 1);
     // The size can change between the check and the read: the read is bounded too.
     std::fs::File::open(path)?
         .take(MAX_FILE_BYTES + 1)

@@ -36,7 +36,10 @@ pub(crate) mod yaml;
 pub use agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind, WriteBack};
 pub use budget::{CancelHandle, Limits};
 pub use catalog::ToolDefinition;
-pub use check::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_tools_tsc, check_tsc};
+pub use check::{
+    CheckOptions, CheckReport, CheckStats, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_native_with,
+    check_tools_tsc, check_tsc,
+};
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
 pub use run::{RunOptions, RunOutput, ScreenshotPolicy, run_trails};

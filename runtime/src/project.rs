@@ -10,6 +10,7 @@ use crate::catalog::{Catalog, CatalogError};
 use crate::device::{Device, DeviceError, DeviceSpec, sim};
 use crate::script::transpile::Transpiler;
 use crate::session::{Session, SessionConfig, SessionError, Settings, WarmPool};
+use crate::surface::catalog::Surface;
 use crate::trailmap::{LoadErrors, Trailmaps};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,17 +37,22 @@ pub struct Project {
     pub transpiler: Arc<Transpiler>,
     /// Catalogs by trailmap id, built on first use: sessions only read them.
     catalogs: std::sync::Mutex<std::collections::HashMap<String, Arc<Catalog>>>,
+    /// Each catalog's typed surface (what `check` reads), with the catalog it was made from.
+    surfaces: std::sync::Mutex<std::collections::HashMap<String, SurfaceOf>>,
     /// Each trailmap's app, parsed once; every session gets a fresh copy.
     apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
     /// Session threads whose engines are made before they are asked for.
     warm: WarmPool,
 }
 
+/// A catalog's surface, with the catalog it was made from (a rebuilt catalog makes a new one).
+type SurfaceOf = (Arc<Catalog>, Arc<Surface>);
+
 /// How to open a project.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectOptions {
-    /// The transpile cache folder; `None` uses the default (`$TRAILBLAZE_CACHE_DIR`, then the user's
-    /// cache folder).
+    /// The cache folder (transpiled scripts, and the native check's results under `check/`); `None`
+    /// uses the default (`$TRAILBLAZE_CACHE_DIR`, then the user's cache folder).
     pub cache_dir: Option<PathBuf>,
     /// A `NAME=value` secrets file besides the `TRAILBLAZE_SECRET_*` environment.
     pub secrets_file: Option<PathBuf>,
@@ -64,6 +70,7 @@ impl Project {
             secrets: Arc::new(secrets),
             transpiler: Arc::new(Transpiler::new(cache)),
             catalogs: Default::default(),
+            surfaces: Default::default(),
             apps: Default::default(),
             warm: WarmPool::default(),
         })
@@ -102,6 +109,26 @@ impl Project {
             m.insert(id.to_string(), built.clone());
         }
         Ok(built)
+    }
+
+    /// The typed surface of trailmap `id`'s catalog, made once per catalog (cloning every tool's
+    /// schema costs a check a few milliseconds).
+    pub fn surface(&self, id: &str) -> Result<Arc<Surface>, ProjectError> {
+        let catalog = self.catalog(id)?;
+        let mut memo = self.surfaces.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((of, surface)) = memo.get(id)
+            && Arc::ptr_eq(of, &catalog)
+        {
+            return Ok(surface.clone());
+        }
+        let surface = Arc::new(Surface::of(&catalog));
+        memo.insert(id.to_string(), (catalog, surface.clone()));
+        Ok(surface)
+    }
+
+    /// The cache folder: the transpile cache's entries, and `check/` for the native gate's results.
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.transpiler.cache_dir()
     }
 
     /// The same project with other default secrets for its sessions (tests, embedders).

@@ -100,58 +100,58 @@ enum Seg<'p> {
     Index(usize),
 }
 
-fn segments(path: &str) -> Vec<Seg<'_>> {
-    let mut out = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (key, mut rest) = match part.find('[') {
+/// The steps of `path`, in order, without collecting them (positions are looked up per finding and
+/// per call: this is on the parse gate's path).
+fn segments(path: &str) -> impl Iterator<Item = Seg<'_>> {
+    path.split('.').filter(|p| !p.is_empty()).flat_map(|part| {
+        let (key, rest) = match part.find('[') {
             Some(i) => (&part[..i], &part[i..]),
             None => (part, ""),
         };
-        if !key.is_empty() {
-            out.push(Seg::Key(key));
-        }
-        while let Some(end) = rest.find(']') {
-            match rest[1..end].parse() {
-                Ok(i) => out.push(Seg::Index(i)),
-                Err(_) => out.push(Seg::Key(&rest[1..end])),
-            }
+        let key = (!key.is_empty()).then_some(Seg::Key(key));
+        let mut rest = rest;
+        let indices = std::iter::from_fn(move || {
+            let end = rest.find(']')?;
+            let inner = &rest[1..end];
             rest = &rest[end + 1..];
-        }
-    }
-    out
+            Some(match inner.parse() {
+                Ok(i) => Seg::Index(i),
+                Err(_) => Seg::Key(inner),
+            })
+        });
+        key.into_iter().chain(indices)
+    })
 }
 
 impl PosNode {
-    /// The nodes along `path` as far as it goes (the root first).
-    fn walk(&self, path: &str) -> (Vec<&PosNode>, bool) {
-        let mut trail = vec![self];
+    /// The node at `path`, or the deepest one along it, and whether the whole path was found.
+    fn walk(&self, path: &str) -> (&PosNode, bool) {
+        let mut at = self;
         for seg in segments(path) {
-            let at = trail[trail.len() - 1];
             let next = match seg {
                 Seg::Key(k) => at.entries.iter().find(|(name, _)| name == k).map(|(_, n)| n),
                 Seg::Index(i) => at.items.get(i),
             };
             match next {
-                Some(n) => trail.push(n),
-                None => return (trail, false),
+                Some(n) => at = n,
+                None => return (at, false),
             }
         }
-        (trail, true)
+        (at, true)
     }
 }
 
 impl Document {
     /// Where the value at `path` starts, or the nearest enclosing value that has a position.
     pub fn position(&self, path: &str) -> Pos {
-        let (trail, _) = self.tree.walk(path);
-        let last = trail[trail.len() - 1];
+        let (last, _) = self.tree.walk(path);
         last.key.unwrap_or(last.pos)
     }
 
     /// Where the value (not its key) at `path` starts.
     pub fn value_position(&self, path: &str) -> Pos {
         match self.tree.walk(path) {
-            (trail, true) => trail[trail.len() - 1].pos,
+            (node, true) => node.pos,
             _ => self.position(path),
         }
     }
@@ -160,11 +160,10 @@ impl Document {
     /// and where it stands) or a sequence's items (no key, where the item starts). `None` when
     /// `path` is not in the document. Write-back edits a trail's text with these.
     pub fn children(&self, path: &str) -> Option<Vec<(Option<String>, Pos)>> {
-        let (trail, found) = self.tree.walk(path);
+        let (node, found) = self.tree.walk(path);
         if !found {
             return None;
         }
-        let node = trail[trail.len() - 1];
         if !node.entries.is_empty() {
             return Some(
                 node.entries
@@ -227,12 +226,27 @@ pub fn parent_path(path: &str) -> Option<String> {
 /// of aliases to a 10 KB anchor would otherwise cost gigabytes), and nesting deeper than
 /// [`MAX_DEPTH`] is refused before anything recursive sees it.
 pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
-    let mut doc = Document {
+    let (value, tree) = parse_tree(text, file)?;
+    Ok(Document {
         file: file.to_path_buf(),
-        text: String::new(),
-        value: Value::Null,
-        tree: PosNode::default(),
-    };
+        text: text.to_string(),
+        value,
+        tree,
+    })
+}
+
+/// [`parse`] of text the document may keep (no copy of it).
+pub fn parse_owned(text: String, file: &Path) -> Result<Document, YamlError> {
+    let (value, tree) = parse_tree(&text, file)?;
+    Ok(Document {
+        file: file.to_path_buf(),
+        text,
+        value,
+        tree,
+    })
+}
+
+fn parse_tree(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> {
     let fail = |pos: Pos, msg: &str| YamlError::new(file, text, pos, msg);
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<(Value, PosNode)> = None;
@@ -270,13 +284,13 @@ pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
                 };
                 if let Some(Frame::Map { key: key @ None, .. }) = stack.last_mut() {
                     *key = Some((
-                        map_key(&s).ok_or_else(|| fail(pos, "a mapping key must be a plain name"))?,
+                        map_key(s).ok_or_else(|| fail(pos, "a mapping key must be a plain name"))?,
                         pos,
                     ));
                     None
                 } else {
                     let value =
-                        scalar(&s).ok_or_else(|| fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
+                        scalar(s).ok_or_else(|| fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
                     Some((
                         value,
                         PosNode {
@@ -335,12 +349,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
             }
         }
     }
-    doc.text = text.to_string();
-    if let Some((value, tree)) = root {
-        doc.value = value;
-        doc.tree = tree;
-    }
-    Ok(doc)
+    Ok(root.unwrap_or_default())
 }
 
 /// A collection being built from events.
@@ -358,9 +367,9 @@ enum Frame {
 }
 
 /// A mapping key: a plain name (strings, and the integers and booleans YAML reads unquoted).
-fn map_key(s: &Scalar<'_>) -> Option<String> {
+fn map_key(s: Scalar<'_>) -> Option<String> {
     match s {
-        Scalar::String(s) => Some(s.to_string()),
+        Scalar::String(s) => Some(s.into_owned()),
         Scalar::Integer(i) => Some(i.to_string()),
         Scalar::Boolean(b) => Some(b.to_string()),
         _ => None,
@@ -375,7 +384,7 @@ pub fn parse_file(path: &Path) -> Result<Document, YamlError> {
         message: format!("cannot read: {e}"),
         source_line: String::new(),
     })?;
-    parse(&text, path)
+    parse_owned(text, path)
 }
 
 /// Parses and strictly decodes `text`.
@@ -392,13 +401,14 @@ pub fn from_file<T: DeserializeOwned>(path: &Path) -> Result<T, YamlError> {
 /// enough that nothing recursive over the result (checks, decoding, drop) can run out of stack.
 pub const MAX_DEPTH: usize = 128;
 
-fn scalar(s: &Scalar<'_>) -> Option<Value> {
+/// A scalar's value; its text is moved, not copied.
+fn scalar(s: Scalar<'_>) -> Option<Value> {
     Some(match s {
         Scalar::Null => Value::Null,
-        Scalar::Boolean(b) => Value::Bool(*b),
-        Scalar::Integer(i) => Value::from(*i),
+        Scalar::Boolean(b) => Value::Bool(b),
+        Scalar::Integer(i) => Value::from(i),
         Scalar::FloatingPoint(f) => Value::Number(serde_json::Number::from_f64(f.into_inner())?),
-        Scalar::String(s) => Value::String(s.to_string()),
+        Scalar::String(s) => Value::String(s.into_owned()),
     })
 }
 

@@ -182,6 +182,49 @@ fn check_exits_1_on_findings_and_0_when_clean() {
     assert_eq!(usage.status.code(), Some(2));
 }
 
+/// `check` keeps each trail's result in the cache folder and reports the same thing from it;
+/// `--no-cache` neither reads nor writes it.
+#[test]
+fn check_reports_the_same_from_its_cache_and_no_cache_skips_it() {
+    let f = Fixture::demo();
+    let bad = f.map_dir().join("trails/bad.trail.yaml");
+    std::fs::write(
+        &bad,
+        "config:\n  target: demo\ntrail:\n  - step: s\n    recording:\n      tools:\n        - inputText: { txt: a }\n",
+    )
+    .expect("write");
+    let shown = |o: &std::process::Output| {
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let uncached = shown(&run(&f, &["check", "demo", "--no-cache"]));
+    assert_eq!(uncached.0, Some(1), "{uncached:?}");
+    assert!(uncached.1.contains("bad.trail.yaml:7:"), "{uncached:?}");
+    let cache = f.cache().join("check");
+    assert!(!cache.exists(), "--no-cache writes no cache");
+    let cold = shown(&run(&f, &["check", "demo"]));
+    assert!(cache.is_dir(), "a check writes its cache");
+    let warm = shown(&run(&f, &["check", "demo"]));
+    assert_eq!(cold, uncached);
+    assert_eq!(warm, cold, "the cached check prints exactly what the first did");
+    let json = |args: &[&str]| String::from_utf8_lossy(&run(&f, args).stdout).into_owned();
+    assert_eq!(
+        json(&["check", "demo", "--json"]),
+        json(&["check", "demo", "--json", "--no-cache"])
+    );
+    // Fixed: the cache does not keep the old finding.
+    std::fs::write(
+        &bad,
+        "config:\n  target: demo\ntrail:\n  - step: s\n    recording:\n      tools:\n        - inputText: { text: a }\n",
+    )
+    .expect("write");
+    let fixed = shown(&run(&f, &["check", "demo"]));
+    assert_eq!(fixed.0, Some(0), "{fixed:?}");
+}
+
 /// A secret value never reaches the terminal: not in a result, an error (a built-in echoing what it
 /// was given), a step line, `--json`, nor in any escaped form; control characters arrive escaped.
 #[test]

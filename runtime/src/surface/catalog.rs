@@ -72,6 +72,12 @@ pub fn selector_document() -> Value {
     serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)).unwrap_or_default()
 }
 
+/// [`selector_document`], built once per process: it is compiled in, the same for every check.
+pub fn selectors() -> &'static Value {
+    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    DOC.get_or_init(selector_document)
+}
+
 /// Where `dts` vendors the SDK, relative to a trailmap's `tools/` folder.
 pub const VENDOR_DIR: &str = ".trailblaze/scripting";
 

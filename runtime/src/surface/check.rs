@@ -102,13 +102,14 @@ pub fn check_value(schema: &Value, defs: Option<&Value>, value: &Value) -> Vec<F
     out
 }
 
-#[derive(Debug, Clone)]
-enum Seg {
-    Key(String),
+/// A step of the path being checked, borrowed from the value or the schema (no allocation per key).
+#[derive(Debug, Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
     Index(usize),
 }
 
-fn render_path(path: &[Seg]) -> String {
+fn render_path(path: &[Seg<'_>]) -> String {
     let mut s = String::new();
     for seg in path {
         match seg {
@@ -136,11 +137,11 @@ fn short(name: &str) -> String {
     }
 }
 
-fn push(out: &mut Vec<Finding>, path: &[Seg], message: String) {
+fn push(out: &mut Vec<Finding>, path: &[Seg<'_>], message: String) {
     push_kind(out, path, message, FindingKind::Other);
 }
 
-fn push_kind(out: &mut Vec<Finding>, path: &[Seg], message: String, kind: FindingKind) {
+fn push_kind(out: &mut Vec<Finding>, path: &[Seg<'_>], message: String, kind: FindingKind) {
     out.push(Finding {
         path: render_path(path),
         message,
@@ -186,8 +187,18 @@ fn kind_fits(v: &Value, ty: &str) -> bool {
     has_type(v, ty) || (ty == "integer" && v.is_number())
 }
 
+/// `obj[key]`: a schema object has a handful of keys, which a scan compares faster than hashing the
+/// key (serde_json's maps hash with SipHash); a big map is looked up by hash.
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if obj.len() <= 8 {
+        obj.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        obj.get(key)
+    }
+}
+
 fn type_list(schema: &Map<String, Value>) -> Option<Vec<&str>> {
-    match schema.get("type")? {
+    match field(schema, "type")? {
         Value::String(t) => Some(vec![t.as_str()]),
         Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
         _ => None,
@@ -217,7 +228,14 @@ fn list_literals(values: &[&Value]) -> String {
     shown.join(", ")
 }
 
-fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, depth: usize, out: &mut Vec<Finding>) {
+fn check<'a>(
+    schema: &'a Value,
+    defs: Defs<'a>,
+    value: &'a Value,
+    path: &mut Vec<Seg<'a>>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
     if depth > MAX_DEPTH {
         push(
             out,
@@ -234,7 +252,7 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
         _ => return,
     };
 
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         match defs.resolve(reference) {
             Some((target, scope)) => check(target, scope, value, path, depth + 1, out),
             None => push(
@@ -246,20 +264,24 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
     }
 
     // Literal sets first: "expected one of `BACK`, `ENTER`" says more than "expected string".
-    if let Some(allowed) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(allowed) = field(obj, "enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
             let values: Vec<&Value> = allowed.iter().collect();
             return push(out, path, not_one_of(&values, value));
         }
-    } else if let Some(c) = obj.get("const")
+    } else if let Some(c) = field(obj, "const")
         && c != value
     {
         return push(out, path, not_one_of(&[c], value));
     }
 
-    if let Some(types) = type_list(obj)
-        && !types.iter().any(|t| has_type(value, t))
-    {
+    // Tested without collecting the type names: they are only listed when the value does not fit.
+    let fits = match field(obj, "type") {
+        Some(Value::String(t)) => has_type(value, t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| has_type(value, t)),
+        _ => true,
+    };
+    if !fits && let Some(types) = type_list(obj) {
         let expected: Vec<String> = types.iter().map(|t| t.to_string()).collect();
         let found = match value.as_f64() {
             Some(f) if types.contains(&"integer") && f.fract() != 0.0 => "number with a fractional part",
@@ -280,18 +302,18 @@ fn check(schema: &Value, defs: Defs<'_>, value: &Value, path: &mut Vec<Seg>, dep
     }
 
     for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
+        if let Some(branches) = field(obj, key).and_then(Value::as_array) {
             any_of(branches, defs, value, path, depth, out);
         }
     }
-    if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+    if let Some(all) = field(obj, "allOf").and_then(Value::as_array) {
         for s in all {
             check(s, defs, value, path, depth + 1, out);
         }
     }
 
     match value {
-        Value::String(s) if obj.get("format").and_then(Value::as_str) == Some("regex") => {
+        Value::String(s) if field(obj, "format").and_then(Value::as_str) == Some("regex") => {
             if let Err(why) = crate::selector::check_pattern(s) {
                 push(out, path, why);
             }
@@ -322,8 +344,8 @@ fn not_one_of(allowed: &[&Value], value: &Value) -> String {
 
 /// schemars writes an integer's Rust width as `format` (`int32`, `uint32`, ...); replay decodes with
 /// serde into that width, so a value outside it is a finding here, not a failure at run time.
-fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
-    let range: (i128, i128) = match obj.get("format").and_then(Value::as_str) {
+fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
+    let range: (i128, i128) = match field(obj, "format").and_then(Value::as_str) {
         Some("int8") => (i8::MIN.into(), i8::MAX.into()),
         Some("uint8") => (0, u8::MAX.into()),
         Some("int16") => (i16::MIN.into(), i16::MAX.into()),
@@ -345,9 +367,9 @@ fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &m
     }
 }
 
-fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<Finding>) {
+fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
     let Some(x) = value.as_f64() else { return };
-    let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
+    let bound = |k: &str| field(obj, k).and_then(Value::as_f64);
     if let Some(m) = bound("minimum")
         && x < m
     {
@@ -370,22 +392,23 @@ fn bounds(obj: &Map<String, Value>, value: &Value, path: &[Seg], out: &mut Vec<F
     }
 }
 
-fn object(
-    obj: &Map<String, Value>,
-    defs: Defs<'_>,
-    map: &Map<String, Value>,
-    path: &mut Vec<Seg>,
+fn object<'a>(
+    obj: &'a Map<String, Value>,
+    defs: Defs<'a>,
+    map: &'a Map<String, Value>,
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
-    let empty = Map::new();
-    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    for name in obj.get("required").and_then(Value::as_array).into_iter().flatten() {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let empty = EMPTY.get_or_init(Map::new);
+    let props = field(obj, "properties").and_then(Value::as_object).unwrap_or(empty);
+    for name in field(obj, "required").and_then(Value::as_array).into_iter().flatten() {
         if let Some(name) = name.as_str()
-            && !map.contains_key(name)
+            && field(map, name).is_none()
         {
             let parent = render_path(path);
-            path.push(Seg::Key(name.to_string()));
+            path.push(Seg::Key(name));
             let kind = FindingKind::MissingKey {
                 parent,
                 key: name.to_string(),
@@ -395,11 +418,11 @@ fn object(
         }
     }
     for (key, v) in map {
-        path.push(Seg::Key(key.clone()));
-        if let Some(s) = props.get(key) {
+        path.push(Seg::Key(key));
+        if let Some(s) = field(props, key) {
             check(s, defs, v, path, depth + 1, out);
         } else {
-            match obj.get("additionalProperties") {
+            match field(obj, "additionalProperties") {
                 Some(Value::Bool(false)) => {
                     let kind = FindingKind::UnknownKey {
                         parent: render_path(&path[..path.len() - 1]),
@@ -450,15 +473,15 @@ fn nearest<'n>(key: &str, names: impl Iterator<Item = &'n str>) -> Option<&'n st
         .map(|(_, n)| n)
 }
 
-fn array(
-    obj: &Map<String, Value>,
-    defs: Defs<'_>,
-    items: &[Value],
-    path: &mut Vec<Seg>,
+fn array<'a>(
+    obj: &'a Map<String, Value>,
+    defs: Defs<'a>,
+    items: &'a [Value],
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
-    let count = |k: &str| obj.get(k).and_then(Value::as_u64);
+    let count = |k: &str| field(obj, k).and_then(Value::as_u64);
     if let Some(min) = count("minItems")
         && (items.len() as u64) < min
     {
@@ -484,7 +507,7 @@ fn array(
     for (i, v) in items.iter().enumerate() {
         let schema = match prefix.get(i) {
             Some(s) => Some(s),
-            None => obj.get("items"),
+            None => field(obj, "items"),
         };
         if let Some(s) = schema {
             path.push(Seg::Index(i));
@@ -501,17 +524,20 @@ fn literals<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&
         return None;
     }
     let obj = schema.as_object()?;
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         let (target, scope) = defs.resolve(reference)?;
         return literals(target, scope, depth + 1);
     }
-    if let Some(e) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(e) = field(obj, "enum").and_then(Value::as_array) {
         return Some(e.iter().collect());
     }
-    if let Some(c) = obj.get("const") {
+    if let Some(c) = field(obj, "const") {
         return Some(vec![c]);
     }
-    if let Some(branches) = obj.get("anyOf").or_else(|| obj.get("oneOf")).and_then(Value::as_array) {
+    if let Some(branches) = field(obj, "anyOf")
+        .or_else(|| field(obj, "oneOf"))
+        .and_then(Value::as_array)
+    {
         let mut all = Vec::new();
         for b in branches {
             all.extend(literals(b, defs, depth + 1)?);
@@ -530,22 +556,22 @@ fn kinds<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s 
         return None;
     }
     let obj = schema.as_object()?;
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
         let (target, scope) = defs.resolve(reference)?;
         return kinds(target, scope, depth + 1);
     }
     if let Some(types) = type_list(obj) {
         return Some(types);
     }
-    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+    if let Some(values) = field(obj, "enum").and_then(Value::as_array) {
         return Some(values.iter().map(kind).collect());
     }
-    if let Some(c) = obj.get("const") {
+    if let Some(c) = field(obj, "const") {
         return Some(vec![kind(c)]);
     }
     let branches = obj
         .get("anyOf")
-        .or_else(|| obj.get("oneOf"))
+        .or_else(|| field(obj, "oneOf"))
         .and_then(Value::as_array)?;
     let mut all = Vec::new();
     for b in branches {
@@ -556,11 +582,11 @@ fn kinds<'s>(schema: &'s Value, defs: Defs<'s>, depth: usize) -> Option<Vec<&'s 
 
 /// `anyOf` and `oneOf` alike: the value must match a branch. `oneOf`'s "exactly one" is not
 /// enforced: schemars emits disjoint branches, and serde takes the first variant that fits.
-fn any_of(
-    branches: &[Value],
-    defs: Defs<'_>,
-    value: &Value,
-    path: &mut Vec<Seg>,
+fn any_of<'a>(
+    branches: &'a [Value],
+    defs: Defs<'a>,
+    value: &'a Value,
+    path: &mut Vec<Seg<'a>>,
     depth: usize,
     out: &mut Vec<Finding>,
 ) {

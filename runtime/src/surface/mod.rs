@@ -115,9 +115,14 @@ fn json_pointer<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
     }
     let mut at = doc;
     for raw in pointer.strip_prefix('/')?.split('/') {
-        let seg = raw.replace("~1", "/").replace("~0", "~");
+        // Most segments escape nothing: unescape (and allocate) only those that do.
+        let seg = if raw.contains('~') {
+            std::borrow::Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
         at = match at {
-            Value::Object(map) => map.get(&seg)?,
+            Value::Object(map) => map.get(seg.as_ref())?,
             Value::Array(items) => items.get(seg.parse::<usize>().ok()?)?,
             _ => return None,
         };

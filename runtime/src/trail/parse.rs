@@ -11,7 +11,10 @@ use trailblaze_host_functions::decode::{did_you_mean, nearest};
 use super::model::*;
 use crate::yaml::{self, Document, YamlError};
 
+mod args;
 mod config;
+
+use args::move_args;
 
 const TOP_KEYS: [&str; 3] = ["config", "trailhead", "trail"];
 const CONFIG_KEYS: [&str; 12] = [
@@ -33,14 +36,21 @@ const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
 
 /// Parses a trail file's text. On failure, every error of the file, in file order.
 pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
-    let doc = yaml::parse(text, file).map_err(|e| vec![e])?;
+    parse_trail_owned(text.to_string(), file)
+}
+
+/// [`parse_trail`] of text the trail may keep (no copy of it).
+pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
+    let mut doc = yaml::parse_owned(text, file).map_err(|e| vec![e])?;
     let mut p = Parser {
         doc: &doc,
         errors: Vec::new(),
         device_keys: Vec::new(),
         prefix: String::new(),
+        args_at: Vec::new(),
     };
     let parts = p.root();
+    let args_at = std::mem::take(&mut p.args_at);
     let mut errors = p.errors;
     if !errors.is_empty() {
         // Positions first; the walk's own order breaks ties (a key before what is inside it).
@@ -48,7 +58,13 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
         errors.dedup();
         return Err(errors);
     }
-    let (config, trailhead, steps) = parts;
+    let (config, mut trailhead, mut steps) = parts;
+    let calls = trailhead.iter_mut().chain(steps.iter_mut()).flat_map(|s| {
+        s.recording
+            .iter_mut()
+            .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
+    });
+    move_args(&mut doc.value, args_at, calls);
     Ok(Trail {
         file: file.to_path_buf(),
         config,
@@ -60,15 +76,17 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
 
 /// Reads and parses a trail file.
 pub fn load_trail(file: &Path) -> Result<Trail, Vec<YamlError>> {
-    match crate::files::read_text(file) {
-        Ok(text) => parse_trail(&text, file),
-        Err(e) => Err(vec![YamlError {
-            file: file.to_path_buf(),
-            pos: crate::yaml::Pos { line: 1, col: 1 },
-            message: format!("cannot read: {e}"),
-            source_line: String::new(),
-        }]),
-    }
+    parse_trail_owned(read_trail(file).map_err(|e| vec![e])?, file)
+}
+
+/// A trail file's text, or the error the parse gate reports for a file it cannot read.
+pub fn read_trail(file: &Path) -> Result<String, YamlError> {
+    crate::files::read_text(file).map_err(|e| YamlError {
+        file: file.to_path_buf(),
+        pos: crate::yaml::Pos { line: 1, col: 1 },
+        message: format!("cannot read: {e}"),
+        source_line: String::new(),
+    })
 }
 
 struct Parser<'d> {
@@ -80,6 +98,9 @@ struct Parser<'d> {
     /// item, empty in the current form. Paths are written as the current form has them and
     /// prefixed only to find their position.
     prefix: String,
+    /// Where each call's arguments are in `doc.value` (compared, never dereferenced): the call holds
+    /// its index here until [`move_args`] moves the arguments into it.
+    args_at: Vec<usize>,
 }
 
 fn child(base: &str, key: &str) -> String {
@@ -391,8 +412,10 @@ impl Parser<'_> {
             return None;
         }
         let apath = child(path, tool);
-        let args = match &map[tool] {
-            Value::Object(a) => Value::Object(a.clone()),
+        let args_value = &map[tool];
+        let args = match args_value {
+            // Moved in by `move_args` once the walk is done; until then, its index in `args_at`.
+            Value::Object(_) => Value::from(self.args_at.len()),
             Value::Null => Value::Object(Map::new()),
             other => {
                 let msg = format!("the arguments of `{tool}`, a map (`{tool}: {{...}}`; `{{}}` for none)");
@@ -402,6 +425,9 @@ impl Parser<'_> {
         };
         let apath = self.full(&apath);
         let pos = self.doc.position(&apath);
+        if args_value.is_object() {
+            self.args_at.push(std::ptr::from_ref::<Value>(args_value) as usize);
+        }
         Some(ToolCall {
             tool: tool.clone(),
             args,

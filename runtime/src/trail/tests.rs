@@ -548,3 +548,41 @@ fn an_explicit_empty_recording_is_a_deliberate_no_op() {
         Some(1)
     );
 }
+
+#[test]
+fn each_call_gets_its_own_arguments_whatever_the_file_order() {
+    // The arguments are moved out of the parsed document into the calls, matched by where they
+    // stand: the list form may put its trailhead after its prompts, the steps read in another order
+    // than the file's, and a call with no arguments stands between calls with some.
+    let list = "- prompts:\n  - step: a\n    recording:\n      tools:\n        - inputText: { text: one }\n        - pressKey:\n        - inputText: { text: two, nodeSelector: { androidAccessibility: { textRegex: x } } }\n- trailhead:\n    step: start\n    recording:\n      tools:\n        - launchApp: { appId: com.x }\n- tools:\n  - tapOnPoint: { x: 1, y: 2 }\n";
+    let t = parse(list);
+    let got: Vec<(String, serde_json::Value)> = t.calls().map(|(_, _, c)| (c.tool.clone(), c.args.clone())).collect();
+    assert_eq!(
+        got,
+        [
+            ("launchApp".to_string(), json!({"appId": "com.x"})),
+            ("inputText".to_string(), json!({"text": "one"})),
+            ("pressKey".to_string(), json!({})),
+            (
+                "inputText".to_string(),
+                json!({"text": "two", "nodeSelector": {"androidAccessibility": {"textRegex": "x"}}})
+            ),
+            ("tapOnPoint".to_string(), json!({"x": 1, "y": 2})),
+        ]
+    );
+    // The current form, with device keys and the single-call form: the same, call by call.
+    let current = "config:\n  devices: { pixel: android }\ntrail:\n  - step: a\n    recording:\n      android: { pressKey: { keyCode: BACK } }\n      pixel:\n        - inputText: { text: p }\n      tools:\n        - inputText: { text: t }\n";
+    let t = parse(current);
+    let got: Vec<(&str, serde_json::Value)> = t.calls().map(|(_, key, c)| (key, c.args.clone())).collect();
+    assert_eq!(
+        got,
+        [
+            ("android", json!({"keyCode": "BACK"})),
+            ("pixel", json!({"text": "p"})),
+            ("tools", json!({"text": "t"})),
+        ]
+    );
+    // Positions still point into the file, though the document no longer holds the arguments.
+    let call = t.calls().nth(1).map(|(_, _, c)| c.clone()).expect("a call");
+    assert_eq!(t.error_in_call(&call, "text", "").pos, at(8, 24));
+}

@@ -7,7 +7,7 @@ use clap::Args;
 use trailblaze::internals::summary_line;
 use trailblaze::internals::write_client_files;
 use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
-use trailblaze::{CheckReport, check_native, check_tools_tsc, check_tsc};
+use trailblaze::{CheckOptions, CheckReport, check_native, check_native_with, check_tools_tsc, check_tsc};
 use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
 
@@ -217,7 +217,12 @@ fn parse_args(given: &[String]) -> Result<std::collections::BTreeMap<String, Str
 Examples:
   trailblaze check                every trailmap's trails, native type gate
   trailblaze check demo --tsc     trailmap `demo`, with the real TypeScript compiler
-  trailblaze check trails/x.trail.yaml --json")]
+  trailblaze check trails/x.trail.yaml --json
+  trailblaze check --no-cache     check every trail again, ignoring the cache
+
+The native gate keeps each trail's result in the cache folder ($TRAILBLAZE_CACHE_DIR/check, else
+~/.cache/trailblaze/transpile/check) and reuses it while the trail and the types of the tools it
+calls are unchanged: a warm check reports exactly what a cold one does.")]
 pub struct CheckArgs {
     /// Trailmap ids, trail files or folders.
     pub targets: Vec<String>,
@@ -231,6 +236,10 @@ pub struct CheckArgs {
     /// Print the findings as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Check every trail again instead of reusing cached results, and record none (the native
+    /// gate; `--tsc` never uses the cache).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Args)]
@@ -405,7 +414,7 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         report.absorb(check_tools_tsc(&project, &ids)?);
         report
     } else {
-        check_native(&project, &files)
+        check_native_with(&project, &files, &CheckOptions { cache: !a.no_cache })
     };
     print_findings(a.json, &report, &problems);
     let count = report.errors() + problems.len();
