@@ -111,9 +111,12 @@ fn segments(path: &str) -> impl Iterator<Item = Seg<'_>> {
         let key = (!key.is_empty()).then_some(Seg::Key(key));
         let mut rest = rest;
         let indices = std::iter::from_fn(move || {
-            let end = rest.find(']')?;
-            let inner = &rest[1..end];
-            rest = &rest[end + 1..];
+            // A key may hold brackets and any character (`a[]]`, `x[1]é]`): what is not `[...]`
+            // ends the path's steps, it never slices inside one.
+            let body = rest.strip_prefix('[')?;
+            let end = body.find(']')?;
+            let inner = &body[..end];
+            rest = &body[end + 1..];
             Some(match inner.parse() {
                 Ok(i) => Seg::Index(i),
                 Err(_) => Seg::Key(inner),
@@ -478,6 +481,23 @@ mod tests {
         assert_eq!(e.pos.line, 2);
         let e = parse("a: [1, 2\n", &file()).unwrap_err();
         assert!(e.pos.line >= 1);
+    }
+
+    #[test]
+    fn paths_with_stray_brackets_and_wide_characters_never_slice_inside_a_character() {
+        // Error paths are built from a document's own keys, so a key like `a[]]` or `x[1]é]` reaches
+        // the path splitter; it once sliced at `[1..0]` or inside `é` and panicked.
+        let doc = parse("'a[]]': 1\n'x[1]é]': [2]\nl:\n  - [3, 4]\n", &file()).expect("parses");
+        for path in [
+            "a[]]", "x[1]é]", "x[1]é]]", "l[0]]é", "[", "]", "l[", "é[é]", "l[0][1]]",
+        ] {
+            let _ = doc.position(path);
+            let _ = doc.value_position(path);
+            let _ = doc.children(path);
+        }
+        // Positive control: well-formed indices still walk into sequences.
+        assert_eq!(doc.value_position("l[0][1]"), Pos { line: 4, col: 9 });
+        assert_eq!(doc.value_position("l[0]"), Pos { line: 4, col: 5 });
     }
 
     #[test]
