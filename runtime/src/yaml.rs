@@ -94,53 +94,50 @@ impl Default for Pos {
     }
 }
 
-/// One step of a path: `a.b[2]` is `Key(a)`, `Key(b)`, `Index(2)`.
-enum Seg<'p> {
-    Key(&'p str),
-    Index(usize),
-}
-
-/// The steps of `path`, in order, without collecting them (positions are looked up per finding and
-/// per call: this is on the parse gate's path).
-fn segments(path: &str) -> impl Iterator<Item = Seg<'_>> {
-    path.split('.').filter(|p| !p.is_empty()).flat_map(|part| {
-        let (key, rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        let key = (!key.is_empty()).then_some(Seg::Key(key));
-        let mut rest = rest;
-        let indices = std::iter::from_fn(move || {
-            // A key may hold brackets and any character (`a[]]`, `x[1]é]`): what is not `[...]`
-            // ends the path's steps, it never slices inside one.
-            let body = rest.strip_prefix('[')?;
-            let end = body.find(']')?;
-            let inner = &body[..end];
-            rest = &body[end + 1..];
-            Some(match inner.parse() {
-                Ok(i) => Seg::Index(i),
-                Err(_) => Seg::Key(inner),
-            })
-        });
-        key.into_iter().chain(indices)
-    })
-}
-
 impl PosNode {
-    /// The node at `path`, or the deepest one along it, and whether the whole path was found.
+    /// The node at `path` (`a.b[2]`), or the deepest one along it, and whether the whole path was
+    /// found. Paths are built from the document's own keys, which may hold `.`, `[` or `]`
+    /// (`'x[1]é]': 1`), so a mapping's step is the longest of its keys the path starts with (up to a
+    /// `.`, a `[` or the end), never a split of the text; `[n]` indexes a sequence, `[name]` names a key.
+    /// Nothing is collected: positions are looked up per finding and per call on the parse gate's path.
     fn walk(&self, path: &str) -> (&PosNode, bool) {
         let mut at = self;
-        for seg in segments(path) {
-            let next = match seg {
-                Seg::Key(k) => at.entries.iter().find(|(name, _)| name == k).map(|(_, n)| n),
-                Seg::Index(i) => at.items.get(i),
+        let mut rest = path;
+        loop {
+            rest = rest.trim_start_matches('.');
+            if rest.is_empty() {
+                return (at, true);
+            }
+            let key = at
+                .entries
+                .iter()
+                .filter(|(name, _)| {
+                    !name.is_empty()
+                        && rest.starts_with(name.as_str())
+                        && matches!(rest[name.len()..].chars().next(), None | Some('.' | '['))
+                })
+                .max_by_key(|(name, _)| name.len());
+            let step = match key {
+                Some((name, node)) => Some((node, name.len())),
+                None => rest
+                    .strip_prefix('[')
+                    .and_then(|body| body.find(']').map(|end| (&body[..end], end + 2)))
+                    .and_then(|(inner, used)| {
+                        let node = match inner.parse::<usize>() {
+                            Ok(i) => at.items.get(i),
+                            Err(_) => at.entries.iter().find(|(name, _)| name == inner).map(|(_, n)| n),
+                        };
+                        node.map(|n| (n, used))
+                    }),
             };
-            match next {
-                Some(n) => at = n,
+            match step {
+                Some((node, used)) => {
+                    at = node;
+                    rest = &rest[used..];
+                }
                 None => return (at, false),
             }
         }
-        (at, true)
     }
 }
 
@@ -495,6 +492,10 @@ mod tests {
             let _ = doc.value_position(path);
             let _ = doc.children(path);
         }
+        // Keys holding brackets are found as the keys they are.
+        assert_eq!(doc.position("a[]]"), Pos { line: 1, col: 1 });
+        assert_eq!(doc.value_position("x[1]é]"), Pos { line: 2, col: 11 });
+        assert_eq!(doc.value_position("x[1]é][0]"), Pos { line: 2, col: 12 });
         // Positive control: well-formed indices still walk into sequences.
         assert_eq!(doc.value_position("l[0][1]"), Pos { line: 4, col: 9 });
         assert_eq!(doc.value_position("l[0]"), Pos { line: 4, col: 5 });
