@@ -1,8 +1,11 @@
 //! Replay of one long trail on the simulated demo app, reports included, per step; beside the same
 //! calls made straight through `Session::call` (no trail, no report) in the same run. Prints µs
-//! per step for each, the ratio, and the size of `report.html`.
+//! per step for each, the ratio, and the size of `report.html`. Then a folder of short trails in
+//! one run, per trail: the reports are kept current after every trail, which must not grow with the
+//! square of the folder.
 //!
-//! `cargo bench -p trailblaze --bench replay` (2,000 steps; a smoke-sized 20 under `cargo test`).
+//! `cargo bench -p trailblaze --bench replay` (2,000 steps, 1,000 trails; a smoke-sized 20 and 5
+//! under `cargo test`).
 
 use std::path::Path;
 use std::time::Instant;
@@ -14,9 +17,10 @@ const OPEN: &str = "{ androidAccessibility: { textRegex: Build Bot } }";
 const BACK: &str = "{ androidAccessibility: { textRegex: Back to inbox } }";
 
 /// A trail that signs in, then opens a message and goes back, `steps` steps in all.
-fn trail(steps: usize) -> String {
-    let mut t = String::from(
-        "config:\n  id: demo/long\n  target: demo\ntrailhead:\n  step: Sign in\n  recording:\n    tools:\n      - launchApp: { appId: com.example.demo }\n      - inputText: { text: jane@example.com, nodeSelector: { androidAccessibility: { hintTextRegex: Email } } }\n      - inputText: { text: hunter2, nodeSelector: { androidAccessibility: { hintTextRegex: Password } } }\n      - tapOnElementBySelector: { nodeSelector: { androidAccessibility: { textRegex: Sign in } } }\ntrail:\n",
+fn trail(id: &str, steps: usize) -> String {
+    let mut t = format!("config:\n  id: demo/{id}\n");
+    t.push_str(
+        "  target: demo\ntrailhead:\n  step: Sign in\n  recording:\n    tools:\n      - launchApp: { appId: com.example.demo }\n      - inputText: { text: jane@example.com, nodeSelector: { androidAccessibility: { hintTextRegex: Email } } }\n      - inputText: { text: hunter2, nodeSelector: { androidAccessibility: { hintTextRegex: Password } } }\n      - tapOnElementBySelector: { nodeSelector: { androidAccessibility: { textRegex: Sign in } } }\ntrail:\n",
     );
     for i in 0..steps {
         let sel = if i % 2 == 0 { OPEN } else { BACK };
@@ -38,7 +42,7 @@ fn main() {
         std::fs::copy(demo.join(f), root.join("demo").join(f)).expect("copy");
     }
     let file = root.join("demo/trails/long.trail.yaml");
-    std::fs::write(&file, trail(steps)).expect("trail");
+    std::fs::write(&file, trail("long", steps)).expect("trail");
     let project = Project::open(
         &root,
         ProjectOptions {
@@ -106,4 +110,34 @@ fn main() {
         ));
     }
     println!("{line}");
+
+    // A folder of short trails in one run: the cost per trail stays flat as the folder grows.
+    let mut line = String::from("a folder in one run, no screens:");
+    for trails in if full { [250, 1_000] } else { [5, 10] } {
+        let folder = root.join(format!("demo/trails/folder-{trails}"));
+        std::fs::create_dir_all(&folder).expect("folder");
+        let files: Vec<_> = (0..trails)
+            .map(|i| {
+                let f = folder.join(format!("t{i:04}.trail.yaml"));
+                std::fs::write(&f, trail(&format!("f{trails}-{i}"), 4)).expect("trail");
+                f
+            })
+            .collect();
+        let opts = RunOptions {
+            out: dir.path().join(format!("out-folder-{trails}")),
+            screenshots: ScreenshotPolicy::None,
+            ..RunOptions::default()
+        };
+        let t = Instant::now();
+        let run = run_trails(&project, &files, &opts, &mut |_| {}).expect("run");
+        let per = t.elapsed().as_secs_f64() * 1e3 / trails as f64;
+        assert_eq!(run.report.summary().passed, trails, "the folder replays green");
+        // Eight calls a trail: four to sign in, four steps.
+        line.push_str(&format!(
+            " {trails} trails {per:.2} ms/trail ({:.1} µs/call, {:.1}× direct);",
+            per * 1e3 / 8.0,
+            per * 1e3 / 8.0 / direct
+        ));
+    }
+    println!("{}", line.trim_end_matches(';'));
 }

@@ -21,6 +21,7 @@ use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail
 pub const SIM_PLATFORM: &str = "android";
 
 mod agent_step;
+mod interim;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -114,6 +115,9 @@ pub fn run_trails(
         .agent
         .as_ref()
         .map(|c| Agent::new(c, &project.secrets.values_to_redact(), project.secrets.names()));
+    // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
+    // that finished reported), written on a thread of their own.
+    let interim = interim::InterimReports::start(&report, &dir);
     for file in files {
         let mut t = run_one(
             project,
@@ -124,13 +128,13 @@ pub fn run_trails(
         );
         t.redact(&secrets);
         report.trails.push(t);
-        // The reports so far, after every trail: a run killed by a CI timeout (SIGTERM, SIGKILL)
-        // still leaves the trails that finished reported. Each file is replaced whole (renamed).
         if report.trails.len() < files.len() {
             report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            let _ = trail::report::write_all(&report, &dir);
+            interim.trail_finished(&report);
         }
     }
+    let interim_writes = interim.finish();
+    tracing::debug!(interim_writes, trails = files.len(), "reports kept current");
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     let written = trail::report::write_all(&report, &dir)
         .map_err(|e| ProjectError::Output(format!("cannot write the reports in {}: {e}", dir.display())))?;
