@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Mutation fuzzing of the trail reader and the transpile guard, for as long as asked (default an
-# hour per target), in a release build. CI runs the same targets smoke-sized as part of ./test.sh.
+# Mutation fuzzing of the trail reader, the transpile guard and the trailmap loader, for as long as
+# asked (default an hour per target), in a release build. CI runs the same targets smoke-sized as part of ./test.sh.
 #   tests/fuzz.sh [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,6 @@
-//! Mutation fuzzing of the two readers a hostile file reaches first: the trail reader (YAML and the
-//! parse gate) and the transpile guard (before swc). Whatever comes in, the answer is a value or an
+//! Mutation fuzzing of the readers a hostile file reaches first: the trail reader (YAML and the
+//! parse gate), the transpile guard (before swc) and the trailmap loader (manifest, app, composed
+//! tools, host functions, up to the catalog and its surface). Whatever comes in, the answer is a value or an
 //! error, never a panic, an abort or a hang. CI runs a smoke-sized pass; `tests/fuzz.sh` runs it for
 //! as long as asked (`TRAILBLAZE_FUZZ_SECONDS`).
 
@@ -135,5 +136,86 @@ fn the_transpile_guard_answers_every_input() {
     ];
     fuzz("transpile guard", 0x1357_9BDF_2468_ACE0, &seeds, &tokens, |src| {
         let _ = trailblaze::internals::transpile_uncached("fuzz.ts", src);
+    });
+}
+
+#[test]
+fn the_trailmap_loader_answers_every_input() {
+    // The demo's YAML files in a trailmap of their own (no `.ts`: the transpiler has its own target);
+    // each input replaces one of them, the project opens, and the catalog and surface are built.
+    let root = trailblaze_e2e::repo_root().join("trailmaps/demo");
+    let files = [
+        "trailmap.yaml",
+        "app.yaml",
+        "tools/replaceEmail.tool.yaml",
+        "host/env.host.yaml",
+        "host/lookupCredential.host.yaml",
+    ];
+    let originals: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join(f)).expect("seed"))
+        .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let map = dir.path().join("trailmaps/demo");
+    let write_all = || {
+        for (f, text) in files.iter().zip(&originals) {
+            let at = map.join(f);
+            std::fs::create_dir_all(at.parent().expect("folder")).expect("folders");
+            std::fs::write(at, text).expect("write");
+        }
+    };
+    write_all();
+    let opts = || trailblaze::ProjectOptions {
+        cache_dir: Some(dir.path().join("cache")),
+        secrets_file: None,
+    };
+    // Positive control: the untouched files load, with the composed tool in the catalog.
+    let project = trailblaze::Project::open(&dir.path().join("trailmaps"), opts()).expect("the seeds load");
+    let catalog = project.catalog("demo").expect("the seeds' catalog");
+    assert!(catalog.tool("replaceEmail").is_some());
+    let slot = std::cell::Cell::new(0usize);
+    let tokens = [
+        "- ",
+        ": ",
+        "[",
+        "]",
+        "{",
+        "}",
+        "'",
+        "\"",
+        "\n",
+        "\n  ",
+        "#",
+        "~",
+        "é",
+        "\u{0}",
+        "1e999",
+        "-1",
+        "tools:\n",
+        "args:\n",
+        "type: string\n",
+        "type: object\n",
+        "required: true\n",
+        "{{args.x}}",
+        "{{secret:X}}",
+        "$ref: '#/x'\n",
+        "enum: []\n",
+        "items:\n",
+        "properties:\n",
+        "&a ",
+        "*a",
+    ];
+    fuzz("trailmap loader", 0x0DDB_A11C_0FFE_E123, &originals, &tokens, |text| {
+        let n = slot.get();
+        slot.set(n + 1);
+        let f = files[n % files.len()];
+        if std::fs::write(map.join(f), text).is_err() {
+            return;
+        }
+        if let Ok(project) = trailblaze::Project::open(&dir.path().join("trailmaps"), opts()) {
+            let _ = project.catalog("demo");
+            let _ = project.surface("demo");
+        }
+        let _ = std::fs::write(map.join(f), &originals[n % files.len()]);
     });
 }
