@@ -1,8 +1,10 @@
 //! Reading the user's files: regular files only, and not without end. A `.ts` or `.yaml` name on a
 //! FIFO would block a command forever, one on `/dev/zero` would allocate until the process dies.
+//! And writing the caches' files so that a reader never sees half of one.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest source or YAML file read (a trail, a tool, an app): far beyond any real one.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -43,6 +45,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_atomic_write_replaces_the_file_whole_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sub/entry.cache");
+        write_atomically(&path, b"first").expect("writes, making the folder");
+        write_atomically(&path, b"second").expect("replaces");
+        assert_eq!(std::fs::read(&path).expect("reads"), b"second");
+        // A folder where the file should be: the rename fails, and its temp file is gone too.
+        let taken = dir.path().join("sub/taken");
+        std::fs::create_dir_all(taken.join("inside")).expect("folder");
+        assert!(write_atomically(&taken, b"x").is_err());
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("sub"))
+            .expect("lists")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left.len(), 2, "only the file and the folder: {left:?}");
+    }
+
+    #[test]
     fn only_regular_files_of_bounded_size_are_read() {
         let dir = tempfile::tempdir().expect("temp dir");
         let ok = dir.path().join("a.ts");
@@ -72,4 +93,32 @@ mod tests {
                 .contains("larger than")
         );
     }
+}
+
+/// Writes `data` to `path` through a temp file renamed over it, in the same folder (created if
+/// missing): a concurrent reader sees the old file, no file, or the whole new one, never half of
+/// it. The temp name is unique per process and call, so concurrent writers never share one; a
+/// failed write removes its temp file.
+pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("the path has no parent folder"))?;
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(data)?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

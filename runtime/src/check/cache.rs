@@ -21,10 +21,9 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -292,35 +291,10 @@ impl Cache {
             text.push('\n');
         }
         // The cache is an optimisation: failing to write it must not fail the check.
-        if let Err(e) = write_atomically(&self.file, text.as_bytes()) {
+        if let Err(e) = crate::files::write_atomically(&self.file, text.as_bytes()) {
             tracing::debug!(path = %self.file.display(), error = %e, "could not write the check cache");
         }
     }
-}
-
-/// Temp file + rename in the same folder: a concurrent reader sees the old file, or the whole new one.
-fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("cache path has no parent"))?;
-    fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("check");
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(data)?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]

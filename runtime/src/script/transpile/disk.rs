@@ -4,7 +4,6 @@
 use std::{
     fs, io,
     path::{Path, PathBuf},
-    sync::atomic::{AtomicU64, Ordering},
 };
 
 use sha2::{Digest, Sha256};
@@ -82,32 +81,10 @@ pub(super) fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Temp file + rename in the same directory: a concurrent reader sees the old file, no file,
-/// or the whole new one, never half of it.
+/// The entry as JSON, written whole or not at all ([`crate::files::write_atomically`]).
 fn write_atomically(path: &Path, value: &Transpiled) -> io::Result<()> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("cache path has no parent"))?;
-    fs::create_dir_all(dir)?;
     let json = serde_json::to_vec(value).map_err(io::Error::other)?;
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("entry");
-    let tmp = dir.join(format!(
-        ".{file_name}.{}.{}.tmp",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        use std::io::Write;
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(&json)?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    crate::files::write_atomically(path, &json)
 }
 
 /// Number of lines as an editor (and QuickJS's line numbers) counts them; a trailing newline
