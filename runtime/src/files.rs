@@ -40,6 +40,34 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// Writes `data` to `path` through a temp file renamed over it, in the same folder (created if
+/// missing): a concurrent reader sees the old file, no file, or the whole new one, never half of
+/// it. The temp name is unique per process and call, so concurrent writers never share one; a
+/// failed write removes its temp file.
+pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("the path has no parent folder"))?;
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(data)?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,32 +121,4 @@ mod tests {
                 .contains("larger than")
         );
     }
-}
-
-/// Writes `data` to `path` through a temp file renamed over it, in the same folder (created if
-/// missing): a concurrent reader sees the old file, no file, or the whole new one, never half of
-/// it. The temp name is unique per process and call, so concurrent writers never share one; a
-/// failed write removes its temp file.
-pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the path has no parent folder"))?;
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(data)?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
