@@ -117,7 +117,7 @@ pub fn run_trails(
         .map(|c| Agent::new(c, &project.secrets.values_to_redact(), project.secrets.names()));
     // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
     // that finished reported), written on a thread of their own.
-    let interim = interim::InterimReports::start(&report, &dir);
+    let mut interim = interim::InterimReports::start(&report, &dir);
     for file in files {
         let mut t = run_one(
             project,

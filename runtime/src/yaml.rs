@@ -96,41 +96,16 @@ impl Default for Pos {
 
 impl PosNode {
     /// The node at `path` (`a.b[2]`), or the deepest one along it, and whether the whole path was
-    /// found. Paths are built from the document's own keys, which may hold `.`, `[` or `]`
-    /// (`'x[1]é]': 1`), so a mapping's step is the longest of its keys the path starts with (up to a
-    /// `.`, a `[` or the end), never a split of the text; `[n]` indexes a sequence, `[name]` names a key.
-    /// Nothing is collected: positions are looked up per finding and per call on the parse gate's path.
+    /// found. Nothing is collected: positions are looked up per finding and per call on the parse
+    /// gate's path.
     fn walk(&self, path: &str) -> (&PosNode, bool) {
-        let mut at = self;
-        let mut rest = path;
+        let (mut at, mut rest) = (self, path);
         loop {
             rest = rest.trim_start_matches('.');
             if rest.is_empty() {
                 return (at, true);
             }
-            let key = at
-                .entries
-                .iter()
-                .filter(|(name, _)| {
-                    !name.is_empty()
-                        && rest.starts_with(name.as_str())
-                        && matches!(rest[name.len()..].chars().next(), None | Some('.' | '['))
-                })
-                .max_by_key(|(name, _)| name.len());
-            let step = match key {
-                Some((name, node)) => Some((node, name.len())),
-                None => rest
-                    .strip_prefix('[')
-                    .and_then(|body| body.find(']').map(|end| (&body[..end], end + 2)))
-                    .and_then(|(inner, used)| {
-                        let node = match inner.parse::<usize>() {
-                            Ok(i) => at.items.get(i),
-                            Err(_) => at.entries.iter().find(|(name, _)| name == inner).map(|(_, n)| n),
-                        };
-                        node.map(|n| (n, used))
-                    }),
-            };
-            match step {
+            match at.child_named_by(rest) {
                 Some((node, used)) => {
                     at = node;
                     rest = &rest[used..];
@@ -138,6 +113,34 @@ impl PosNode {
                 None => return (at, false),
             }
         }
+    }
+
+    /// The child that `rest` starts with, and how many bytes of it name the child. Paths are built
+    /// from the document's own keys, which may hold `.`, `[` or `]` (`'x[1]é]': 1`), so a mapping's
+    /// child is the longest of its keys that `rest` starts with (up to a `.`, a `[` or the end), never
+    /// a split of the text; otherwise `[n]` indexes a sequence and `[name]` names a key.
+    fn child_named_by(&self, rest: &str) -> Option<(&PosNode, usize)> {
+        let names = |name: &str| {
+            !name.is_empty()
+                && rest.starts_with(name)
+                && matches!(rest[name.len()..].chars().next(), None | Some('.' | '['))
+        };
+        if let Some((name, node)) = self
+            .entries
+            .iter()
+            .filter(|(name, _)| names(name))
+            .max_by_key(|(name, _)| name.len())
+        {
+            return Some((node, name.len()));
+        }
+        let body = rest.strip_prefix('[')?;
+        let end = body.find(']')?;
+        let inner = &body[..end];
+        let node = match inner.parse::<usize>() {
+            Ok(i) => self.items.get(i),
+            Err(_) => self.entries.iter().find(|(name, _)| name == inner).map(|(_, n)| n),
+        }?;
+        Some((node, end + 2))
     }
 }
 

@@ -24,7 +24,7 @@ pub(super) struct InterimReports {
     writer: Option<(Sender<Finished>, JoinHandle<usize>)>,
     dir: PathBuf,
     /// Writes made in line (no writer thread).
-    inline_writes: std::cell::Cell<usize>,
+    inline_writes: usize,
 }
 
 impl InterimReports {
@@ -40,12 +40,12 @@ impl InterimReports {
         Self {
             writer,
             dir: dir.to_path_buf(),
-            inline_writes: std::cell::Cell::new(0),
+            inline_writes: 0,
         }
     }
 
     /// `report` has just had a trail pushed, and another trail follows.
-    pub(super) fn trail_finished(&self, report: &RunReport) {
+    pub(super) fn trail_finished(&mut self, report: &RunReport) {
         let Some(trail) = report.trails.last() else { return };
         let sent = match &self.writer {
             Some((tx, _)) => tx.send((trail.clone(), report.duration_ms)).is_ok(),
@@ -53,7 +53,7 @@ impl InterimReports {
         };
         if !sent {
             let _ = trail::report::write_all(report, &self.dir);
-            self.inline_writes.set(self.inline_writes.get() + 1);
+            self.inline_writes += 1;
         }
     }
 
@@ -67,7 +67,7 @@ impl InterimReports {
             }
             None => 0,
         };
-        threaded + self.inline_writes.get()
+        threaded + self.inline_writes
     }
 }
 

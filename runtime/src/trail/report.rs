@@ -314,17 +314,11 @@ pub fn write_junit_xml(report: &RunReport, dir: &Path) -> std::io::Result<PathBu
     write(dir, "junit.xml", render_junit(report))
 }
 
+/// Written beside and renamed, so a reader never sees half a report (and a full disk leaves none).
 fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
     let path = dir.join(name);
-    // Written beside and renamed, so a reader never sees half a report.
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
-    if written.is_err() {
-        // A full disk must not leave half a report behind either.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map(|()| path)
+    crate::files::write_atomically(&path, text.as_ref())?;
+    Ok(path)
 }
 
 /// `report.json`: the summary, then the report itself.

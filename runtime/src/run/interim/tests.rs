@@ -46,7 +46,7 @@ fn trails_on_disk(dir: &Path, want: usize) -> usize {
 fn each_finished_trail_reaches_the_files_while_the_run_goes_on() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut report = header();
-    let interim = InterimReports::start(&report, dir.path());
+    let mut interim = InterimReports::start(&report, dir.path());
     // Positive control: nothing is written before a trail finished.
     std::thread::sleep(Duration::from_millis(20));
     assert!(!dir.path().join("report.json").exists());
@@ -69,7 +69,7 @@ fn each_finished_trail_reaches_the_files_while_the_run_goes_on() {
 fn a_burst_of_trails_is_written_in_a_few_writes_not_one_each() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut report = header();
-    let interim = InterimReports::start(&report, dir.path());
+    let mut interim = InterimReports::start(&report, dir.path());
     for n in 0..300 {
         report.trails.push(trail(n));
         interim.trail_finished(&report);
