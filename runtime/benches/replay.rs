@@ -94,7 +94,7 @@ fn main() {
                     ..RunOptions::default()
                 };
                 let t = Instant::now();
-                let run = run_trails(&project, std::slice::from_ref(&file), &opts, &mut |_| {}).expect("run");
+                let run = run_trails(&project, std::slice::from_ref(&file), &opts, &mut ()).expect("run");
                 let per = t.elapsed().as_secs_f64() * 1e6 / steps as f64;
                 assert_eq!(run.report.summary().failed, 0, "the trail replays green");
                 let html = std::fs::metadata(&run.files.html).map(|m| m.len()).unwrap_or(0);
@@ -129,7 +129,7 @@ fn main() {
             ..RunOptions::default()
         };
         let t = Instant::now();
-        let run = run_trails(&project, &files, &opts, &mut |_| {}).expect("run");
+        let run = run_trails(&project, &files, &opts, &mut ()).expect("run");
         let per = t.elapsed().as_secs_f64() * 1e3 / trails as f64;
         assert_eq!(run.report.summary().passed, trails, "the folder replays green");
         // Eight calls a trail: four to sign in, four steps.

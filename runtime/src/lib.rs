@@ -19,6 +19,7 @@ pub(crate) mod markup;
 pub(crate) mod memory;
 pub(crate) mod project;
 pub mod recording;
+pub(crate) mod replay;
 pub(crate) mod run;
 pub(crate) mod script;
 pub(crate) mod secret;
@@ -42,11 +43,19 @@ pub use check::{
 };
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
-pub use run::{RunOptions, RunOutput, ScreenshotPolicy, run_trails};
+pub use replay::{Notice, ReplayOptions, RunSink, ScreenshotPolicy};
+pub use run::{RunOptions, RunOutput, run_trails};
 pub use session::{Session, SessionError, Settings, WarmPool};
 pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;
-pub use trail::{migrate_file, migrate_text};
+pub use trail::{Step, Trail, migrate_file, migrate_text};
+
+/// What a run and a replay report: per trail, per step, per call.
+pub mod report {
+    pub use crate::trail::report::{
+        AgentReport, AgentTurn, CallReport, Outcome, Point, RunReport, StepReport, Summary, TrailReport,
+    };
+}
 pub use trailmap::LoadErrors;
 pub use yaml::{Pos, YamlError};
 
@@ -54,7 +63,6 @@ pub use yaml::{Pos, YamlError};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::catalog::{Catalog, NotLlmVisible};
-    pub use crate::run::summary_line;
     pub use crate::script::sdk;
     pub use crate::script::transpile::{Transpiler, transpile_uncached};
     pub use crate::secret::Redaction;

@@ -12,10 +12,11 @@ use trailblaze_host_functions::secrets::SecretStore;
 
 use crate::budget::{CancelHandle, Deadline};
 use crate::catalog::Catalog;
-use crate::device::{Device, Screenshot, ViewTree};
+use crate::device::{Device, Platform, Screenshot, ViewTree};
 use crate::dispatch::{self, CallError};
 use crate::script::port::ScriptRuntime;
 use crate::script::transpile::Transpiler;
+use crate::secret::Redaction;
 use crate::state::SessionCore;
 pub use crate::state::Settings;
 use crate::state::log::{SessionLog, StepRecord};
@@ -53,6 +54,10 @@ type Job = Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>;
 pub struct Session {
     id: String,
     dir: Option<PathBuf>,
+    /// What the session's device is, its catalog and its secrets' redaction, known at its start.
+    platform: Platform,
+    catalog: Arc<Catalog>,
+    redact: Redaction,
     deadline: Arc<Deadline>,
     jobs: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
@@ -99,6 +104,9 @@ impl Session {
         after_first_call: Option<TopUp>,
     ) -> Result<Session, SessionError> {
         let id = config.id.clone().unwrap_or_else(new_session_id);
+        let platform = config.device.platform();
+        let catalog = config.catalog.clone();
+        let redact = Redaction::new(&config.secrets.values_to_redact());
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
         let log = match &dir {
             Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
@@ -124,6 +132,9 @@ impl Session {
             Ok(Ok(())) => Ok(Session {
                 id,
                 dir,
+                platform,
+                catalog,
+                redact,
                 deadline,
                 jobs: Some(jobs_tx),
                 thread: Some(thread),
@@ -140,6 +151,21 @@ impl Session {
     /// `<out>/<id>`, where the log is, if the session writes files.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    /// The platform of the session's device: which recordings it replays, which platform tools apply.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// What the session can call: its trailmap's tools and host functions.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.clone()
+    }
+
+    /// Replaces the session's secrets in texts meant for people.
+    pub(crate) fn redaction(&self) -> &Redaction {
+        &self.redact
     }
 
     /// Ends the running call from another thread (it fails with `cancelled`; the session stays usable).

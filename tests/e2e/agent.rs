@@ -74,7 +74,7 @@ fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) 
         agent,
         ..RunOptions::default()
     };
-    run_trails(project, &[file.to_path_buf()], &opts, &mut |line| eprintln!("{line}")).expect("runs")
+    run_trails(project, &[file.to_path_buf()], &opts, &mut ()).expect("runs")
 }
 
 /// The model signs in: three calls, then `objectiveStatus`.

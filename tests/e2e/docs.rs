@@ -216,7 +216,7 @@ fn docs_first_trailmap_checks_clean_and_runs_green() {
             settings: Settings::default(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("runs");
     for t in &out.report.trails {

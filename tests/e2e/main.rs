@@ -20,6 +20,7 @@ mod mobile_tools;
 mod original_layout;
 mod original_tools;
 mod registration;
+mod replay_paths;
 mod report;
 mod report_browser;
 mod runtimes;

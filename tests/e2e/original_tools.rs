@@ -428,7 +428,7 @@ trail:
             screenshots: ScreenshotPolicy::Failures,
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("run");
     let t = &out.report.trails[0];

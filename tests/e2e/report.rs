@@ -53,7 +53,7 @@ pub fn project(f: &Fixture, secrets: &[(&str, &str)]) -> Project {
 }
 
 pub fn run(f: &Fixture, files: &[PathBuf], opts: RunOptions) -> RunOutput {
-    run_trails(&project(f, &[("PW", PASSWORD)]), files, &opts, &mut |_| {}).expect("runs")
+    run_trails(&project(f, &[("PW", PASSWORD)]), files, &opts, &mut ()).expect("runs")
 }
 
 pub fn opts(f: &Fixture) -> RunOptions {
@@ -391,7 +391,7 @@ fn a_secret_typed_into_a_field_never_reaches_a_screen_or_a_report() {
     let text = format!("config:\n  target: shop\ntrail:\n{}", typed("{{secret:PIN}}"));
     let file = write(&f, "typed.trail.yaml", &text);
     let project = project(&f, &[("PIN", SECRET)]);
-    let out = run_trails(&project, &[file], &opts(&f), &mut |_| {}).expect("runs");
+    let out = run_trails(&project, &[file], &opts(&f), &mut ()).expect("runs");
     assert!(out.report.summary().ok(), "{:?}", out.report.trails[0]);
     let files = files_under(&out.dir);
     let screens: Vec<_> = files.iter().filter(|(p, _)| p.starts_with(&out.screens)).collect();

@@ -86,7 +86,7 @@ fn a_quoted_number_stays_a_string_through_both_gates_and_replay() {
             settings: Settings::default(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("runs");
     assert_eq!(
@@ -288,7 +288,7 @@ fn run_passes_the_demo_trails_and_reports_every_step() {
             settings: Settings::default(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("runs");
     for t in &out.report.trails {
@@ -356,7 +356,7 @@ fn a_step_without_a_recording_is_not_passed() {
             settings: Settings::default(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("runs");
     assert_eq!(out.report.trails[0].outcome, Outcome::NotRecorded);
@@ -506,7 +506,7 @@ fn a_partly_deleted_secret_never_shows_in_the_report_screens() {
             settings: Settings::default(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        &mut (),
     )
     .expect("runs");
     assert!(out.report.summary().ok(), "{:?}", out.report.trails[0]);

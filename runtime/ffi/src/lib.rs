@@ -22,7 +22,7 @@ mod host;
 #[cfg(feature = "jni")]
 mod jni;
 mod ops;
-mod replay;
+mod trail_json;
 
 pub use buf::{TbBuf, TbSink, tb_buf_free, tb_sink_write};
 pub use capi::*;

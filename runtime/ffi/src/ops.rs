@@ -131,8 +131,18 @@ fn args_map(v: Option<&Value>) -> Result<BTreeMap<String, String>, FfiError> {
 pub(crate) fn run_trail(session: u64, path: &str, options: &Value) -> Result<String, FfiError> {
     check_keys(options, &["args"])?;
     let s = SESSIONS.get(session)?;
-    let report = crate::replay::replay(&s, Path::new(path), &args_map(options.get("args"))?)?;
-    Ok(report.to_string())
+    let trail = trailblaze::Trail::load(Path::new(path)).map_err(|errors| {
+        // Every parse error of the trail, one per line (each names file:line:col).
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        FfiError::new(TbStatus::BadInput, text.join("\n"))
+    })?;
+    let opts = trailblaze::ReplayOptions {
+        args: args_map(options.get("args"))?,
+        ..Default::default()
+    };
+    let mut json = crate::trail_json::TrailJson::default();
+    s.replay(&trail, &opts, &mut json);
+    Ok(json.into_json().to_string())
 }
 
 /// Runs trails on the simulated device, writing reports; the report JSON gains `dir` and
@@ -160,7 +170,7 @@ pub(crate) fn run_trails(project: u64, options: &Value) -> Result<u64, FfiError>
         args: args_map(options.get("args"))?,
         ..RunOptions::default()
     };
-    let output = trailblaze::run_trails(&entry.project, &files, &opts, &mut |_| {})?;
+    let output = trailblaze::run_trails(&entry.project, &files, &opts, &mut ())?;
     let mut report = serde_json::to_value(&output.report).map_err(|e| FfiError::new(TbStatus::Io, e.to_string()))?;
     if let Some(m) = report.as_object_mut() {
         m.insert("dir".into(), Value::String(output.dir.display().to_string()));

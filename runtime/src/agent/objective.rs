@@ -129,7 +129,10 @@ pub struct Agent {
     provider: Box<dyn Provider>,
     max_turns: u32,
     max_run_tokens: u64,
-    used: u64,
+    /// Tokens spent in this run; shared by every trail (and job) the agent serves.
+    used: std::sync::atomic::AtomicU64,
+    self_heal: bool,
+    write_back: crate::agent::WriteBack,
     /// The secrets: never sent, never reported.
     redact: Redaction,
     secret_names: Vec<String>,
@@ -161,7 +164,9 @@ impl Agent {
             provider,
             max_turns: config.max_turns.max(1),
             max_run_tokens: config.max_run_tokens,
-            used: 0,
+            used: Default::default(),
+            self_heal: config.self_heal,
+            write_back: config.write_back,
             redact: Redaction::new(&values),
             secret_names,
         }
@@ -177,18 +182,22 @@ impl Agent {
 
     /// Tokens spent so far in this run.
     pub fn tokens_used(&self) -> u64 {
-        self.used
+        self.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether a recorded step that fails is given to the agent too.
+    pub fn self_heal(&self) -> bool {
+        self.self_heal
+    }
+
+    /// Where what the agent did is written.
+    pub fn write_back(&self) -> crate::agent::WriteBack {
+        self.write_back
     }
 
     /// Runs `objective` on `session`; `seen` is the last step seq already looked at, moved past
     /// what the agent's calls logged.
-    pub fn run(
-        &mut self,
-        session: &Session,
-        catalog: &Catalog,
-        objective: &Objective<'_>,
-        seen: &mut u64,
-    ) -> ObjectiveRun {
+    pub fn run(&self, session: &Session, catalog: &Catalog, objective: &Objective<'_>, seen: &mut u64) -> ObjectiveRun {
         let mut run = ObjectiveRun {
             end: End::OutOfTurns { turns: self.max_turns },
             calls: Vec::new(),
@@ -203,9 +212,10 @@ impl Agent {
         )])];
         let mut recording = SessionRecording::new();
         for turn in 1..=self.max_turns {
-            if self.used >= self.max_run_tokens {
+            let used = self.tokens_used();
+            if used >= self.max_run_tokens {
                 run.end = End::OutOfTokens {
-                    used: self.used,
+                    used,
                     budget: self.max_run_tokens,
                 };
                 break;
@@ -221,7 +231,10 @@ impl Agent {
                     break;
                 }
             };
-            self.used += reply.usage.input + reply.usage.output;
+            self.used.fetch_add(
+                reply.usage.input + reply.usage.output,
+                std::sync::atomic::Ordering::Relaxed,
+            );
             let text = reply.text.as_deref().map(|t| self.scrub(t));
             // What the model said goes back as it was, less any secret value it might echo; a call
             // whose arguments held one is refused (it would type `***`).

@@ -158,7 +158,7 @@ pub enum ProviderError {
 }
 
 /// A model behind an HTTP API.
-pub trait Provider: Send {
+pub trait Provider: Send + Sync {
     fn complete(&self, req: &ChatRequest<'_>) -> Result<ChatReply, ProviderError>;
     /// `openai` / `anthropic`.
     fn kind(&self) -> ProviderKind;

@@ -39,6 +39,13 @@ impl DeviceSpec {
         }
     }
 
+    /// The platform the device will answer to (the simulated app models an Android one).
+    pub fn platform(&self) -> super::Platform {
+        match self {
+            DeviceSpec::Sim | DeviceSpec::Android { .. } => super::Platform::Android,
+        }
+    }
+
     /// How reports name the device before it is connected.
     pub fn label(&self) -> String {
         match self {

@@ -229,39 +229,53 @@ impl TrailReport {
         if redaction.is_empty() {
             return;
         }
-        // One redactor for every output: it knows the escaped forms (the SVG holds text XML-escaped).
-        let scrub = |s: &mut String| {
-            if let std::borrow::Cow::Owned(r) = redaction.text(s) {
-                *s = r;
-            }
-        };
-        let t = self;
-        t.error.iter_mut().for_each(scrub);
-        if let Outcome::Skipped { reason } = &mut t.outcome {
-            scrub(reason);
+        self.error.iter_mut().for_each(|s| scrub(redaction, s));
+        if let Outcome::Skipped { reason } = &mut self.outcome {
+            scrub(redaction, reason);
         }
-        for s in &mut t.steps {
-            scrub(&mut s.text);
-            s.error.iter_mut().for_each(scrub);
-            s.retried.iter_mut().for_each(scrub);
-            if let Outcome::Skipped { reason } = &mut s.outcome {
-                scrub(reason);
-            }
-            let mut calls: Vec<&mut CallReport> = s.calls.iter_mut().collect();
-            if let Some(a) = &mut s.agent {
-                a.turns.iter_mut().flat_map(|t| t.reasoning.iter_mut()).for_each(scrub);
-                a.conclusion.iter_mut().for_each(scrub);
-                a.recorded_error.iter_mut().for_each(scrub);
-                calls.extend(a.recorded_calls.iter_mut());
-                calls.extend(a.recording.iter_mut());
-            }
-            // Nested calls too, without recursion (a deep composition cannot overflow the stack).
-            while let Some(c) = calls.pop() {
-                c.error.iter_mut().for_each(scrub);
-                redaction.value(&mut c.args);
-                calls.extend(c.calls.iter_mut());
-            }
+        for s in &mut self.steps {
+            s.redact(redaction);
         }
+    }
+}
+
+impl StepReport {
+    /// [`TrailReport::redact`] for one step (idempotent: a replay redacts each step as it ends and
+    /// the trail again at its end).
+    pub fn redact(&mut self, redaction: &crate::secret::Redaction) {
+        if redaction.is_empty() {
+            return;
+        }
+        let s = self;
+        scrub(redaction, &mut s.text);
+        s.error.iter_mut().for_each(|e| scrub(redaction, e));
+        s.retried.iter_mut().for_each(|e| scrub(redaction, e));
+        if let Outcome::Skipped { reason } = &mut s.outcome {
+            scrub(redaction, reason);
+        }
+        let mut calls: Vec<&mut CallReport> = s.calls.iter_mut().collect();
+        if let Some(a) = &mut s.agent {
+            let texts = a.turns.iter_mut().flat_map(|t| t.reasoning.iter_mut());
+            texts
+                .chain(a.conclusion.iter_mut())
+                .chain(a.recorded_error.iter_mut())
+                .for_each(|e| scrub(redaction, e));
+            calls.extend(a.recorded_calls.iter_mut());
+            calls.extend(a.recording.iter_mut());
+        }
+        // Nested calls too, without recursion (a deep composition cannot overflow the stack).
+        while let Some(c) = calls.pop() {
+            c.error.iter_mut().for_each(|e| scrub(redaction, e));
+            redaction.value(&mut c.args);
+            calls.extend(c.calls.iter_mut());
+        }
+    }
+}
+
+/// One redactor for every output: it knows the escaped forms (the SVG holds text XML-escaped).
+fn scrub(redaction: &crate::secret::Redaction, s: &mut String) {
+    if let std::borrow::Cow::Owned(r) = redaction.text(s) {
+        *s = r;
     }
 }
 

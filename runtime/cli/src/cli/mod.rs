@@ -6,6 +6,7 @@ mod live;
 mod mcp;
 mod migrate;
 mod output;
+mod progress;
 mod shell;
 mod tool;
 mod trails;

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::internals::summary_line;
 use trailblaze::internals::write_client_files;
 use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
 use trailblaze::{CheckOptions, CheckReport, check_native, check_native_with, check_tools_tsc, check_tsc};
@@ -12,7 +11,8 @@ use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
 
 use super::diag::{self, Diagnostic};
-use super::output::{Stream, err, out, progress};
+use super::output::{Stream, err, out};
+use super::progress::{ProgressLines, summary_line};
 use super::{Cli, Failure, Located, SessionArgs, open_project, open_project_for, out_dir, warn_all};
 
 #[derive(Args)]
@@ -352,7 +352,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         },
         agent,
     };
-    let out = run_trails(&project, &files, &opts, &mut |line| progress(stream, line)).map_err(|e| match e {
+    let out = run_trails(&project, &files, &opts, &mut ProgressLines::new(stream)).map_err(|e| match e {
         // The trails ran but their results could not be kept: the run failed (exit 1), as a
         // failed trail does; a CI job must not take it for bad usage.
         ProjectError::Output(_) => Failure::Failed(anyhow!(e)),

@@ -3,53 +3,47 @@
 //! the step's recording for this device.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use super::{SIM_PLATFORM, nested_calls, run_with_retries, step_report, tap_of};
-use crate::agent::{Agent, AgentCall, AgentConfig, End, Objective, WriteBack};
-use crate::catalog::Catalog;
+use super::step::Replayer;
+use super::{Notice, RunSink, nested_calls, step_report, tap_of};
+use crate::agent::{Agent, AgentCall, End, Objective, WriteBack};
 use crate::secret::Redaction;
-use crate::session::Session;
 use crate::trail::model::StepKind;
 use crate::trail::write_back::{self, StepRecording};
 use crate::trail::{AgentReport, AgentTurn, CallReport, Outcome, Step, StepReport, Trail};
 
 /// Where a step runs.
-pub(super) struct At<'a> {
-    pub agent: &'a mut Agent,
-    pub catalog: &'a Arc<Catalog>,
-    pub session: &'a Session,
+pub(super) struct At<'a, 's> {
+    pub agent: &'a Agent,
+    pub replay: &'a mut Replayer<'s>,
     pub trail: &'a Trail,
-    pub last_seq: &'a mut u64,
 }
 
 /// Runs `step` (`original`: the same step before `{{args.*}}` were filled in, whose calls a heal
 /// keeps) by its recording or by the agent; a passed agent step's recording goes to `edits`.
 pub(super) fn run(
-    at: &mut At<'_>,
-    cfg: &AgentConfig,
+    at: &mut At<'_, '_>,
     (step, original): (&Step, &Step),
     edits: &mut Vec<StepRecording>,
-    progress: &mut dyn FnMut(&str),
+    sink: &mut dyn RunSink,
 ) -> StepReport {
     // `recordable: false` steps hold no recording (the parse gate says so): they land below too.
-    if step.calls_for(SIM_PLATFORM, None).is_some() {
-        let (sr, _) = run_with_retries(at.session, (step, None, None), at.last_seq, progress);
-        if sr.outcome != Outcome::Failed || !cfg.self_heal {
+    if at.replay.calls_of(step).is_some() {
+        let (sr, _) = at.replay.step_with_retries(step, None, sink);
+        if sr.outcome != Outcome::Failed || !at.agent.self_heal() {
             return sr;
         }
-        progress(&format!(
-            "  ↻ {} failed, the agent takes over (self-heal): {}",
-            step.label(),
-            sr.error.as_deref().unwrap_or("no error")
-        ));
+        sink.notice(&Notice::AgentTakesOver {
+            step: step.label(),
+            error: sr.error.clone().unwrap_or_else(|| "no error".into()),
+        });
         return by_agent(at, (step, original), Some(sr), edits);
     }
     by_agent(at, (step, original), None, edits)
 }
 
 fn by_agent(
-    at: &mut At<'_>,
+    at: &mut At<'_, '_>,
     (step, original): (&Step, &Step),
     failed: Option<StepReport>,
     edits: &mut Vec<StepRecording>,
@@ -64,14 +58,18 @@ fn by_agent(
         context: config.context.as_deref(),
         healing: healing.as_deref(),
     };
-    let run = at.agent.run(at.session, at.catalog, &objective, at.last_seq);
+    let session = at.replay.session;
+    let run = at
+        .agent
+        .run(session, &session.catalog(), &objective, &mut at.replay.last_seq);
     let calls: Vec<CallReport> = run.calls.iter().map(call_report).collect();
     // A heal keeps the recorded calls that ran before the failing one: the agent went on from there.
     let kept = failed
         .as_ref()
         .map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
-    let mut recording: Vec<(String, serde_json::Value)> = original
-        .calls_for(SIM_PLATFORM, None)
+    let mut recording: Vec<(String, serde_json::Value)> = at
+        .replay
+        .calls_of(original)
         .unwrap_or_default()
         .iter()
         .take(kept)
@@ -87,7 +85,7 @@ fn by_agent(
     if outcome == Outcome::Passed && step.recordable != Some(false) && !recording.is_empty() {
         edits.push(StepRecording {
             path: step.path.clone(),
-            key: SIM_PLATFORM.to_string(),
+            key: at.replay.platform().to_string(),
             calls: recording.clone(),
         });
     }
@@ -158,13 +156,13 @@ fn call_report(c: &AgentCall) -> CallReport {
 }
 
 /// Writes the trail with the agent's recordings: to its `.healed.yaml` copy or in place. Returns
-/// where; a failure is told on the progress line (the run's outcome stands).
+/// where; a failure is a notice (the run's outcome stands).
 pub(super) fn write_back(
     file: &Path,
     edits: &[StepRecording],
     mode: WriteBack,
     secrets: &Redaction,
-    progress: &mut dyn FnMut(&str),
+    sink: &mut dyn RunSink,
 ) -> Option<String> {
     let dest = match mode {
         WriteBack::Off => return None,
@@ -182,20 +180,16 @@ pub(super) fn write_back(
         });
     match written {
         Ok(kept_layout) => {
-            let note = if kept_layout {
-                ""
-            } else {
-                " (written whole: its layout did not allow an edit in place, so its comments are gone)"
-            };
-            progress(&format!(
-                "  ↳ the agent's recording of {} step(s) written to {}{note}",
-                edits.len(),
-                dest.display()
-            ));
-            Some(dest.display().to_string())
+            let path = dest.display().to_string();
+            sink.notice(&Notice::RecordingWritten {
+                steps: edits.len(),
+                path: path.clone(),
+                kept_layout,
+            });
+            Some(path)
         }
-        Err(e) => {
-            progress(&format!("  ! the agent's recordings were not written: {e}"));
+        Err(error) => {
+            sink.notice(&Notice::RecordingNotWritten { error });
             None
         }
     }

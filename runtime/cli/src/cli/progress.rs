@@ -1,0 +1,129 @@
+//! `trailblaze run`'s progress: a [`RunSink`] that prints a line per trail and per step as the
+//! replay tells them, and the summary line after the run.
+
+use trailblaze::device::Screenshot;
+use trailblaze::report::{Outcome, RunReport, StepReport, TrailReport};
+use trailblaze::{Notice, RunSink, Session, Step, Trail};
+
+use super::output::{Stream, progress};
+
+/// Prints the run's progress on `stream`.
+pub struct ProgressLines {
+    stream: Stream,
+    /// The current trail printed its `trail ...` line: a failure before it prints its error.
+    started: bool,
+}
+
+impl ProgressLines {
+    pub fn new(stream: Stream) -> Self {
+        ProgressLines { stream, started: false }
+    }
+
+    fn say(&self, line: &str) {
+        progress(self.stream, line);
+    }
+}
+
+impl RunSink for ProgressLines {
+    fn trail_started(&mut self, trail: &Trail, _session: &Session) {
+        self.started = true;
+        self.say(&format!(
+            "trail {} ({})",
+            trail.config.id.as_deref().unwrap_or("-"),
+            trail.file.display()
+        ));
+    }
+
+    fn step_retrying(&mut self, step: &Step, attempt: u32, error: &str) {
+        self.say(&format!(
+            "  ↻ {} attempt {attempt} failed, retrying: {error}",
+            step.label()
+        ));
+    }
+
+    fn step_finished(&mut self, step: &Step, sr: &mut StepReport, _screen: Option<Screenshot>) {
+        if matches!(sr.outcome, Outcome::Skipped { .. }) {
+            return;
+        }
+        self.say(&step_line(step, sr));
+    }
+
+    fn notice(&mut self, notice: &Notice) {
+        let line = match notice {
+            Notice::AgentTakesOver { step, error } => {
+                format!("  ↻ {step} failed, the agent takes over (self-heal): {error}")
+            }
+            Notice::RecordingWritten {
+                steps,
+                path,
+                kept_layout,
+            } => {
+                let note = if *kept_layout {
+                    ""
+                } else {
+                    " (written whole: its layout did not allow an edit in place, so its comments are gone)"
+                };
+                format!("  ↳ the agent's recording of {steps} step(s) written to {path}{note}")
+            }
+            Notice::RecordingNotWritten { error } => format!("  ! the agent's recordings were not written: {error}"),
+            // A notice this CLI does not know yet is still shown.
+            #[allow(unreachable_patterns)]
+            other => format!("  · {other:?}"),
+        };
+        self.say(&line);
+    }
+
+    fn trail_finished(&mut self, report: &TrailReport) {
+        let started = std::mem::take(&mut self.started);
+        match (&report.outcome, &report.error) {
+            (Outcome::Skipped { reason }, _) => self.say(&format!("- {} skipped: {reason}", report.file)),
+            // It ended before its first step: it did not parse, its session did not start, an
+            // `{{args.*}}` had no value.
+            (_, Some(error)) if !started => self.say(&format!("✗ {}: {error}", report.file)),
+            _ => {}
+        }
+    }
+}
+
+/// `  ✓ step 2 Sign in (3.1 ms)`, with the attempts, the agent's turns and the error when any.
+fn step_line(step: &Step, sr: &StepReport) -> String {
+    let mark = match sr.outcome {
+        Outcome::Passed => "✓",
+        Outcome::Failed => "✗",
+        Outcome::NotRecorded => "∅",
+        Outcome::Skipped { .. } => "-",
+        Outcome::Error => "!",
+    };
+    // `+ 0.0`: an empty sum is -0.0, which would print as "-0.0 ms".
+    let ms: f64 = sr.calls.iter().map(|c| c.duration_ms).sum::<f64>() + 0.0;
+    let tail = sr.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+    let mut tries = if sr.attempts > 1 {
+        format!(", attempt {}", sr.attempts)
+    } else {
+        String::new()
+    };
+    if let Some(a) = &sr.agent {
+        tries.push_str(&format!(
+            ", agent: {} turn(s), {} tokens",
+            a.turns.len(),
+            a.input_tokens + a.output_tokens
+        ));
+    }
+    format!("  {mark} {} {} ({ms:.1} ms{tries}){tail}", step.label(), sr.text)
+}
+
+/// The summary line printed after a run.
+pub fn summary_line(report: &RunReport) -> String {
+    let s = report.summary();
+    let mut line = format!("{} passed, {} failed", s.passed, s.failed);
+    if s.skipped > 0 {
+        line.push_str(&format!(", {} skipped", s.skipped));
+    }
+    if s.not_recorded > 0 {
+        line.push_str(&format!(", {} not recorded", s.not_recorded));
+    }
+    if s.errors > 0 {
+        line.push_str(&format!(", {} stopped by a device error", s.errors));
+    }
+    line
+}

@@ -1,0 +1,261 @@
+//! Replaying one trail on one open [`Session`]: the trail's `config.skip`, its `{{args.*}}`, each
+//! step's recording for the session's platform, `maxRetries`, the agent for steps with no recording
+//! (and, with self-heal, recorded steps that fail), the screens the policy keeps. What happens is
+//! pushed into a [`RunSink`] as it happens (in the spirit of ripgrep's `Sink`): the CLI's progress
+//! lines, the run's reports, the C ABI's JSON report are sinks; none has a step loop of its own.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use trailblaze::{Project, ProjectOptions, ReplayOptions, SessionOptions, Trail};
+//! let project = Project::open("trailmaps".as_ref(), ProjectOptions::default())?;
+//! let trail = Trail::load("trailmaps/demo/trails/sign-in.trail.yaml".as_ref())
+//!     .map_err(|e| format!("{e:?}"))?;
+//! let session = project.open_session("demo", SessionOptions::default())?;
+//! let report = session.replay(&trail, &ReplayOptions::default(), &mut ());
+//! println!("{}", report.outcome.word());
+//! # Ok(()) }
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::agent::Agent;
+use crate::device::Screenshot;
+use crate::session::Session;
+use crate::trail::{Outcome, Step, StepReport, Trail, TrailReport};
+
+mod agent_step;
+mod step;
+
+pub(crate) use step::{nested_calls, step_report, tap_of};
+
+/// How to replay a trail; every field has a default.
+#[derive(Default)]
+pub struct ReplayOptions<'a> {
+    /// Values for `{{args.NAME}}`; they win over the defaults a trail declares under `config.args`.
+    pub args: BTreeMap<String, String>,
+    /// The device key (`config.devices`, a recording key such as `android-phone`) the session's
+    /// device answers to besides its platform, if any.
+    pub device_key: Option<String>,
+    /// Which steps keep a picture of the screen: handed to [`RunSink::step_finished`].
+    pub screenshots: ScreenshotPolicy,
+    /// Runs steps with no recording (and, with self-heal, recorded steps that fail) through an
+    /// LLM, and writes what it did back as their recordings.
+    pub agent: Option<&'a Agent>,
+}
+
+/// Which steps keep a screenshot: every step, the failed ones (a slow phone spends ~1 s per
+/// `screencap`), or none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScreenshotPolicy {
+    #[default]
+    All,
+    Failures,
+    None,
+}
+
+impl ScreenshotPolicy {
+    pub(crate) fn wants(self, outcome: &Outcome) -> bool {
+        match self {
+            ScreenshotPolicy::All => *outcome != Outcome::NotRecorded,
+            ScreenshotPolicy::Failures => matches!(outcome, Outcome::Failed | Outcome::Error),
+            ScreenshotPolicy::None => false,
+        }
+    }
+}
+
+/// What a replay tells as it goes. Every method has an empty default, so a sink implements what
+/// it cares about; `()` is the sink that keeps nothing.
+pub trait RunSink {
+    /// A trail starts replaying on `session` (not called for a skipped trail, nor one whose
+    /// `{{args.*}}` could not be filled in).
+    fn trail_started(&mut self, trail: &Trail, session: &Session) {
+        let _ = (trail, session);
+    }
+    /// A step's first attempt starts.
+    fn step_started(&mut self, step: &Step) {
+        let _ = step;
+    }
+    /// An attempt of `step` failed with `error` and `maxRetries` runs it again.
+    fn step_retrying(&mut self, step: &Step, attempt: u32, error: &str) {
+        let _ = (step, attempt, error);
+    }
+    /// A step ended (or was skipped after an earlier failure). `screen` is the screen after it when
+    /// the policy keeps one; the sink may note in `report` where it kept it (`screen`, `screen_size`).
+    fn step_finished(&mut self, step: &Step, report: &mut StepReport, screen: Option<Screenshot>) {
+        let _ = (step, report, screen);
+    }
+    /// Something worth telling that is not a step: the agent taking over, its recordings written.
+    fn notice(&mut self, notice: &Notice) {
+        let _ = notice;
+    }
+    /// The trail ended: passed, failed, skipped, not recorded, or stopped by the device.
+    fn trail_finished(&mut self, report: &TrailReport) {
+        let _ = report;
+    }
+}
+
+/// The sink that keeps nothing.
+impl RunSink for () {}
+
+/// Events of a replay that are not steps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// A recorded step failed and the agent runs it instead (self-heal).
+    AgentTakesOver { step: String, error: String },
+    /// The agent's recordings of `steps` steps were written to `path`; `kept_layout` is false when
+    /// the file had to be written whole (its comments are gone).
+    RecordingWritten {
+        steps: usize,
+        path: String,
+        kept_layout: bool,
+    },
+    /// The agent's recordings could not be written (the run's outcome stands).
+    RecordingNotWritten { error: String },
+}
+
+/// A trail's report before it runs: its file, id and title, passed so far.
+pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
+    TrailReport {
+        file: trail.file.display().to_string(),
+        id: trail.config.id.clone(),
+        title: trail.config.title.clone().or(trail.config.description.clone()),
+        outcome: Outcome::Passed,
+        duration_ms: 0.0,
+        steps: Vec::new(),
+        error: None,
+        log: None,
+        written: None,
+    }
+}
+
+/// The report of a trail that does not run on `platform` at all: skipped by its `config.skip`, or
+/// failed because an `{{args.NAME}}` has no value. `None`: it runs. Decided before any session is
+/// opened, so a run spends no device on it.
+pub fn not_run(trail: &Trail, platform: &str, opts: &ReplayOptions<'_>) -> Option<TrailReport> {
+    let report = blank_report(trail);
+    if let Some(reason) = trail.config.skip_reason(platform, opts.device_key.as_deref()) {
+        let reason = reason.to_string();
+        return Some(TrailReport {
+            outcome: Outcome::Skipped { reason },
+            ..report
+        });
+    }
+    match trail.with_args(&opts.args) {
+        Ok(_) => None,
+        Err(errors) => Some(TrailReport {
+            outcome: Outcome::Failed,
+            error: Some(errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")),
+            ..report
+        }),
+    }
+}
+
+impl Session {
+    /// Replays `trail` on this session, step by step, telling `sink` as it goes; the first step
+    /// that fails (or has nothing recorded for this device, with no agent) stops the trail and the
+    /// rest are reported skipped. The report's texts are redacted.
+    pub fn replay(&self, trail: &Trail, opts: &ReplayOptions<'_>, sink: &mut dyn RunSink) -> TrailReport {
+        let redact = self.redaction();
+        let platform = self.platform().as_str();
+        let mut report = match not_run(trail, platform, opts) {
+            Some(mut r) => {
+                r.redact(redact);
+                sink.trail_finished(&r);
+                return r;
+            }
+            None => blank_report(trail),
+        };
+        // `not_run` said every `{{args.*}}` has a value.
+        let steps = trail.with_args(&opts.args).unwrap_or_default();
+        report.log = self.dir().map(|_| format!("{}/log.jsonl", self.id()));
+        sink.trail_started(trail, self);
+        let started = Instant::now();
+        let mut replay = step::Replayer::new(self, platform, opts);
+        let mut edits = Vec::new();
+        let mut stopped: Option<String> = None;
+        for (index, step) in steps.iter().enumerate() {
+            if let Some(why) = &stopped {
+                let mut sr = step_report(step, Outcome::Skipped { reason: why.clone() }, Vec::new(), None);
+                sink.step_finished(step, &mut sr, None);
+                report.steps.push(sr);
+                continue;
+            }
+            sink.step_started(step);
+            let (mut sr, screen) = match opts.agent {
+                Some(agent) => {
+                    let original = trail.all_steps().nth(index).unwrap_or(step);
+                    let mut at = agent_step::At {
+                        agent,
+                        replay: &mut replay,
+                        trail,
+                    };
+                    let sr = agent_step::run(&mut at, (step, original), &mut edits, sink);
+                    (sr, None)
+                }
+                None => replay.step_with_retries(step, steps.get(index + 1).map(|n| &**n), sink),
+            };
+            sr.redact(redact);
+            let screen = replay.screen_for(&sr, screen);
+            sink.step_finished(step, &mut sr, screen);
+            match sr.outcome {
+                Outcome::Failed => {
+                    report.outcome = Outcome::Failed;
+                    stopped = Some(format!("{} failed", step.label()));
+                }
+                Outcome::NotRecorded => {
+                    if report.outcome == Outcome::Passed {
+                        report.outcome = Outcome::NotRecorded;
+                    }
+                    stopped = Some(format!("{} is not recorded", step.label()));
+                }
+                Outcome::Error => {
+                    report.outcome = Outcome::Error;
+                    stopped = Some("the device failed".to_string());
+                }
+                _ => {}
+            }
+            report.steps.push(sr);
+        }
+        report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        if let Some(agent) = opts.agent
+            && !edits.is_empty()
+        {
+            report.written = agent_step::write_back(&trail.file, &edits, agent.write_back(), redact, sink);
+        }
+        report.redact(redact);
+        sink.trail_finished(&report);
+        report
+    }
+}
+
+/// Two sinks as one: each event goes to the first, then the second.
+pub(crate) struct Both<'a>(pub &'a mut dyn RunSink, pub &'a mut dyn RunSink);
+
+impl RunSink for Both<'_> {
+    fn trail_started(&mut self, trail: &Trail, session: &Session) {
+        self.0.trail_started(trail, session);
+        self.1.trail_started(trail, session);
+    }
+    fn step_started(&mut self, step: &Step) {
+        self.0.step_started(step);
+        self.1.step_started(step);
+    }
+    fn step_retrying(&mut self, step: &Step, attempt: u32, error: &str) {
+        self.0.step_retrying(step, attempt, error);
+        self.1.step_retrying(step, attempt, error);
+    }
+    fn step_finished(&mut self, step: &Step, report: &mut StepReport, screen: Option<Screenshot>) {
+        // The first keeps the screen (the reports); the second sees where.
+        self.0.step_finished(step, report, screen);
+        self.1.step_finished(step, report, None);
+    }
+    fn notice(&mut self, notice: &Notice) {
+        self.0.notice(notice);
+        self.1.notice(notice);
+    }
+    fn trail_finished(&mut self, report: &TrailReport) {
+        self.0.trail_finished(report);
+        self.1.trail_finished(report);
+    }
+}

@@ -1,0 +1,205 @@
+//! One step of a replay: its recorded calls for the session's platform, in one trip each to the
+//! session's thread, again after a failure while `maxRetries` allows, and the screen it keeps.
+//!
+//! A replay was half bookkeeping: once a step's last call has passed, the screen it keeps (if any)
+//! and then the first call of the next step are sent before the step is reported, so the session's
+//! thread works meanwhile. The session runs jobs in order, so the screen is the one the step left.
+
+use crate::device::Screenshot;
+use crate::dispatch::CallError;
+use crate::session::{Pending, PendingCall, Session};
+use crate::state::log::StepRecord;
+use crate::trail::model::ToolCall;
+use crate::trail::report::Point;
+use crate::trail::{self, CallReport, Outcome, Step, StepReport};
+
+use super::{ReplayOptions, RunSink, ScreenshotPolicy};
+
+/// A screenshot asked for ahead, still to be read.
+pub(super) type PendingScreen = Pending<Result<Screenshot, String>>;
+
+/// The state a replay carries from step to step.
+pub(crate) struct Replayer<'s> {
+    pub(super) session: &'s Session,
+    /// The recording key the device answers to, and its device key.
+    platform: &'s str,
+    device_key: Option<&'s str>,
+    /// The last step seq already looked at: the steps after it belong to the next call.
+    pub(super) last_seq: u64,
+    policy: ScreenshotPolicy,
+    /// Whether a passed step's screen and the next step's first call are sent ahead (never with an
+    /// agent, which may take any step over).
+    overlapping: bool,
+    /// The next step's first call, sent ahead.
+    ahead: Option<PendingCall>,
+}
+
+impl<'s> Replayer<'s> {
+    pub(super) fn new(session: &'s Session, platform: &'s str, opts: &'s ReplayOptions<'_>) -> Self {
+        Replayer {
+            session,
+            platform,
+            device_key: opts.device_key.as_deref(),
+            last_seq: 0,
+            policy: opts.screenshots,
+            overlapping: opts.agent.is_none(),
+            ahead: None,
+        }
+    }
+
+    /// The calls `step` recorded for this device; `None`: nothing is.
+    pub(super) fn calls_of<'t>(&self, step: &'t Step) -> Option<&'t [ToolCall]> {
+        step.calls_for(self.platform, self.device_key)
+    }
+
+    pub(super) fn platform(&self) -> &str {
+        self.platform
+    }
+
+    /// Runs `step`, and again after a failure while its `maxRetries` allows (each attempt's calls
+    /// are logged steps); `next` is the step after it. Returns the screen sent for ahead, if any.
+    pub(super) fn step_with_retries(
+        &mut self,
+        step: &Step,
+        next: Option<&Step>,
+        sink: &mut dyn RunSink,
+    ) -> (StepReport, Option<PendingScreen>) {
+        let retries = step.max_retries.unwrap_or(0);
+        let mut retried = Vec::new();
+        let (mut sr, mut screen) = self.step_once(step, next);
+        while sr.outcome == Outcome::Failed && (retried.len() as u32) < retries {
+            let error = sr.error.take().unwrap_or_default();
+            sink.step_retrying(step, retried.len() as u32 + 1, &error);
+            retried.push(error);
+            (sr, screen) = self.step_once(step, next);
+        }
+        sr.attempts = retried.len() as u32 + 1;
+        sr.retried = retried;
+        (sr, screen)
+    }
+
+    /// Runs one attempt of `step`'s calls, stopping at the first failure; a step with nothing
+    /// recorded for this device is reported as not recorded. Each call's nested calls come from the
+    /// session's step records.
+    fn step_once(&mut self, step: &Step, next: Option<&Step>) -> (StepReport, Option<PendingScreen>) {
+        let Some(calls) = self.calls_of(step) else {
+            let error = Some("no recording for this device".into());
+            return (step_report(step, Outcome::NotRecorded, Vec::new(), error), None);
+        };
+        let mut screen = None;
+        let mut reports = Vec::new();
+        let mut error = None;
+        let mut device_failed = false;
+        for (i, call) in calls.iter().enumerate() {
+            // The call and the steps it logged, in one trip to the session's thread.
+            let pending = match self.ahead.take() {
+                Some(p) => p,
+                None => self
+                    .session
+                    .send_call_with_steps(&call.tool, call.args.clone(), self.last_seq),
+            };
+            let (result, records, took) = pending.wait_timed();
+            self.last_seq = records.last().map_or(self.last_seq, |r| r.seq);
+            if i + 1 == calls.len() && result.is_ok() && self.overlapping {
+                screen = self.send_ahead(calls, next);
+            }
+            let ok = result.is_ok();
+            device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
+            let err = result.as_ref().err().map(|e| e.to_string());
+            reports.push(CallReport {
+                tool: call.tool.clone(),
+                args: call.args.clone(),
+                ok,
+                error: err.clone(),
+                duration_ms: took.as_secs_f64() * 1000.0,
+                line: Some(call.pos.line),
+                tap: result.as_ref().ok().and_then(tap_of),
+                calls: nested_calls(&call.tool, &records),
+            });
+            if !ok {
+                error = err;
+                break;
+            }
+        }
+        let outcome = match (&error, device_failed) {
+            (Some(_), true) => Outcome::Error,
+            (Some(_), false) => Outcome::Failed,
+            (None, _) => Outcome::Passed,
+        };
+        (step_report(step, outcome, reports, error), screen)
+    }
+
+    /// Sends, after a step whose `calls` all passed, its screen (when kept) and then the next
+    /// step's first call.
+    fn send_ahead(&mut self, calls: &[ToolCall], next: Option<&Step>) -> Option<PendingScreen> {
+        let named = calls.iter().any(|c| c.tool == "takeSnapshot");
+        let screen = (self.policy.wants(&Outcome::Passed) || named)
+            .then(|| {
+                self.session
+                    .submit(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
+                    .ok()
+            })
+            .flatten();
+        self.ahead = next
+            .and_then(|n| self.calls_of(n))
+            .and_then(|c| c.first())
+            .map(|first| {
+                self.session
+                    .send_call_with_steps(&first.tool, first.args.clone(), self.last_seq)
+            });
+        screen
+    }
+
+    /// The screen `sr` keeps, as the policy says: the one sent for ahead, or one taken now. A step
+    /// that named its screen (`takeSnapshot`) keeps it whatever the policy: the trail asked.
+    pub(super) fn screen_for(&self, sr: &StepReport, sent: Option<PendingScreen>) -> Option<Screenshot> {
+        if matches!(sr.outcome, Outcome::Skipped { .. }) {
+            return None;
+        }
+        let named = sr.calls.iter().any(|c| c.tool == "takeSnapshot" && c.ok);
+        let shot = match sent {
+            Some(p) => p.wait().map_err(|e| e.to_string()).and_then(|r| r),
+            None if named || self.policy.wants(&sr.outcome) => self.session.screenshot(),
+            None => return None,
+        };
+        shot.ok()
+    }
+}
+
+pub(crate) fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>, error: Option<String>) -> StepReport {
+    StepReport {
+        number: step.number,
+        kind: step.kind.keyword().to_string(),
+        text: step.text.clone(),
+        line: step.pos.line,
+        outcome,
+        attempts: 1,
+        retried: Vec::new(),
+        calls,
+        error,
+        screen: None,
+        screen_size: None,
+        agent: None,
+    }
+}
+
+/// Where a call tapped, from its result (`{"tapped": {"x": .., "y": ..}}`).
+pub(crate) fn tap_of(result: &serde_json::Value) -> Option<Point> {
+    let p = result.get("tapped")?;
+    Some(Point {
+        x: p.get("x")?.as_i64()?,
+        y: p.get("y")?.as_i64()?,
+    })
+}
+
+/// What a call ran inside it, nested, from the records it logged. The call's own record is the root
+/// at depth 0; a delegating tool logs only what it expanded to.
+pub(crate) fn nested_calls(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
+    let mut nested = trail::report::nest_calls(records);
+    if records.first().is_some_and(|r| r.depth == 0 && r.tool == tool) && !nested.is_empty() {
+        let mut own = nested.remove(0).calls;
+        own.append(&mut nested);
+        nested = own;
+    }
+    nested
+}
