@@ -8,6 +8,7 @@
 //! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
 //! scripted tools run behind the `script` runtime port (embedded QuickJS or a Node subprocess).
 
+#[cfg(feature = "agent")]
 pub mod agent;
 pub(crate) mod budget;
 pub(crate) mod catalog;
@@ -34,6 +35,7 @@ pub(crate) mod trailmap;
 pub mod workspace;
 pub(crate) mod yaml;
 
+#[cfg(feature = "agent")]
 pub use agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind, WriteBack};
 pub use budget::{CancelHandle, Limits};
 pub use catalog::ToolDefinition;

@@ -196,9 +196,17 @@ impl Project {
 
     /// The device `spec` names, for trailmap `id`: its simulated app, or a connected Android device.
     pub fn device(&self, id: &str, spec: &DeviceSpec) -> Result<Box<dyn Device>, ProjectError> {
-        match spec.connect_android()? {
-            Some(android) => Ok(Box::new(android)),
-            None => self.sim_device(id),
+        match spec {
+            DeviceSpec::Sim => self.sim_device(id),
+            #[cfg(feature = "adb")]
+            DeviceSpec::Android { .. } => match spec.connect_android()? {
+                Some(android) => Ok(Box::new(android)),
+                None => self.sim_device(id),
+            },
+            #[cfg(not(feature = "adb"))]
+            DeviceSpec::Android { .. } => Err(ProjectError::Usage(
+                "this build of trailblaze has no Android support (it was built without the `adb` feature)".into(),
+            )),
         }
     }
 

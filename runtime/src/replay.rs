@@ -19,15 +19,17 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+#[cfg(feature = "agent")]
 use crate::agent::Agent;
 use crate::device::Screenshot;
 use crate::session::Session;
 use crate::trail::{Outcome, Step, StepReport, Trail, TrailReport};
 
+#[cfg(feature = "agent")]
 mod agent_step;
 mod step;
 
-pub(crate) use step::{nested_calls, step_report, tap_of};
+pub(crate) use step::step_report;
 
 /// How to replay a trail; every field has a default.
 #[derive(Default)]
@@ -41,7 +43,21 @@ pub struct ReplayOptions<'a> {
     pub screenshots: ScreenshotPolicy,
     /// Runs steps with no recording (and, with self-heal, recorded steps that fail) through an
     /// LLM, and writes what it did back as their recordings.
+    #[cfg(feature = "agent")]
     pub agent: Option<&'a Agent>,
+    #[cfg(not(feature = "agent"))]
+    #[doc(hidden)]
+    pub _lifetime: std::marker::PhantomData<&'a ()>,
+}
+
+impl ReplayOptions<'_> {
+    /// Whether an agent may take steps over.
+    fn has_agent(&self) -> bool {
+        #[cfg(feature = "agent")]
+        return self.agent.is_some();
+        #[cfg(not(feature = "agent"))]
+        false
+    }
 }
 
 /// Which steps keep a screenshot: every step, the failed ones (a slow phone spends ~1 s per
@@ -172,6 +188,7 @@ impl Session {
         sink.trail_started(trail, self);
         let started = Instant::now();
         let mut replay = step::Replayer::new(self, platform, opts);
+        #[cfg(feature = "agent")]
         let mut edits = Vec::new();
         let mut stopped: Option<String> = None;
         for (index, step) in steps.iter().enumerate() {
@@ -182,17 +199,20 @@ impl Session {
                 continue;
             }
             sink.step_started(step);
-            let (mut sr, screen) = match opts.agent {
-                Some(agent) => {
-                    let original = trail.all_steps().nth(index).unwrap_or(step);
-                    let mut at = agent_step::At {
-                        agent,
-                        replay: &mut replay,
-                        trail,
-                    };
-                    let sr = agent_step::run(&mut at, (step, original), &mut edits, sink);
-                    (sr, None)
-                }
+            #[cfg(feature = "agent")]
+            let by_agent = opts.agent.map(|agent| {
+                let original = trail.all_steps().nth(index).unwrap_or(step);
+                let mut at = agent_step::At {
+                    agent,
+                    replay: &mut replay,
+                    trail,
+                };
+                agent_step::run(&mut at, (step, original), &mut edits, sink)
+            });
+            #[cfg(not(feature = "agent"))]
+            let by_agent: Option<StepReport> = None;
+            let (mut sr, screen) = match by_agent {
+                Some(sr) => (sr, None),
                 None => replay.step_with_retries(step, steps.get(index + 1).map(|n| &**n), sink),
             };
             sr.redact(redact);
@@ -218,11 +238,13 @@ impl Session {
             report.steps.push(sr);
         }
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        #[cfg(feature = "agent")]
         if let Some(agent) = opts.agent
             && !edits.is_empty()
         {
             report.written = agent_step::write_back(&trail.file, &edits, agent.write_back(), redact, sink);
         }
+
         report.redact(redact);
         sink.trail_finished(&report);
         report

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[cfg(feature = "agent")]
 use crate::agent::{Agent, AgentConfig};
 use crate::check::target_of;
 use crate::device::{DeviceSpec, Screenshot};
@@ -33,6 +34,7 @@ pub struct RunOptions {
     pub screenshots: ScreenshotPolicy,
     /// Run steps with no recording (and, with self-heal, recorded steps that fail) through an LLM,
     /// and write what it did back as their recordings.
+    #[cfg(feature = "agent")]
     pub agent: Option<AgentConfig>,
 }
 
@@ -85,10 +87,21 @@ pub fn run_trails(
     let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
     let mut screens = Screens::new(&dir, secrets.clone());
     // One agent for the run: its token budget is the run's.
+    #[cfg(feature = "agent")]
     let agent = opts
         .agent
         .as_ref()
         .map(|c| Agent::new(c, &project.secrets.values_to_redact(), project.secrets.names()));
+    // Which fields there are depends on the features built.
+    #[allow(clippy::needless_update)]
+    let replay = ReplayOptions {
+        args: opts.args.clone(),
+        device_key: None,
+        screenshots: opts.screenshots,
+        #[cfg(feature = "agent")]
+        agent: agent.as_ref(),
+        ..ReplayOptions::default()
+    };
     // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
     // that finished reported), written on a thread of their own.
     let mut interim = interim::InterimReports::start(&report, &dir);
@@ -97,7 +110,7 @@ pub fn run_trails(
             project,
             file,
             (&dir, opts, &mut used_ids),
-            (agent.as_ref(), &secrets),
+            (&replay, &secrets),
             &mut Both(&mut KeepScreens(&mut screens), sink),
         );
         t.redact(&secrets);
@@ -191,7 +204,7 @@ fn run_one(
     project: &Project,
     file: &Path,
     (dir, opts, used_ids): (&Path, &RunOptions, &mut Vec<String>),
-    (agent, secrets): (Option<&Agent>, &crate::secret::Redaction),
+    (replay, secrets): (&ReplayOptions<'_>, &crate::secret::Redaction),
     sink: &mut dyn RunSink,
 ) -> TrailReport {
     let trail = match trail::load_trail(file) {
@@ -204,13 +217,7 @@ fn run_one(
             return report;
         }
     };
-    let replay = ReplayOptions {
-        args: opts.args.clone(),
-        device_key: None,
-        screenshots: opts.screenshots,
-        agent,
-    };
-    if let Some(mut report) = replay::not_run(&trail, opts.device.platform().as_str(), &replay) {
+    if let Some(mut report) = replay::not_run(&trail, opts.device.platform().as_str(), replay) {
         report.redact(secrets);
         sink.trail_finished(&report);
         return report;
@@ -234,7 +241,7 @@ fn run_one(
             return report;
         }
     };
-    session.replay(&trail, &replay, sink)
+    session.replay(&trail, replay, sink)
 }
 
 fn start_session(

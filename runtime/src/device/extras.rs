@@ -72,3 +72,19 @@ impl ExtraValue {
         }
     }
 }
+
+/// Where Android's public folders are for the shell user.
+pub const DOWNLOADS: &str = "/storage/emulated/0/Download";
+pub const PICTURES: &str = "/sdcard/Pictures";
+
+/// Whether `id` is a valid Android package name (`com.example.app`): checked before it reaches a
+/// command, although it is quoted there too.
+pub fn is_package_name(id: &str) -> bool {
+    let parts: Vec<&str> = id.split('.').collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let mut chars = p.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}

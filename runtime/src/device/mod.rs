@@ -2,8 +2,9 @@
 //! launch app, screenshot, and the platform's extras (a shell, the clipboard, app data, files, ...,
 //! in `extras`). `sim` is the built-in simulated device; `adb` drives Android.
 
+#[cfg(feature = "adb")]
 pub mod adb;
-mod extras;
+pub(crate) mod extras;
 pub mod sim;
 mod spec;
 

@@ -3,7 +3,9 @@
 
 use std::net::SocketAddr;
 
+#[cfg(feature = "adb")]
 use super::DeviceError;
+#[cfg(feature = "adb")]
 use super::adb::{self, AdbDevice, AdbOptions};
 
 /// A device choice, before it is connected.
@@ -29,10 +31,16 @@ impl DeviceSpec {
             ("android", Some("")) => {
                 Err("`android:` needs a serial after the colon (`trailblaze devices` lists them)".into())
             }
+            #[cfg(feature = "adb")]
             ("android", serial) => Ok(DeviceSpec::Android {
                 serial: serial.map(str::to_string),
                 server: adb::server_address(adb_server).map_err(|e| e.to_string())?,
             }),
+            #[cfg(not(feature = "adb"))]
+            ("android", _) => {
+                let _ = adb_server;
+                Err("this build of trailblaze has no Android support (it was built without the `adb` feature)".into())
+            }
             _ => Err(format!(
                 "unknown device `{text}`: expected `sim`, `android` or `android:SERIAL`"
             )),
@@ -57,6 +65,7 @@ impl DeviceSpec {
 
     /// Connects to an Android device; `None` for the simulated device, which needs the trailmap
     /// (see `Project::device`).
+    #[cfg(feature = "adb")]
     pub fn connect_android(&self) -> Result<Option<AdbDevice>, DeviceError> {
         match self {
             DeviceSpec::Sim => Ok(None),
@@ -67,7 +76,7 @@ impl DeviceSpec {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "adb"))]
 mod tests {
     use super::*;
 

@@ -4,13 +4,14 @@
 
 use std::path::Path;
 
-use super::step::Replayer;
-use super::{Notice, RunSink, nested_calls, step_report, tap_of};
+use super::step::{Replayer, nested_calls, step_report, tap_of};
+use super::{Notice, RunSink};
 use crate::agent::{Agent, AgentCall, End, Objective, WriteBack};
 use crate::secret::Redaction;
 use crate::trail::model::StepKind;
+use crate::trail::report::{AgentReport, AgentTurn};
 use crate::trail::write_back::{self, StepRecording};
-use crate::trail::{AgentReport, AgentTurn, CallReport, Outcome, Step, StepReport, Trail};
+use crate::trail::{CallReport, Outcome, Step, StepReport, Trail};
 
 /// Where a step runs.
 pub(super) struct At<'a, 's> {

@@ -42,7 +42,7 @@ impl<'s> Replayer<'s> {
             device_key: opts.device_key.as_deref(),
             last_seq: 0,
             policy: opts.screenshots,
-            overlapping: opts.agent.is_none(),
+            overlapping: !opts.has_agent(),
             ahead: None,
         }
     }
@@ -52,6 +52,7 @@ impl<'s> Replayer<'s> {
         step.calls_for(self.platform, self.device_key)
     }
 
+    #[cfg(feature = "agent")]
     pub(super) fn platform(&self) -> &str {
         self.platform
     }

@@ -9,5 +9,6 @@ mod nesting;
 pub mod port;
 pub mod quickjs;
 pub mod sdk;
+#[cfg(feature = "subprocess")]
 pub mod subprocess;
 pub mod transpile;

@@ -5,8 +5,6 @@
 //! only what a catalog and the limits give ([`EngineKey`]), so a thread can be started before its
 //! session is asked for (the warm pool) and every session starts the same way.
 
-use std::cell::OnceCell;
-use std::rc::Rc;
 use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 
@@ -15,9 +13,9 @@ use serde_json::Value;
 use super::{Job, NEXT_CALL_SPIN, SessionConfig, spin_recv};
 use crate::budget::{Deadline, Limits};
 use crate::catalog::Catalog;
-use crate::dispatch;
 use crate::script::port::{Callbacks, RuntimeKind, ScriptOutcome, ScriptRuntime, ScriptedTool};
-use crate::script::quickjs::{self, Callback, Embedded, EmbeddedConfig, Reentry};
+use crate::script::quickjs::{self, Embedded, EmbeddedConfig};
+#[cfg(feature = "subprocess")]
 use crate::script::subprocess::{Subprocess, SubprocessConfig};
 use crate::script::transpile::Transpiler;
 use crate::snapshot::Screen;
@@ -82,6 +80,7 @@ pub(super) fn spawn(key: EngineKey) -> std::io::Result<Spawned> {
 /// its spec names.
 struct Runtimes<'a> {
     embedded: &'a dyn ScriptRuntime,
+    #[cfg(feature = "subprocess")]
     subprocess: &'a Subprocess,
 }
 
@@ -95,22 +94,20 @@ impl ScriptRuntime for Runtimes<'_> {
     ) -> Result<ScriptOutcome, String> {
         match tool.runtime {
             RuntimeKind::Embedded => self.embedded.run_tool(back, tool, name, args),
+            #[cfg(feature = "subprocess")]
             RuntimeKind::Subprocess => self.subprocess.run_tool(back, tool, name, args),
+            #[cfg(not(feature = "subprocess"))]
+            RuntimeKind::Subprocess => Err(format!(
+                "{name} asks for `runtime: subprocess`, and this build of trailblaze has no Node.js runtime \
+                 (it was built without the `subprocess` feature)"
+            )),
         }
     }
 }
 
 fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver<Setup>) {
-    // The bindings reach the dispatcher through the session's core, which does not exist yet: they
-    // go through this cell, set before the session's first call.
-    let late: Rc<OnceCell<Reentry>> = Rc::new(OnceCell::new());
-    let reentry: Reentry = {
-        let late = late.clone();
-        Rc::new(move |rt, kind, name, args| match late.get() {
-            Some(r) => r(rt, kind, name, args),
-            None => Err("the session has not started".into()),
-        })
-    };
+    // The engine needs nothing of the session: its bindings call the dispatcher through the
+    // callbacks each call hands to `run_tool`.
     let engine = Embedded::create(EmbeddedConfig {
         limits: key.limits.clone(),
         deadline: deadline.clone(),
@@ -118,12 +115,11 @@ fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver
         root: key.catalog.script_root.clone(),
         tool_names: key.catalog.tool_names(),
         host_names: key.catalog.host_names(),
-        reentry,
     });
     drop(key);
     let Ok(setup) = setups.recv() else { return };
     match engine {
-        Ok(engine) => serve(setup, &engine, &late, &deadline),
+        Ok(engine) => serve(setup, &engine, &deadline),
         Err(e) => {
             let _ = setup.ready.send(Err(format!("the script engine: {e}")));
         }
@@ -131,7 +127,7 @@ fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver
 }
 
 /// Builds the session's state around its engine and runs its calls until the handle is dropped.
-fn serve(setup: Setup, engine: &Embedded, late: &OnceCell<Reentry>, deadline: &Arc<Deadline>) {
+fn serve(setup: Setup, engine: &Embedded, deadline: &Arc<Deadline>) {
     let Setup {
         config,
         mut after_first_call,
@@ -149,44 +145,17 @@ fn serve(setup: Setup, engine: &Embedded, late: &OnceCell<Reentry>, deadline: &A
     } = config;
     let root = catalog.script_root.clone();
     let limits = settings.limits.clone();
-    let core = Rc::new(SessionCore::new(
-        catalog,
-        settings,
-        secrets,
-        log,
-        Screen::new(device),
-        deadline.clone(),
-    ));
-    let subprocess = Rc::new(Subprocess::new(SubprocessConfig {
+    let core = SessionCore::new(catalog, settings, secrets, log, Screen::new(device), deadline.clone());
+    #[cfg(feature = "subprocess")]
+    let subprocess = Subprocess::new(SubprocessConfig {
         root,
         transpiler,
         deadline: deadline.clone(),
         limits: limits.clone(),
         redact: core.secrets().values_to_redact(),
-    }));
-    // How a QuickJS binding re-enters the dispatcher: with the engine it was called from in effect.
-    let reentry: Reentry = {
-        let core = core.clone();
-        let subprocess = subprocess.clone();
-        Rc::new(move |embedded, kind, name, args| {
-            let rt = Runtimes {
-                embedded,
-                subprocess: &subprocess,
-            };
-            match kind {
-                Callback::Tool => dispatch::call(&core, &rt, name, args).map_err(|e| e.to_string()),
-                Callback::Host => dispatch::call_host(&core, &rt, name, args),
-                Callback::Console => {
-                    core.console(None, name, args.as_str().unwrap_or_default());
-                    Ok(Value::Null)
-                }
-            }
-        })
-    };
-    if late.set(reentry).is_err() {
-        let _ = ready.send(Err("the script engine was already in use".into()));
-        return;
-    }
+    });
+    #[cfg(not(feature = "subprocess"))]
+    let _ = (root, transpiler);
     let _ = ready.send(Ok(()));
     while let Some(job) = spin_recv(&jobs, NEXT_CALL_SPIN) {
         deadline.begin(&limits);
@@ -196,6 +165,7 @@ fn serve(setup: Setup, engine: &Embedded, late: &OnceCell<Reentry>, deadline: &A
             engine.enter(|embedded| {
                 let rt = Runtimes {
                     embedded,
+                    #[cfg(feature = "subprocess")]
                     subprocess: &subprocess,
                 };
                 job(&core, &rt)

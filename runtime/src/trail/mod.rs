@@ -17,13 +17,14 @@ mod migrate;
 pub(crate) mod model;
 mod parse;
 pub mod report;
+#[cfg(feature = "agent")]
 pub mod write_back;
 
 pub use find::{filter_by_tags, find_trails, parse_shard, shard, trail_stem};
 pub use migrate::{migrate_file, migrate_text};
 pub use model::{Step, Trail};
 pub use parse::{load_trail, parse_trail, parse_trail_owned, read_trail};
-pub use report::{AgentReport, AgentTurn, CallReport, Outcome, RunReport, StepReport, TrailReport};
+pub use report::{CallReport, Outcome, RunReport, StepReport, TrailReport};
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,8 @@ use std::io::Cursor;
 use adb_client::RustADBError;
 use adb_client::server_device::ADBServerDevice;
 
-use super::{AdbDevice, DeviceError, dump, is_package_name, packages, quote, with_timeout};
+use super::{AdbDevice, DeviceError, dump, packages, quote, with_timeout};
+use crate::device::extras::is_package_name;
 use crate::device::{Broadcast, InstalledApp};
 
 /// SystemUI's demo-mode commands (AOSP `SystemUI/docs/demo_mode.md`): a fixed 12:00 clock, full
@@ -21,10 +22,6 @@ const DEMO_ON: &[&str] = &[
     "command battery plugged false level 100",
     "command notifications visible false",
 ];
-
-/// Where Android's public folders are for the shell user.
-pub const DOWNLOADS: &str = "/storage/emulated/0/Download";
-pub const PICTURES: &str = "/sdcard/Pictures";
 
 /// The broadcast the Clipper app (and apps following its convention) turns into the clipboard.
 const CLIPPER_SET: &str = "clipper.set";

@@ -23,10 +23,11 @@ use adb_client::server::ADBServer;
 use transport::with_timeout;
 
 use super::{Broadcast, Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
+pub use crate::device::extras::{DOWNLOADS, PICTURES, is_package_name};
 pub use dump::{parse_bounds, parse_dump};
-pub use extras::{DOWNLOADS, PICTURES, is_permission_name, is_url};
+pub use extras::{is_permission_name, is_url};
 pub use packages::{parse_dumpsys, parse_list};
-pub use text::{Piece, base64, is_package_name, pieces, plain_input_can_type, quote};
+pub use text::{Piece, base64, pieces, plain_input_can_type, quote};
 
 /// The adb server's default address.
 pub const DEFAULT_SERVER: &str = "127.0.0.1:5037";

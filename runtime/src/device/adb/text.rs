@@ -70,15 +70,3 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
-
-/// Whether `id` is a valid Android package name (`com.example.app`): checked before it reaches a
-/// command, although it is quoted there too.
-pub fn is_package_name(id: &str) -> bool {
-    let parts: Vec<&str> = id.split('.').collect();
-    parts.len() >= 2
-        && parts.iter().all(|p| {
-            let mut chars = p.chars();
-            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
-}

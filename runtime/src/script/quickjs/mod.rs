@@ -42,17 +42,48 @@ pub fn thread_stack_bytes(limits: &Limits) -> usize {
 
 /// Which namespace a script called through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Callback {
+enum Callback {
     Tool,
     Host,
-    /// `console.<level>(...)`: the name is the level, the arguments the formatted line.
-    Console,
 }
 
-/// How a binding reaches the dispatcher: given the runtime in effect (this engine, entered), the
-/// namespace, the name and the arguments. The session thread supplies it; the engine knows no
-/// dispatcher.
-pub type Reentry = Rc<dyn Fn(&dyn ScriptRuntime, Callback, &str, Json) -> Result<Json, String>>;
+/// The [`Callbacks`] of the innermost [`ScriptRuntime::run_tool`] under way: the bindings call the
+/// dispatcher through it. Set for the duration of that call and restored after it (a scripted tool
+/// that calls another nests one run in the other); empty between calls, when a script left queued
+/// can no longer reach the dispatcher.
+#[derive(Default)]
+struct CurrentCallbacks(std::cell::Cell<Option<std::ptr::NonNull<dyn Callbacks + 'static>>>);
+
+impl CurrentCallbacks {
+    /// Runs `f` with `back` as the current callbacks.
+    fn with<R>(&self, back: &dyn Callbacks, f: impl FnOnce() -> R) -> R {
+        // SAFETY: only the lifetime is erased. The pointer is used (in `get`) only while it is the
+        // current one, which it stops being when `_restore` drops at the end of this scope — also
+        // on a panic — so it never outlives the borrow it came from.
+        let erased: &'static dyn Callbacks =
+            unsafe { std::mem::transmute::<&dyn Callbacks, &'static dyn Callbacks>(back) };
+        let before = self.0.replace(Some(std::ptr::NonNull::from(erased)));
+        struct Restore<'a>(&'a CurrentCallbacks, Option<std::ptr::NonNull<dyn Callbacks + 'static>>);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.0.set(self.1);
+            }
+        }
+        let _restore = Restore(self, before);
+        f()
+    }
+
+    /// Calls `f` with the current callbacks, or says that no call is under way.
+    fn get<R>(&self, f: impl FnOnce(&dyn Callbacks) -> Result<R, String>) -> Result<R, String> {
+        match self.0.get() {
+            // SAFETY: set by `with` from a borrow that lives until it is unset (see there).
+            Some(p) => f(unsafe { p.as_ref() }),
+            None => {
+                Err("no tool call is under way: a script left running after its call ended cannot call the host".into())
+            }
+        }
+    }
+}
 
 /// What the engine keeps beside its QuickJS context.
 struct EngineState {
@@ -68,6 +99,8 @@ struct EngineState {
     root: PathBuf,
     /// Promises rejected with no handler yet, as the rejection tracker reports them.
     rejections: Rc<RefCell<Rejections>>,
+    /// What the bindings call: the dispatcher's callbacks of the call under way.
+    back: CurrentCallbacks,
     /// A script ran since the memory limit was last set (true at first, so the first call sets it).
     heap_changed: std::cell::Cell<bool>,
 }
@@ -116,7 +149,6 @@ pub struct EmbeddedConfig {
     pub root: PathBuf,
     pub tool_names: Vec<String>,
     pub host_names: Vec<String>,
-    pub reentry: Reentry,
 }
 
 /// Jobs a returned call may leave queued and still have them run out (with the deadline closed, so
@@ -194,6 +226,7 @@ impl Engine {
             kept: Rc::default(),
             root: config.root.clone(),
             rejections: Rc::new(RefCell::new(Rejections::default())),
+            back: CurrentCallbacks::default(),
             heap_changed: std::cell::Cell::new(false),
         });
         let tracked = state.rejections.clone();
@@ -224,25 +257,16 @@ impl Engine {
         let context = Context::full(&runtime)?;
         context.with(|ctx| -> rquickjs::Result<()> {
             let b = Object::new(ctx.clone())?;
-            b.set(
-                "callTool",
-                binding(&ctx, &state, config.reentry.clone(), Callback::Tool)?,
-            )?;
-            b.set(
-                "callHost",
-                binding(&ctx, &state, config.reentry.clone(), Callback::Host)?,
-            )?;
+            b.set("callTool", binding(&ctx, &state, Callback::Tool)?)?;
+            b.set("callHost", binding(&ctx, &state, Callback::Host)?)?;
             b.set("toolNames", config.tool_names)?;
             let direct = Object::new(ctx.clone())?;
             for name in &config.host_names {
-                direct.set(
-                    name.as_str(),
-                    host_function(&ctx, &state, config.reentry.clone(), name)?,
-                )?;
+                direct.set(name.as_str(), host_function(&ctx, &state, name)?)?;
             }
             b.set("hostFunctions", direct)?;
             b.set("hostNames", config.host_names)?;
-            b.set("console", console_binding(&ctx, &state, config.reentry.clone())?)?;
+            b.set("console", console_binding(&ctx, &state)?)?;
             ctx.globals().set("__trailblazeBindings", b)?;
             static BOOTSTRAP: std::sync::OnceLock<(String, Vec<u8>)> = std::sync::OnceLock::new();
             let (boot, done) = bytecode::declare(&ctx, BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE, &BOOTSTRAP)?.eval()?;
@@ -284,61 +308,51 @@ struct Entered<'a, 'js> {
 }
 
 impl ScriptRuntime for Entered<'_, '_> {
-    /// Calls the script makes reach the dispatcher through the installed bindings (the session's
-    /// [`Reentry`]), so `_back` is not needed here.
+    /// Calls the script makes reach the dispatcher through `back`, for the duration of this call.
     fn run_tool(
         &self,
-        _back: &dyn Callbacks,
+        back: &dyn Callbacks,
         tool: &ScriptedTool,
         name: &str,
         args: Json,
     ) -> Result<ScriptOutcome, String> {
         self.state.heap_changed.set(true);
-        run_tool(self.state, self.ctx, tool, name, args)
+        self.state
+            .back
+            .with(back, || run_tool(self.state, self.ctx, tool, name, args))
     }
 }
 
 /// `(name, args) -> value`, or a thrown Error the SDK turns into `TrailblazeToolError` /
 /// `TrailblazeHostError`: the raw binding behind `ctx.tools` or `ctx.host`.
-fn binding<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<EngineState>,
-    reentry: Reentry,
-    kind: Callback,
-) -> rquickjs::Result<Function<'js>> {
+fn binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, kind: Callback) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String, args: Value<'js>| {
-        reenter(&ctx, &state, &reentry, kind, &name, &args)
+        reenter(&ctx, &state, kind, &name, &args)
     })
 }
 
 /// `(level, line) -> undefined`: the binding behind `console.*` (the line already formatted).
-fn console_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, reentry: Reentry) -> rquickjs::Result<Function<'js>> {
+fn console_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, level: String, line: String| {
-        let here = Entered {
-            ctx: &ctx,
-            state: &state,
-        };
+    Function::new(ctx.clone(), move |level: String, line: String| {
         // A sink that panics must not unwind through QuickJS's C frames; a lost line is all it costs.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            reentry(&here, Callback::Console, &level, Json::String(line))
+            state.back.get(|back| {
+                back.console(None, &level, &line);
+                Ok(())
+            })
         }));
     })
 }
 
 /// `(args) -> value` for host function `name`: the hot path of `ctx.host`, with the name bound here
 /// instead of passed (and converted) on every call.
-fn host_function<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<EngineState>,
-    reentry: Reentry,
-    name: &str,
-) -> rquickjs::Result<Function<'js>> {
+fn host_function<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, name: &str) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
     let name: Rc<str> = Rc::from(name);
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Value<'js>| {
-        reenter(&ctx, &state, &reentry, Callback::Host, &name, &args)
+        reenter(&ctx, &state, Callback::Host, &name, &args)
     })
 }
 
@@ -348,7 +362,6 @@ fn host_function<'js>(
 fn reenter<'js>(
     ctx: &Ctx<'js>,
     state: &EngineState,
-    reentry: &Reentry,
     kind: Callback,
     name: &str,
     args: &Value<'js>,
@@ -356,19 +369,22 @@ fn reenter<'js>(
     let result = convert::to_json(args)
         .map_err(|e| match kind {
             Callback::Tool => format!("{name}: arguments: {e}"),
-            Callback::Host | Callback::Console => format!("host function `{name}`: arguments: {e}"),
+            Callback::Host => format!("host function `{name}`: arguments: {e}"),
         })
         .and_then(|args| {
-            let here = Entered { ctx, state };
             // A panic must not unwind through QuickJS's C frames.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reentry(&here, kind, name, args))).unwrap_or_else(
-                |_| {
-                    Err(match kind {
-                        Callback::Tool => format!("tool {name} panicked"),
-                        Callback::Host | Callback::Console => format!("host function {name} panicked"),
-                    })
-                },
-            )
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                state.back.get(|back| match kind {
+                    Callback::Tool => back.call_tool(name, args),
+                    Callback::Host => back.call_host(name, args),
+                })
+            }))
+            .unwrap_or_else(|_| {
+                Err(match kind {
+                    Callback::Tool => format!("tool {name} panicked"),
+                    Callback::Host => format!("host function {name} panicked"),
+                })
+            })
         });
     match result {
         Ok(v) => convert::to_js(ctx, &v),

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::results::Written;
 use super::{ANDROID, HIDDEN_UNRECORDED};
 use crate::device::Platform;
-use crate::device::adb::{DOWNLOADS, PICTURES};
+use crate::device::extras::{DOWNLOADS, PICTURES};
 use crate::tool::{BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags, results};
 
 /// Writes a UTF-8 text file into the device's public Downloads folder (e.g. a setup file an app
@@ -155,9 +155,11 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "adb")]
     use crate::device::adb::base64;
 
     #[test]
+    #[cfg(feature = "adb")]
     fn base64_round_trips_and_refuses_what_is_not_base64() {
         for bytes in [&b""[..], b"f", b"fo", b"foo", b"foob", b"\x00\xff\x80binary\n"] {
             let encoded = base64(bytes);

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::results::{BroadcastSent, DemoMode, Granted, GrantedAll, ShellOutput};
 use super::{ANDROID, HIDDEN_UNRECORDED};
-use crate::device::adb::is_package_name;
+use crate::device::extras::is_package_name;
 use crate::device::{Broadcast, ExtraValue, Platform};
 use crate::tool::{BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags, results};
 
