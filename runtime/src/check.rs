@@ -525,6 +525,7 @@ pub fn gen_path(trail: &Path) -> PathBuf {
 
 mod cache;
 mod native;
+mod targets;
 
 pub use native::{CheckOptions, check_native, check_native_with};
 

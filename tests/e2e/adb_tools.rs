@@ -6,7 +6,7 @@ use serde_json::json;
 use trailblaze::device::adb::{base64, quote};
 use trailblaze_e2e::CANARY;
 use trailblaze_e2e::android_fixture::{self as app, APP_ID, commands_since, fails, passes};
-use trailblaze_e2e::fake_adb::extras::Sent;
+use trailblaze_e2e::fake_adb::Sent;
 
 /// Strings a shell would split, expand, glob or run, if it were given the chance.
 const HOSTILE: &[&str] = &[

@@ -2,7 +2,7 @@
 //! them: `am broadcast` / `am start`, `pm grant`, `appops`, `settings`, `dumpsys package|input_method`,
 //! `cmd connectivity`, `content call`, `run-as`, `mkdir`, `printf`.
 
-use super::phone::{ADB_KEYBOARD, Phone, Run};
+use super::phone::{ADB_KEYBOARD, Phone, Run, Sent};
 
 /// What the fake's app declares in its manifest (a `pm grant` of anything else is refused).
 pub const DECLARED: &[&str] = &["android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS"];
@@ -17,14 +17,6 @@ const APP_OPS: &[&str] = &[
 ];
 /// The system apps the fake lists beside the simulated one.
 const SYSTEM_APPS: &[&str] = &["com.android.chrome", "com.android.settings"];
-
-/// One `am broadcast` as received: its action, component and extras as (flag, key, value).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sent {
-    pub action: String,
-    pub component: Option<String>,
-    pub extras: Vec<(String, String, String)>,
-}
 
 impl Phone {
     pub(super) fn am_broadcast(&mut self, args: &[&str]) -> Run {

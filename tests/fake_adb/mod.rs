@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use trailblaze::device::sim::SimDevice;
 
-pub use phone::{Phone, decode_base64};
+pub use phone::{Phone, Sent, decode_base64};
 pub use png::crc32;
 
 /// The adb server protocol version Debian's adb 1.0.41 client expects (`host:version`).

@@ -7,8 +7,15 @@ use std::collections::{HashMap, HashSet};
 use trailblaze::device::sim::SimDevice;
 use trailblaze::device::{Device, KeyCode, LaunchMode};
 
-use super::extras::Sent;
 use super::{png, sh, xml};
+
+/// One `am broadcast` as received: its action, component and extras as (flag, key, value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub action: String,
+    pub component: Option<String>,
+    pub extras: Vec<(String, String, String)>,
+}
 
 pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 pub const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";

@@ -22,8 +22,24 @@ pub mod provider;
 pub mod schema;
 
 pub use http::{HttpError, HttpSettings};
-pub use objective::{Agent, AgentCall, End, Objective, ObjectiveRun, Turn};
+pub use objective::{Agent, AgentCall, End, ObjectiveRun, Turn};
+pub use prompt::Objective;
 pub use provider::{ApiKey, ChatReply, ChatRequest, Provider, ProviderConfig, ProviderError, ProviderKind, Usage};
+
+/// The provider `config` describes; `redact` (the secrets) is extended with the key, so no text
+/// the provider sends back can carry either into an error.
+pub fn connect(config: &ProviderConfig, redact: &[String]) -> Box<dyn Provider> {
+    let mut values = redact.to_vec();
+    if let Some(k) = &config.api_key {
+        values.push(k.expose().to_string());
+    }
+    let loopback = http::is_loopback(&config.base_url);
+    let http = http::HttpClient::new(config.http.clone(), loopback, crate::secret::Redaction::new(&values));
+    match config.kind {
+        ProviderKind::OpenAi => Box::new(openai::OpenAi::new(config.clone(), http)),
+        ProviderKind::Anthropic => Box::new(anthropic::Anthropic::new(config.clone(), http)),
+    }
+}
 
 /// Model turns one objective may take, by default.
 pub const DEFAULT_MAX_TURNS: u32 = 25;

@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::provider::{self, ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
-use super::{AgentConfig, prompt, schema};
+use super::prompt::{self, Objective};
+use super::provider::{ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
+use super::{AgentConfig, schema};
 use crate::catalog::{Catalog, ToolDefinition};
 use crate::recording::SessionRecording;
 use crate::secret::Redaction;
@@ -18,20 +19,6 @@ use crate::state::log::StepRecord;
 pub const OBJECTIVE_STATUS: &str = "objectiveStatus";
 /// The most of one tool result the model is sent back.
 const MAX_RESULT_CHARS: usize = 8_000;
-
-/// One step for the agent.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Objective<'a> {
-    /// A `verify:` step: read-only tools only, concluded with an assertion and `objectiveStatus`.
-    pub verify: bool,
-    pub text: &'a str,
-    pub trail_title: Option<&'a str>,
-    pub trail_description: Option<&'a str>,
-    /// The trail's `config.context`.
-    pub context: Option<&'a str>,
-    /// Self-heal: why the recorded calls failed.
-    pub healing: Option<&'a str>,
-}
 
 /// How an objective ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +130,7 @@ impl Agent {
     /// placeholders it is told it may use.
     pub fn new(config: &AgentConfig, secret_values: &[String], secret_names: Vec<String>) -> Agent {
         Agent::with_provider(
-            provider::connect(&config.provider, secret_values),
+            super::connect(&config.provider, secret_values),
             config,
             secret_values,
             secret_names,

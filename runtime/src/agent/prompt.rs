@@ -1,7 +1,19 @@
 //! What the model is told: short (it is sent with every request), and nothing it must not know (a
 //! secret's name, never its value).
 
-use super::objective::Objective;
+/// One step for the agent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Objective<'a> {
+    /// A `verify:` step: read-only tools only, concluded with an assertion and `objectiveStatus`.
+    pub verify: bool,
+    pub text: &'a str,
+    pub trail_title: Option<&'a str>,
+    pub trail_description: Option<&'a str>,
+    /// The trail's `config.context`.
+    pub context: Option<&'a str>,
+    /// Self-heal: why the recorded calls failed.
+    pub healing: Option<&'a str>,
+}
 
 /// The system prompt of every request for one objective.
 pub fn system(verify: bool, secret_names: &[String]) -> String {

@@ -6,9 +6,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::http::{HttpClient, HttpError, HttpSettings};
+use super::http::{HttpError, HttpSettings};
 use crate::catalog::ToolDefinition;
-use crate::secret::Redaction;
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -163,21 +162,6 @@ pub trait Provider: Send + Sync {
     /// `openai` / `anthropic`.
     fn kind(&self) -> ProviderKind;
     fn model(&self) -> &str;
-}
-
-/// The provider `config` describes; `redact` (the secrets) is extended with the key, so no text
-/// the provider sends back can carry either into an error.
-pub fn connect(config: &ProviderConfig, redact: &[String]) -> Box<dyn Provider> {
-    let mut values = redact.to_vec();
-    if let Some(k) = &config.api_key {
-        values.push(k.expose().to_string());
-    }
-    let loopback = super::http::is_loopback(&config.base_url);
-    let http = HttpClient::new(config.http.clone(), loopback, Redaction::new(&values));
-    match config.kind {
-        ProviderKind::OpenAi => Box::new(super::openai::OpenAi::new(config.clone(), http)),
-        ProviderKind::Anthropic => Box::new(super::anthropic::Anthropic::new(config.clone(), http)),
-    }
 }
 
 /// `{base}/{endpoint}` with one slash between.

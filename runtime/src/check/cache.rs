@@ -26,9 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use super::native::{TargetEnv, Targets, TrailResult, Uses};
+use super::targets::{Targets, TrailResult, Uses, digest};
 use crate::project::Project;
 
 /// The first word of a cache file and its format's version: bump it when an entry's shape or meaning
@@ -37,23 +36,6 @@ const HEADER: &str = "trailblaze-check-cache 1";
 
 /// The largest cache file read.
 const MAX_CACHE_BYTES: u64 = 256 << 20;
-
-/// A hash, as hex: SHA-256 cut to 128 bits (a cache key, not a signature).
-fn digest(parts: &[&[u8]]) -> String {
-    let mut h = Sha256::new();
-    // Length-prefixed, so no two different lists of parts hash the same bytes.
-    for part in parts {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part);
-    }
-    let full: [u8; 32] = h.finalize().into();
-    let mut out = String::with_capacity(32);
-    for b in &full[..16] {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
 
 fn bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
@@ -78,59 +60,6 @@ fn build_stamp() -> &'static str {
             Err(_) => String::new(),
         }
     })
-}
-
-/// What cache entries for one target are compared with.
-pub(super) struct Hashes {
-    /// How the target loads: its catalog's error, or that it loads and whether it is exempt.
-    env: String,
-    /// Each tool of its surface (the first of a name, as [`crate::surface::catalog::Surface::tool`]).
-    tools: HashMap<String, String>,
-    /// Its recordable names, in order.
-    names: String,
-}
-
-impl Hashes {
-    pub fn of(env: &TargetEnv) -> Hashes {
-        let id = env.id.as_bytes();
-        let loaded = match &env.loaded {
-            Ok(l) => l,
-            Err(e) => {
-                return Hashes {
-                    env: digest(&[id, b"error", e.as_bytes()]),
-                    tools: HashMap::new(),
-                    names: String::new(),
-                };
-            }
-        };
-        let surface = &loaded.surface;
-        let mut tools = HashMap::new();
-        for t in &surface.tools {
-            if tools.contains_key(&t.name) {
-                continue;
-            }
-            let recordable: &[u8] = if surface.recordable.contains(&t.name) {
-                b"recordable"
-            } else {
-                b"hidden"
-            };
-            let schema = serde_json::to_vec(&t.args).unwrap_or_default();
-            tools.insert(t.name.clone(), digest(&[t.name.as_bytes(), recordable, &schema]));
-        }
-        let names: Vec<&[u8]> = surface.recordable.iter().map(|n| n.as_bytes()).collect();
-        Hashes {
-            env: digest(&[id, b"loads", &[u8::from(loaded.warning)]]),
-            tools,
-            names: digest(&names),
-        }
-    }
-
-    fn tool(&self, name: &str) -> String {
-        match self.tools.get(name) {
-            Some(h) => h.clone(),
-            None => digest(&[name.as_bytes(), b"absent"]),
-        }
-    }
 }
 
 /// One trail's line: its result and what the result depends on.

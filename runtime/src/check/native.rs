@@ -4,17 +4,15 @@
 //! check, most of it in glibc's cross-thread free). Results are merged in file order, so a report is
 //! the same whatever the number of threads, and whether it came from the cache ([`super::cache`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::{Deserialize, Serialize};
-
-use super::cache::{Cache, Hashes};
-use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, exempt, gate, sort, target_of};
+use super::cache::Cache;
+use super::targets::{Targets, TrailResult, Uses};
+use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort, target_of};
 use crate::project::Project;
-use crate::surface::catalog::{Surface, selectors};
+use crate::surface::catalog::selectors;
 use crate::trail::{parse_trail_owned, read_trail};
 use crate::yaml::{Pos, YamlError};
 
@@ -68,26 +66,6 @@ pub fn check_native_with(project: &Project, files: &[std::path::PathBuf], opts: 
     sort(&mut report.findings);
     report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
     report
-}
-
-/// What the native gate says about one trail file: what it adds to the report.
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct TrailResult {
-    pub calls: usize,
-    pub findings: Vec<Finding>,
-    pub notices: Vec<String>,
-}
-
-/// What a trail's result depends on besides its file's path and content: the target whose surface
-/// checked it and the tools it calls there. `None` target: the result depends on nothing else (a
-/// parse error, or no target to check against).
-#[derive(Default)]
-pub(super) struct Uses {
-    pub target: Option<Arc<TargetEnv>>,
-    /// The distinct tools it calls, sorted.
-    pub tools: Vec<String>,
-    /// It calls a tool its target does not have: the finding suggests the nearest recordable names.
-    pub unknown: bool,
 }
 
 struct Outcome {
@@ -171,65 +149,6 @@ fn check_text(targets: &Targets<'_>, file: &Path, text: String) -> (TrailResult,
         uses.tools = tools.into_iter().map(str::to_string).collect();
     }
     (r, uses)
-}
-
-/// A target trailmap as the native gate sees it: its surface, or why its catalog does not load.
-pub(super) struct TargetEnv {
-    pub id: String,
-    pub loaded: Result<Loaded, String>,
-    /// What cache entries are compared with, computed on first use (a check without the cache
-    /// never needs them).
-    hashes: OnceLock<Hashes>,
-}
-
-pub(super) struct Loaded {
-    pub surface: Arc<Surface>,
-    /// An exempt trailmap's findings are warnings.
-    pub warning: bool,
-}
-
-impl TargetEnv {
-    pub fn hashes(&self) -> &Hashes {
-        self.hashes.get_or_init(|| Hashes::of(self))
-    }
-}
-
-/// Each target's surface, built once per check by the first worker that needs it.
-pub(super) struct Targets<'p> {
-    pub project: &'p Project,
-    built: Mutex<HashMap<String, Arc<TargetEnv>>>,
-}
-
-impl<'p> Targets<'p> {
-    fn new(project: &'p Project) -> Self {
-        Targets {
-            project,
-            built: Mutex::new(HashMap::new()),
-        }
-    }
-
-    pub fn get(&self, id: &str) -> Arc<TargetEnv> {
-        // A worker that panicked while holding the lock left the map usable: entries are inserted whole.
-        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(env) = built.get(id) {
-            return env.clone();
-        }
-        let loaded = self
-            .project
-            .surface(id)
-            .map(|surface| Loaded {
-                surface,
-                warning: exempt(self.project, id),
-            })
-            .map_err(|e| e.to_string());
-        let env = Arc::new(TargetEnv {
-            id: id.to_string(),
-            loaded,
-            hashes: OnceLock::new(),
-        });
-        built.insert(id.to_string(), env.clone());
-        env
-    }
 }
 
 /// The finding of a file whose parse or check panicked: reported, not lost.

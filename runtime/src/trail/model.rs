@@ -30,17 +30,6 @@ pub struct Trail {
 }
 
 impl Trail {
-    /// Reads and parses a trail file through the parse gate: every error of the file at once, each
-    /// at `file:line:col`.
-    pub fn load(file: &std::path::Path) -> Result<Trail, Vec<YamlError>> {
-        super::parse::load_trail(file)
-    }
-
-    /// Parses a trail's text; `file` names it in errors and anchors relative paths.
-    pub fn parse(text: &str, file: &std::path::Path) -> Result<Trail, Vec<YamlError>> {
-        super::parse::parse_trail(text, file)
-    }
-
     /// The trailhead (if any), then the `trail` steps: the order a replay runs them in.
     pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
         self.trailhead.iter().chain(self.steps.iter())

@@ -34,6 +34,19 @@ const CONFIG_KEYS: [&str; 12] = [
 const STEP_KEYS: [&str; 5] = ["step", "verify", "recordable", "maxRetries", "recording"];
 const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
 
+impl Trail {
+    /// Reads and parses a trail file through the parse gate: every error of the file at once, each
+    /// at `file:line:col`.
+    pub fn load(file: &Path) -> Result<Trail, Vec<YamlError>> {
+        load_trail(file)
+    }
+
+    /// Parses a trail's text; `file` names it in errors and anchors relative paths.
+    pub fn parse(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
+        parse_trail(text, file)
+    }
+}
+
 /// Parses a trail file's text. On failure, every error of the file, in file order.
 pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
     parse_trail_owned(text.to_string(), file)

@@ -136,16 +136,6 @@ fn split_position(head: &str) -> Option<(&str, usize, usize, &str)> {
     None
 }
 
-/// Whether a stream gets colour: a terminal, `NO_COLOR` unset, `TERM` not `dumb`.
-pub fn colour(stream: Stream) -> bool {
-    use std::io::IsTerminal;
-    let tty = match stream {
-        Stream::Out => std::io::stdout().is_terminal(),
-        Stream::Err => std::io::stderr().is_terminal(),
-    };
-    tty && std::env::var_os("NO_COLOR").is_none() && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
-}
-
 /// The diagnostic as text, styled when `colour`.
 pub fn render(d: &Diagnostic, colour: bool) -> String {
     let level = match d.severity {
@@ -221,7 +211,7 @@ pub fn emit(d: &Diagnostic) {
 
 /// Prints a diagnostic on `stream` (stdout where the diagnostics are the command's result).
 pub fn emit_to(stream: Stream, d: &Diagnostic) {
-    output::raw(stream, &render(d, colour(stream)));
+    output::raw(stream, &render(d, output::colour(stream)));
 }
 
 /// A check finding: `step 3 · tap: message` at its file:line:col.

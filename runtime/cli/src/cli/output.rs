@@ -40,6 +40,16 @@ pub enum Stream {
     Err,
 }
 
+/// Whether a stream gets colour: a terminal, `NO_COLOR` unset, `TERM` not `dumb`.
+pub fn colour(stream: Stream) -> bool {
+    use std::io::IsTerminal;
+    let tty = match stream {
+        Stream::Out => std::io::stdout().is_terminal(),
+        Stream::Err => std::io::stderr().is_terminal(),
+    };
+    tty && std::env::var_os("NO_COLOR").is_none() && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+}
+
 /// Writes one cleaned line. A closed pipe ends the program at once, quietly, as a filter expects.
 pub fn line(stream: Stream, text: &str) {
     raw(stream, &clean(text));
@@ -62,7 +72,7 @@ pub fn raw(stream: Stream, text: &str) {
 /// A progress line with its leading mark (`✓`, `✗`, `-`) coloured when `stream` is a terminal.
 pub fn progress(stream: Stream, text: &str) {
     let text = clean(text);
-    if !super::diag::colour(stream) {
+    if !colour(stream) {
         return raw(stream, &text);
     }
     let body = text.trim_start();
@@ -103,7 +113,7 @@ pub fn init_tracing() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .event_format(Plain {
-            colour: super::diag::colour(Stream::Err),
+            colour: colour(Stream::Err),
         })
         .try_init();
 }
