@@ -13,6 +13,7 @@ mod docs;
 mod fuzz;
 mod host;
 mod hostile;
+mod hostile_device;
 mod limits;
 mod llm_tools;
 mod mcp;

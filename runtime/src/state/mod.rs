@@ -76,6 +76,7 @@ impl SessionCore {
             secrets: secrets.clone(),
             ..catalog.host_env.clone()
         };
+        let screen = screen.bounded_by(deadline.clone());
         SessionCore {
             catalog,
             settings,

@@ -98,13 +98,16 @@ impl ToolCx<'_> {
             .ok_or_else(|| "no node on the screen matches `nodeSelector`".into())
     }
 
-    /// The centre of the first node `sel` matches, or `None` when none does. A selector with no
-    /// predicate (it would match nothing, or everything) is refused, and a device failure stays one.
+    /// Where to touch the first node `sel` matches (the centre of its part on the screen), or
+    /// `None` when none does. A selector with no predicate (it would match nothing, or everything)
+    /// is refused, a node with nothing on the screen is an error, and a device failure stays one.
     pub fn locate(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<Option<(i32, i32)>, ToolFailure> {
         self.check_selector(sel)?;
         let snap = self.screen.snapshot()?;
-        let first = sel.resolve(&snap).into_iter().next();
-        Ok(first.map(|i| snap.nodes[i].bounds.center()))
+        let Some(i) = sel.resolve(&snap).into_iter().next() else {
+            return Ok(None);
+        };
+        snap.tap_point(i).map(Some).ok_or_else(|| off_screen().into())
     }
 
     /// Refuses a selector with no predicate (it would match nothing, or everything) or with a pattern
@@ -121,6 +124,11 @@ impl ToolCx<'_> {
         }
         Ok(())
     }
+}
+
+/// The error for a node that has no part on the screen to touch.
+pub fn off_screen() -> &'static str {
+    "the node `nodeSelector` matches has no part on the screen (off screen, or empty bounds); scroll it into view first"
 }
 
 pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {

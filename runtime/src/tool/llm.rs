@@ -67,7 +67,9 @@ pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(
             ("tapOnElementBySelector".to_string(), json!({ "nodeSelector": v }))
         }
         None => {
-            let (x, y) = snap.nodes[i].bounds.center();
+            let (x, y) = snap
+                .tap_point(i)
+                .ok_or_else(|| format!("ref `{r}` has no part on the screen to tap (off screen, or empty bounds)"))?;
             ("tapOnPoint".to_string(), json!({ "x": x, "y": y }))
         }
     };
