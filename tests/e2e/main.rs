@@ -10,6 +10,7 @@ mod cli_first_hour;
 mod cli_run;
 mod device_errors;
 mod docs;
+mod expand_once;
 mod fuzz;
 mod host;
 mod hostile;

@@ -15,7 +15,6 @@ use trailblaze_host_functions::decode::{DecodeError, nearest_names};
 pub use host::call_host;
 
 use crate::script::port::{Callbacks, ScriptRuntime};
-use crate::secret;
 use crate::state::SessionCore;
 use crate::state::log::Event;
 use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
@@ -353,16 +352,16 @@ fn step(
     let outcome = if resolve_secrets {
         // A built-in works the device: its time counts against the wall clock, not the script's.
         s.deadline.pause();
-        // Memory tokens first (`{{total}}`), then secrets: both at the last moment, so the step
-        // keeps the tokens and a recording replays with its own run's values.
-        let remembered = s.memory.borrow().interpolate_value(args);
-        let args = remembered.as_ref().unwrap_or(args);
-        let outcome = secret::resolve_placeholders(s.secrets(), args)
+        // Memory tokens (`{{total}}`) and secrets in one pass at the last moment, so the step keeps
+        // the placeholders, a recording replays with its own run's values, and nothing a
+        // placeholder put in (text off the screen) is expanded again.
+        let expanded = crate::placeholder::expand(args, &s.memory.borrow(), s.secrets());
+        let outcome = expanded
             .map_err(|message| CallError::Failed {
                 tool: name.to_string(),
                 message,
             })
-            .and_then(|resolved| work(&resolved));
+            .and_then(|resolved| work(resolved.as_ref().unwrap_or(args)));
         s.deadline.resume();
         outcome
     } else {
