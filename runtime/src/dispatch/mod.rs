@@ -5,6 +5,7 @@
 //! [`ScriptRuntime`] port, which calls back through [`Back`].
 
 mod host;
+mod secret_gate;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
@@ -162,8 +163,18 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
     })?;
     match &tool.kind {
         ToolKind::Builtin(entry) => {
+            // A secret where the tool would compute on it is refused before it is resolved.
+            if let Some(path) = secret_gate::secret_outside(&args, entry.secret_args, &s.redact) {
+                return Err(CallError::Failed {
+                    tool: name.to_string(),
+                    message: secret_gate::refusal(name, &path, entry.secret_args),
+                });
+            }
+            let secret_input = secret_gate::holds_secret(&args, &s.redact);
             if entry.delegates {
-                let outcome = run_builtin(s, name, &args, |a, cx| entry.run(a, cx))?;
+                // An expansion's error may name what it was given: redacted like a step's.
+                let outcome =
+                    run_builtin(s, name, &args, |a, cx| entry.run(a, cx)).map_err(|e| e.redacted(&s.redact))?;
                 return match outcome {
                     Outcome::Delegate(calls) => run_expansion(s, rt, calls),
                     Outcome::Sequence(calls) => {
@@ -174,7 +185,17 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                 };
             }
             step(s, name, &args, depth, true, |resolved| {
-                let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
+                // What memory tokens put in is held to the same rule (a value read off the screen).
+                if let Some(path) = secret_gate::secret_outside(resolved, entry.secret_args, &s.redact) {
+                    return Err(CallError::Failed {
+                        tool: name.to_string(),
+                        message: secret_gate::refusal(name, &path, entry.secret_args),
+                    });
+                }
+                let outcome = run_builtin(s, name, resolved, |a, cx| {
+                    cx.secret_input = secret_input;
+                    entry.run(a, cx)
+                })?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
                     Outcome::Delegate(_) | Outcome::Sequence(_) => Err(CallError::Failed {

@@ -158,6 +158,7 @@ impl SessionCore {
             redact: &self.redact,
             memory: &self.memory,
             deadline: &self.deadline,
+            secret_input: false,
         }
     }
 }

@@ -65,6 +65,9 @@ pub struct ToolCx<'a> {
     pub memory: &'a std::cell::RefCell<crate::memory::Memory>,
     /// The running call's deadline: a tool that waits wakes up for it.
     pub deadline: &'a crate::budget::Deadline,
+    /// The call's arguments held a secret (where the tool takes one, `BuiltinTool::SECRET_ARGS`):
+    /// the tool suggests nothing computed from them (no "nearest on screen" for a secret selector).
+    pub secret_input: bool,
 }
 
 impl ToolCx<'_> {
@@ -139,6 +142,11 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     /// The platforms it works on; empty: every platform. A call on another device is refused
     /// before it runs, naming both platforms.
     const PLATFORMS: &'static [Platform] = &[];
+    /// The top-level arguments that may hold a secret (`{{secret:NAME}}`, or a secret's value): those
+    /// whose value goes to the device and nowhere else (`inputText.text`, a selector matched
+    /// against the screen). A secret in any other argument is refused by the dispatcher, since a
+    /// tool that computes on, compares or shows an argument would carry it into a message.
+    const SECRET_ARGS: &'static [&'static str] = &[];
     /// The JSON Schema of what the tool resolves to (`results::schema::<T>()`); `None` types it `unknown`.
     fn result_schema() -> Option<Value> {
         None
@@ -155,6 +163,7 @@ pub struct BuiltinEntry {
     pub flags: ToolFlags,
     pub delegates: bool,
     pub platforms: &'static [Platform],
+    pub secret_args: &'static [&'static str],
     pub result_schema: Option<Value>,
     pub description: String,
     pub input_schema: Value,
@@ -183,6 +192,7 @@ impl BuiltinEntry {
             flags: T::FLAGS,
             delegates: T::DELEGATES,
             platforms: T::PLATFORMS,
+            secret_args: T::SECRET_ARGS,
             result_schema: T::result_schema(),
             description,
             input_schema: schema,

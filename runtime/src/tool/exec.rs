@@ -79,6 +79,9 @@ impl BuiltinTool for InputText {
         results::schema::<Typed>()
     }
     const NAME: &'static str = "inputText";
+    // The text goes to the device; the selector is matched against the screen, and its errors
+    // name no node for a selector holding a secret.
+    const SECRET_ARGS: &'static [&'static str] = &["text", "nodeSelector"];
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let mut field = None;

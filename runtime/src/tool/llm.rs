@@ -98,6 +98,8 @@ pub struct Type {
 
 impl BuiltinTool for Type {
     const NAME: &'static str = "type";
+    // The text goes to `inputText` (which takes it), never into a message here.
+    const SECRET_ARGS: &'static [&'static str] = &["text"];
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
@@ -182,6 +184,8 @@ pub struct SequenceStep {
 
 impl BuiltinTool for RunSequence {
     const NAME: &'static str = "runSequence";
+    // Each step is dispatched, and held to its own tool's rule.
+    const SECRET_ARGS: &'static [&'static str] = &["steps"];
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
