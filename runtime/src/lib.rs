@@ -18,6 +18,7 @@ pub(crate) mod dispatch;
 pub(crate) mod files;
 pub(crate) mod markup;
 pub(crate) mod memory;
+pub(crate) mod placeholder;
 pub(crate) mod project;
 pub mod recording;
 pub(crate) mod replay;

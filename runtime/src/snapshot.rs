@@ -39,83 +39,113 @@ pub struct Snapshot {
 }
 
 /// FNV-1a: tiny, and stable across processes and releases (refs must not change between captures).
-fn fnv(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.bytes().chain(std::iter::once(0xff)) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+/// Fed part by part, each part ended by `0xff`, so a node's hash continues its parent's.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv_feed(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
 }
 
+fn fnv_part(h: u64, part: &str) -> u64 {
+    fnv_feed(fnv_feed(h, part.as_bytes()), &[0xff])
+}
+
+/// Tries at a short ref (a letter and three digits: 26,000 of them) before a longer one is taken.
+const SHORT_TRIES: u32 = 32;
+/// Tries at a letter and six digits before the last resort, a ref made from the node's index.
+const LONG_TRIES: u32 = 64;
+/// Nodes between two looks at the call's deadline while a snapshot is made.
+const NODES_PER_CHECK: usize = 256;
+
+/// A snapshot that could not be made: the running call's time ran out (or it was cancelled).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("stopped while reading the screen: the call's time ran out or it was cancelled")]
+pub struct Stopped;
+
+/// A node still to be flattened: its parent's index, its depth and the hash of its lineage (the
+/// classes and ids of its ancestors) so far.
+struct Pending {
+    node: ViewNode,
+    parent: Option<usize>,
+    depth: usize,
+    lineage: u64,
+}
+
 impl Snapshot {
+    /// The snapshot of a tree, with no deadline.
     pub fn from_tree(tree: ViewTree) -> Snapshot {
+        match Self::within(tree, &|| false) {
+            Ok(s) => s,
+            Err(Stopped) => unreachable!("nothing stops a snapshot without a deadline"),
+        }
+    }
+
+    /// The snapshot of a tree, checking `stop` as it goes: the work is linear in the tree's size
+    /// (no recursion, so any depth the device layer let through is fine) and ends early when the
+    /// running call has to.
+    pub fn within(tree: ViewTree, stop: &dyn Fn() -> bool) -> Result<Snapshot, Stopped> {
         let mut snap = Snapshot {
-            app_id: tree.app_id.clone(),
+            app_id: tree.app_id,
             width: tree.width,
             height: tree.height,
             nodes: Vec::new(),
             json: std::sync::OnceLock::new(),
         };
         let mut taken = HashSet::new();
-        snap.push(tree.root, None, 0, "", &mut taken);
-        snap
-    }
-
-    fn push(
-        &mut self,
-        mut n: ViewNode,
-        parent: Option<usize>,
-        depth: usize,
-        lineage: &str,
-        taken: &mut HashSet<String>,
-    ) {
-        // Identity: what the node is and where it sits, not its bounds (so scrolling keeps refs), and
-        // for an editable field not its text (typing into it keeps its ref).
-        let text = if n.editable {
-            ""
-        } else {
-            n.text.as_deref().unwrap_or("")
-        };
-        let id = n.resource_id.as_deref().unwrap_or("");
-        let mut salt = 0u32;
-        let r = loop {
-            let h = fnv(&[
-                lineage,
-                &n.class_name,
-                text,
-                n.hint_text.as_deref().unwrap_or(""),
-                id,
-                n.content_description.as_deref().unwrap_or(""),
-                &salt.to_string(),
-            ]);
-            let letter = (b'a' + (h % 26) as u8) as char;
-            let r = format!("{letter}{:03}", (h / 26) % 1000);
-            if taken.insert(r.clone()) {
-                break r;
-            }
-            salt += 1;
-        };
-        let index = self.nodes.len();
-        let children = std::mem::take(&mut n.children);
-        let lineage = format!("{lineage}/{}#{id}", n.class_name);
-        self.nodes.push(SnapNode {
-            r#ref: r,
+        let mut todo = vec![Pending {
+            node: tree.root,
+            parent: None,
+            depth: 0,
+            lineage: FNV_OFFSET,
+        }];
+        while let Some(Pending {
+            mut node,
             parent,
             depth,
-            view: n,
-        });
-        for child in children {
-            self.push(child, Some(index), depth + 1, &lineage, taken);
+            lineage,
+        }) = todo.pop()
+        {
+            let index = snap.nodes.len();
+            if index % NODES_PER_CHECK == NODES_PER_CHECK - 1 && stop() {
+                return Err(Stopped);
+            }
+            let r = pick_ref(ref_hash(&node, lineage), index, &mut taken);
+            let id = node.resource_id.as_deref().unwrap_or("");
+            let inner = fnv_feed(
+                fnv_feed(fnv_feed(fnv_feed(lineage, b"/"), node.class_name.as_bytes()), b"#"),
+                id.as_bytes(),
+            );
+            let children = std::mem::take(&mut node.children);
+            // Depth first, in order: the first child is popped next.
+            todo.extend(children.into_iter().rev().map(|child| Pending {
+                node: child,
+                parent: Some(index),
+                depth: depth + 1,
+                lineage: inner,
+            }));
+            snap.nodes.push(SnapNode {
+                r#ref: r,
+                parent,
+                depth,
+                view: node,
+            });
         }
+        Ok(snap)
     }
 
     /// The node with ref `r` (`y778` or `[y778]`).
     pub fn by_ref(&self, r: &str) -> Option<usize> {
         let r = r.trim().trim_start_matches('[').trim_end_matches(']');
         self.nodes.iter().position(|n| n.r#ref == r)
+    }
+
+    /// Where to touch node `i`: the centre of its part on the screen; `None` when it has none.
+    pub fn tap_point(&self, i: usize) -> Option<(i32, i32)> {
+        self.nodes.get(i)?.bounds.tap_point(self.width, self.height)
     }
 
     /// Whether `a` is a proper ancestor of `b`.
@@ -246,6 +276,48 @@ impl Snapshot {
             "focused": n.focused, "checked": n.checked, "password": n.password, "children": children,
         })
     }
+}
+
+/// The hash a node's ref comes from, salt aside: what the node is and where it sits, not its bounds
+/// (so scrolling keeps refs), and for an editable field not its text (typing into it keeps its ref).
+fn ref_hash(n: &ViewNode, lineage: u64) -> u64 {
+    let text = if n.editable {
+        ""
+    } else {
+        n.text.as_deref().unwrap_or("")
+    };
+    [
+        n.class_name.as_str(),
+        text,
+        n.hint_text.as_deref().unwrap_or(""),
+        n.resource_id.as_deref().unwrap_or(""),
+        n.content_description.as_deref().unwrap_or(""),
+    ]
+    .iter()
+    .fold(fnv_feed(lineage, &[0xff]), |h, p| fnv_part(h, p))
+}
+
+/// A ref no other node of the snapshot has: a letter and three digits while those last, then a
+/// letter and six, and at worst one made from the node's index. Each kind has its own length, so
+/// the last is unique by construction and the search always ends.
+fn pick_ref(base: u64, index: usize, taken: &mut HashSet<String>) -> String {
+    let mut last_letter = 'a';
+    for salt in 0..LONG_TRIES {
+        let h = fnv_part(base, &salt.to_string());
+        let letter = (b'a' + (h % 26) as u8) as char;
+        last_letter = letter;
+        let r = if salt < SHORT_TRIES {
+            format!("{letter}{:03}", (h / 26) % 1000)
+        } else {
+            format!("{letter}{:06}", (h / 26) % 1_000_000)
+        };
+        if taken.insert(r.clone()) {
+            return r;
+        }
+    }
+    let r = format!("{last_letter}{index:09}");
+    taken.insert(r.clone());
+    r
 }
 
 fn scrub(text: &str, redact: &Redaction) -> String {

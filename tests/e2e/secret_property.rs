@@ -206,3 +206,200 @@ export const derive = trailblaze.tool<{}, {}>(async (_i, ctx) => {
     // Control: the error is the one meant, with the derived form masked.
     assert!(err.contains("no credentials for account `***`"), "{err}");
 }
+
+/// A value for every argument `schema` requires (the first enum value, 1, false, ...), so a call
+/// reaches the tool; strings get `fill`.
+fn required_args(schema: &Value, fill: &str) -> serde_json::Map<String, Value> {
+    let defs = &schema["$defs"];
+    let resolve = |p: &Value| -> Value {
+        match p.get("$ref").and_then(Value::as_str) {
+            Some(r) => defs[r.rsplit('/').next().unwrap_or_default()].clone(),
+            None => p.clone(),
+        }
+    };
+    let mut out = serde_json::Map::new();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for name in required {
+        let p = resolve(&schema["properties"][name]);
+        let v = if let Some(first) = p["enum"].get(0) {
+            first.clone()
+        } else if let Some(c) = p["oneOf"].get(0).and_then(|o| o.get("const")) {
+            c.clone()
+        } else {
+            match p["type"].as_str() {
+                Some("string") => json!(fill),
+                Some("integer") | Some("number") => json!(1),
+                Some("boolean") => json!(false),
+                Some("array") => json!([]),
+                _ => json!({}),
+            }
+        };
+        out.insert(name.to_string(), v);
+    }
+    out
+}
+
+/// The string arguments `schema` names (required or not): each is a place a caller may put a secret.
+fn string_args(schema: &Value) -> Vec<String> {
+    let is_string = |p: &Value| match &p["type"] {
+        Value::String(t) => t == "string",
+        Value::Array(ts) => ts.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    schema["properties"]
+        .as_object()
+        .map(|m| m.iter().filter(|(_, p)| is_string(p)).map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Everything a caller sees of one call: its answer and its steps (timings aside).
+fn observe(s: &trailblaze::Session, tool: &str, args: Value) -> String {
+    let reply = match s.call(tool, args) {
+        Ok(v) => v.to_string(),
+        Err(e) => e.to_string(),
+    };
+    let screen = s
+        .call("snapshot", json!({}))
+        .map(|v| v["text"].to_string())
+        .unwrap_or_default();
+    let steps: Vec<Value> = s
+        .steps()
+        .into_iter()
+        .map(|st| {
+            let mut v = serde_json::to_value(&st).unwrap_or_default();
+            v["millis"] = json!(0);
+            v
+        })
+        .collect();
+    format!("{reply}\n{screen}\n{}", Value::Array(steps))
+}
+
+/// Every LLM-visible tool, called with a secret in each string argument (as a placeholder, inside
+/// an expression, and as the value itself, as a script that looked it up would pass it), answers
+/// the same whatever the secret's value is: nothing it says is computed from the secret (a sum, a
+/// comparison, a word of it), and no form of the secret shows. Two secrets of one shape are
+/// compared, call by call.
+#[test]
+fn no_llm_visible_tool_shows_a_secret_or_anything_derived_from_one() {
+    let _ = traces();
+    let f = Fixture::demo();
+    let project = f.project();
+    let catalog = trailblaze::internals::Catalog::for_trailmap(
+        &project.trailmaps,
+        "demo",
+        std::sync::Arc::new(HostRegistry::builtin()),
+    )
+    .expect("catalog");
+    let tools = catalog.tool_definitions_on(trailblaze::device::Platform::Android);
+    assert!(tools.len() > 20, "the catalog: {}", tools.len());
+    let pins = ["734215", "591846"];
+    let session = |pin: &str| {
+        let store = SecretStore::from_pairs([
+            ("PIN".to_string(), pin.to_string()),
+            ("DEMO_USERNAME".to_string(), "jane@example.com".to_string()),
+            ("DEMO_PASSWORD".to_string(), "hunter2".to_string()),
+        ]);
+        let (_store, s) = session_with(&f, store, HostRegistry::builtin());
+        // On a screen with a focused field, so typing tools do type.
+        s.call("launchApp", json!({ "appId": "com.example.demo" }))
+            .expect("launch");
+        s.call(
+            "tapOnElementBySelector",
+            json!({ "nodeSelector": { "androidAccessibility": { "hintTextRegex": "Email" } } }),
+        )
+        .expect("focus");
+        s
+    };
+    let mut cases = 0;
+    for t in &tools {
+        for arg in string_args(&t.input_schema) {
+            // The other arguments hold a number or a node's name, so the call gets as far as it can.
+            for (form, fill) in ["{{secret:PIN}}", "{{secret:PIN}} + 1", "PIN_VALUE", "x PIN_VALUE y"]
+                .into_iter()
+                .flat_map(|f| [(f, "1"), (f, "Email")])
+            {
+                let seen: Vec<String> = pins
+                    .iter()
+                    .map(|pin| {
+                        let s = session(pin);
+                        let mut args = required_args(&t.input_schema, fill);
+                        args.insert(arg.clone(), json!(form.replace("PIN_VALUE", pin)));
+                        let out = observe(&s, &t.name, Value::Object(args));
+                        drop(s);
+                        out
+                    })
+                    .collect();
+                for (pin, out) in pins.iter().zip(&seen) {
+                    assert!(
+                        !out.contains(pin),
+                        "{}.{arg} = {form}: the secret shows:\n{out}",
+                        t.name
+                    );
+                }
+                assert_eq!(
+                    seen[0], seen[1],
+                    "{}.{arg} = {form} (others {fill}): what the caller sees depends on the secret's value",
+                    t.name
+                );
+                cases += 1;
+            }
+        }
+    }
+    // Secrets nested in a sequence's steps, and a remembered secret-looking value.
+    for pin in pins {
+        let s = session(pin);
+        let e = s
+            .call(
+                "runSequence",
+                json!({ "steps": [{ "tool": "assertMath", "args": { "expression": "{{secret:PIN}} + 1", "expected": "0" } }] }),
+            )
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("holds a secret") && !e.contains(&(pin.parse::<u64>().unwrap_or(0) + 1).to_string()),
+            "{e}"
+        );
+    }
+    assert!(cases > 120, "{cases} cases");
+    assert_eq!(leak(&f.all_output(), &pins.map(String::from)), None, "the session logs");
+}
+
+/// The rule's own control: a tool that does compute on a secret (a scripted tool that adds one to
+/// it and says so, as `assertMath` did) is caught by the comparison of two runs.
+#[test]
+fn the_comparison_catches_a_value_derived_from_a_secret() {
+    let f = Fixture::new("t");
+    f.file(
+        "host/lookupCredential.host.yaml",
+        "id: lookupCredential\nclass: lookupCredential\n",
+    );
+    f.tool(
+        "plusOne",
+        r#"import { trailblaze } from "@trailblaze/scripting";
+/** Adds one to the account's password and throws the sum. */
+export const plusOne = trailblaze.tool<{}, {}>(async (_i, ctx) => {
+  const { password } = ctx.host.lookupCredential({ account: "acct" }) as { password: string };
+  throw new Error(`sum ${Number(password) + 1}`);
+});"#,
+    );
+    let seen: Vec<String> = ["734215", "591846"]
+        .iter()
+        .map(|pin| {
+            let store = SecretStore::from_pairs([
+                ("ACCT_PASSWORD".to_string(), pin.to_string()),
+                ("ACCT_USERNAME".to_string(), "acct-user".to_string()),
+            ]);
+            let (_store, s) = session_with(&f, store, HostRegistry::builtin());
+            observe(&s, "plusOne", json!({}))
+        })
+        .collect();
+    assert!(
+        !seen[0].contains("734215") && seen[0].contains("sum 734216"),
+        "{}",
+        seen[0]
+    );
+    assert_ne!(seen[0], seen[1], "a derived value makes the two runs differ");
+}

@@ -135,7 +135,8 @@ impl Device for CDevice {
         let bytes = self.act("snapshot", |s| unsafe { f(ud, s) })?;
         self.captures += 1;
         // serde_json's message gives line and column, not the text (a field may hold anything).
-        serde_json::from_slice(&bytes).map_err(|e| DeviceError::Io(format!("the snapshot is not a view tree: {e}")))
+        trailblaze::device::limits::tree_from_json(&bytes)
+            .map_err(|e| DeviceError::Io(format!("the snapshot is not a view tree: {e}")))
     }
 
     fn captures(&self) -> u64 {
@@ -227,5 +228,63 @@ pub(crate) fn mode_name(mode: LaunchMode) -> &'static str {
         LaunchMode::Reinstall => "REINSTALL",
         LaunchMode::ForceRestart => "FORCE_RESTART",
         LaunchMode::Resume => "RESUME",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON the test's snapshot callback answers with.
+    static TREE: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+    unsafe extern "C" fn snapshot(_: *mut c_void, out: *mut TbSink) -> i32 {
+        let json = TREE.lock().map(|t| t.clone()).unwrap_or_default();
+        // SAFETY: `out` is the live sink `act` passed in.
+        unsafe { (*out).bytes.extend_from_slice(json.as_bytes()) };
+        TB_DEVICE_OK
+    }
+    unsafe extern "C" fn point(_: *mut c_void, _: i32, _: i32, _: *mut TbSink) -> i32 {
+        TB_DEVICE_OK
+    }
+    unsafe extern "C" fn bytes(_: *mut c_void, _: *const u8, _: usize, _: *mut TbSink) -> i32 {
+        TB_DEVICE_OK
+    }
+    unsafe extern "C" fn launch(_: *mut c_void, _: *const u8, _: usize, _: *const u8, _: usize, _: *mut TbSink) -> i32 {
+        TB_DEVICE_OK
+    }
+    unsafe extern "C" fn shot(_: *mut c_void, _: *mut TbSink, _: *mut i32) -> i32 {
+        TB_DEVICE_OK
+    }
+
+    #[test]
+    fn an_embedders_tree_nested_past_the_limit_is_refused_before_recursion() {
+        let table = TbDevice {
+            user_data: std::ptr::null_mut(),
+            snapshot: Some(snapshot),
+            tap: Some(point),
+            long_press: Some(point),
+            input_text: Some(bytes),
+            press_key: Some(bytes),
+            launch_app: Some(launch),
+            screenshot: Some(shot),
+            drop: None,
+            swipe: None,
+        };
+        let mut d = CDevice::new(table, "c".into()).expect("every callback");
+        let node = r#"{"className":"V","bounds":{"left":0,"top":0,"right":1,"bottom":1},"children":["#;
+        let deep = 200_000;
+        let json = format!(
+            r#"{{"width":1,"height":1,"root":{}{{"className":"V","bounds":{{"left":0,"top":0,"right":1,"bottom":1}}}}{}}}"#,
+            node.repeat(deep),
+            "]}".repeat(deep)
+        );
+        *TREE.lock().expect("lock") = json;
+        let e = d.snapshot().expect_err("too deep").to_string();
+        assert!(e.contains("nests deeper than 256 nodes"), "{e}");
+        // Control: a shallow tree reads.
+        *TREE.lock().expect("lock") = r#"{"appId":"a.b","width":5,"height":5,"root":{"className":"F","bounds":{"left":0,"top":0,"right":5,"bottom":5},"enabled":true,"clickable":false,"editable":false,"focused":false,"checked":null,"password":false,"children":[{"className":"B","bounds":{"left":1,"top":1,"right":2,"bottom":2},"text":"ok"}]}}"#.into();
+        let tree = d.snapshot().expect("reads");
+        assert_eq!(tree.root.children[0].text.as_deref(), Some("ok"));
     }
 }

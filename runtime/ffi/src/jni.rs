@@ -364,7 +364,8 @@ impl Device for JavaDevice {
         })?;
         let text = text.ok_or_else(|| DeviceError::Io("snapshot() returned null".into()))?;
         self.captures += 1;
-        serde_json::from_str(&text).map_err(|e| DeviceError::Io(format!("the snapshot is not a view tree: {e}")))
+        trailblaze::device::limits::tree_from_json(text.as_bytes())
+            .map_err(|e| DeviceError::Io(format!("the snapshot is not a view tree: {e}")))
     }
 
     fn captures(&self) -> u64 {

@@ -5,6 +5,7 @@
 #[cfg(feature = "adb")]
 pub mod adb;
 pub(crate) mod extras;
+pub mod limits;
 pub mod sim;
 mod spec;
 
@@ -23,8 +24,24 @@ pub struct Bounds {
 }
 
 impl Bounds {
+    /// The centre, computed wide: no pair of coordinates can overflow (a device's numbers are
+    /// checked against `limits::MAX_COORD`, but a `Bounds` may come from anywhere).
     pub fn center(&self) -> (i32, i32) {
-        ((self.left + self.right) / 2, (self.top + self.bottom) / 2)
+        let mid = |a: i32, b: i32| ((i64::from(a) + i64::from(b)) / 2) as i32;
+        (mid(self.left, self.right), mid(self.top, self.bottom))
+    }
+
+    /// Where to touch the node: the centre of its part inside the screen (`width` × `height`), or
+    /// `None` when nothing of it is on the screen (off screen, empty or inverted bounds). A tap
+    /// never lands outside the node or the screen.
+    pub fn tap_point(&self, width: i32, height: i32) -> Option<(i32, i32)> {
+        let shown = Bounds {
+            left: self.left.max(0),
+            top: self.top.max(0),
+            right: self.right.min(width),
+            bottom: self.bottom.min(height),
+        };
+        (shown.left < shown.right && shown.top < shown.bottom).then(|| shown.center())
     }
     pub fn contains(&self, x: i32, y: i32) -> bool {
         x >= self.left && x < self.right && y >= self.top && y < self.bottom

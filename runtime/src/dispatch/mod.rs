@@ -5,6 +5,7 @@
 //! [`ScriptRuntime`] port, which calls back through [`Back`].
 
 mod host;
+mod secret_gate;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
@@ -15,7 +16,6 @@ use trailblaze_host_functions::decode::{DecodeError, nearest_names};
 pub use host::call_host;
 
 use crate::script::port::{Callbacks, ScriptRuntime};
-use crate::secret;
 use crate::state::SessionCore;
 use crate::state::log::Event;
 use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
@@ -163,8 +163,18 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
     })?;
     match &tool.kind {
         ToolKind::Builtin(entry) => {
+            // A secret where the tool would compute on it is refused before it is resolved.
+            if let Some(path) = secret_gate::secret_outside(&args, entry.secret_args, &s.redact) {
+                return Err(CallError::Failed {
+                    tool: name.to_string(),
+                    message: secret_gate::refusal(name, &path, entry.secret_args),
+                });
+            }
+            let secret_input = secret_gate::holds_secret(&args, &s.redact);
             if entry.delegates {
-                let outcome = run_builtin(s, name, &args, |a, cx| entry.run(a, cx))?;
+                // An expansion's error may name what it was given: redacted like a step's.
+                let outcome =
+                    run_builtin(s, name, &args, |a, cx| entry.run(a, cx)).map_err(|e| e.redacted(&s.redact))?;
                 return match outcome {
                     Outcome::Delegate(calls) => run_expansion(s, rt, calls),
                     Outcome::Sequence(calls) => {
@@ -175,7 +185,17 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                 };
             }
             step(s, name, &args, depth, true, |resolved| {
-                let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
+                // What memory tokens put in is held to the same rule (a value read off the screen).
+                if let Some(path) = secret_gate::secret_outside(resolved, entry.secret_args, &s.redact) {
+                    return Err(CallError::Failed {
+                        tool: name.to_string(),
+                        message: secret_gate::refusal(name, &path, entry.secret_args),
+                    });
+                }
+                let outcome = run_builtin(s, name, resolved, |a, cx| {
+                    cx.secret_input = secret_input;
+                    entry.run(a, cx)
+                })?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
                     Outcome::Delegate(_) | Outcome::Sequence(_) => Err(CallError::Failed {
@@ -353,16 +373,16 @@ fn step(
     let outcome = if resolve_secrets {
         // A built-in works the device: its time counts against the wall clock, not the script's.
         s.deadline.pause();
-        // Memory tokens first (`{{total}}`), then secrets: both at the last moment, so the step
-        // keeps the tokens and a recording replays with its own run's values.
-        let remembered = s.memory.borrow().interpolate_value(args);
-        let args = remembered.as_ref().unwrap_or(args);
-        let outcome = secret::resolve_placeholders(s.secrets(), args)
+        // Memory tokens (`{{total}}`) and secrets in one pass at the last moment, so the step keeps
+        // the placeholders, a recording replays with its own run's values, and nothing a
+        // placeholder put in (text off the screen) is expanded again.
+        let expanded = crate::placeholder::expand(args, &s.memory.borrow(), s.secrets());
+        let outcome = expanded
             .map_err(|message| CallError::Failed {
                 tool: name.to_string(),
                 message,
             })
-            .and_then(|resolved| work(&resolved));
+            .and_then(|resolved| work(resolved.as_ref().unwrap_or(args)));
         s.deadline.resume();
         outcome
     } else {

@@ -27,6 +27,8 @@ pub struct Screen {
     /// A capture happens before anything else acts on the device (see `with_device`), so the focus
     /// cannot have moved in between.
     taint_pending: Cell<bool>,
+    /// The running call's deadline: reading a huge screen stops when the call's time is up.
+    deadline: Option<Arc<crate::budget::Deadline>>,
 }
 
 impl Screen {
@@ -37,7 +39,14 @@ impl Screen {
             shots: RefCell::new(Vec::new()),
             tainted: RefCell::new(BTreeSet::new()),
             taint_pending: Cell::new(false),
+            deadline: None,
         }
+    }
+
+    /// Bounds every capture by `deadline` (the session's: the running call's wall-clock budget).
+    pub fn bounded_by(mut self, deadline: Arc<crate::budget::Deadline>) -> Screen {
+        self.deadline = Some(deadline);
+        self
     }
 
     /// The device's platform (asked of the device, so an embedder's device says its own).
@@ -55,10 +64,16 @@ impl Screen {
         f(device.as_mut())
     }
 
-    /// One capture of the device's screen, unmasked; settles a pending taint.
+    /// One capture of the device's screen, unmasked; settles a pending taint. Whatever device made
+    /// the tree, it is held to the device layer's limits before anything walks it.
     fn capture(&self) -> Result<Snapshot, DeviceError> {
         let tree = self.device.borrow_mut().snapshot()?;
-        let snap = Snapshot::from_tree(tree);
+        if let Err(e) = crate::device::limits::check_tree(&tree) {
+            crate::device::limits::drop_flat(tree.root);
+            return Err(DeviceError::Io(format!("{}: {e}", self.device.borrow().name())));
+        }
+        let stop = || self.deadline.as_ref().is_some_and(|d| d.expired());
+        let snap = Snapshot::within(tree, &stop).map_err(|e| DeviceError::Action(e.to_string()))?;
         if self.taint_pending.replace(false)
             && let Some(n) = snap.nodes.iter().find(|n| n.focused && n.editable)
         {

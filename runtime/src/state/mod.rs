@@ -76,6 +76,7 @@ impl SessionCore {
             secrets: secrets.clone(),
             ..catalog.host_env.clone()
         };
+        let screen = screen.bounded_by(deadline.clone());
         SessionCore {
             catalog,
             settings,
@@ -157,6 +158,7 @@ impl SessionCore {
             redact: &self.redact,
             memory: &self.memory,
             deadline: &self.deadline,
+            secret_input: false,
         }
     }
 }

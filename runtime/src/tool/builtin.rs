@@ -65,6 +65,9 @@ pub struct ToolCx<'a> {
     pub memory: &'a std::cell::RefCell<crate::memory::Memory>,
     /// The running call's deadline: a tool that waits wakes up for it.
     pub deadline: &'a crate::budget::Deadline,
+    /// The call's arguments held a secret (where the tool takes one, `BuiltinTool::SECRET_ARGS`):
+    /// the tool suggests nothing computed from them (no "nearest on screen" for a secret selector).
+    pub secret_input: bool,
 }
 
 impl ToolCx<'_> {
@@ -98,13 +101,16 @@ impl ToolCx<'_> {
             .ok_or_else(|| "no node on the screen matches `nodeSelector`".into())
     }
 
-    /// The centre of the first node `sel` matches, or `None` when none does. A selector with no
-    /// predicate (it would match nothing, or everything) is refused, and a device failure stays one.
+    /// Where to touch the first node `sel` matches (the centre of its part on the screen), or
+    /// `None` when none does. A selector with no predicate (it would match nothing, or everything)
+    /// is refused, a node with nothing on the screen is an error, and a device failure stays one.
     pub fn locate(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<Option<(i32, i32)>, ToolFailure> {
         self.check_selector(sel)?;
         let snap = self.screen.snapshot()?;
-        let first = sel.resolve(&snap).into_iter().next();
-        Ok(first.map(|i| snap.nodes[i].bounds.center()))
+        let Some(i) = sel.resolve(&snap).into_iter().next() else {
+            return Ok(None);
+        };
+        snap.tap_point(i).map(Some).ok_or_else(|| off_screen().into())
     }
 
     /// Refuses a selector with no predicate (it would match nothing, or everything) or with a pattern
@@ -123,6 +129,11 @@ impl ToolCx<'_> {
     }
 }
 
+/// The error for a node that has no part on the screen to touch.
+pub fn off_screen() -> &'static str {
+    "the node `nodeSelector` matches has no part on the screen (off screen, or empty bounds); scroll it into view first"
+}
+
 pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     const NAME: &'static str;
     const FLAGS: ToolFlags;
@@ -131,6 +142,11 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
     /// The platforms it works on; empty: every platform. A call on another device is refused
     /// before it runs, naming both platforms.
     const PLATFORMS: &'static [Platform] = &[];
+    /// The top-level arguments that may hold a secret (`{{secret:NAME}}`, or a secret's value): those
+    /// whose value goes to the device and nowhere else (`inputText.text`, a selector matched
+    /// against the screen). A secret in any other argument is refused by the dispatcher, since a
+    /// tool that computes on, compares or shows an argument would carry it into a message.
+    const SECRET_ARGS: &'static [&'static str] = &[];
     /// The JSON Schema of what the tool resolves to (`results::schema::<T>()`); `None` types it `unknown`.
     fn result_schema() -> Option<Value> {
         None
@@ -147,6 +163,7 @@ pub struct BuiltinEntry {
     pub flags: ToolFlags,
     pub delegates: bool,
     pub platforms: &'static [Platform],
+    pub secret_args: &'static [&'static str],
     pub result_schema: Option<Value>,
     pub description: String,
     pub input_schema: Value,
@@ -175,6 +192,7 @@ impl BuiltinEntry {
             flags: T::FLAGS,
             delegates: T::DELEGATES,
             platforms: T::PLATFORMS,
+            secret_args: T::SECRET_ARGS,
             result_schema: T::result_schema(),
             description,
             input_schema: schema,

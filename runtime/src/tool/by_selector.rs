@@ -35,6 +35,8 @@ impl BuiltinTool for TapOnElementBySelector {
         results::schema::<Tapped>()
     }
     const NAME: &'static str = "tapOnElementBySelector";
+    // Matched against the screen; a no-match error suggests no node for a secret selector.
+    const SECRET_ARGS: &'static [&'static str] = &["nodeSelector"];
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let Some((x, y)) = cx.locate(&self.node_selector)? else {
@@ -68,6 +70,8 @@ impl BuiltinTool for AssertVisibleBySelector {
         results::schema::<Visibility>()
     }
     const NAME: &'static str = "assertVisibleBySelector";
+    // Matched against the screen; a no-match error suggests no node for a secret selector.
+    const SECRET_ARGS: &'static [&'static str] = &["nodeSelector"];
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         match cx.locate(&self.node_selector)? {
@@ -98,6 +102,8 @@ impl BuiltinTool for AssertNotVisibleBySelector {
         results::schema::<Visibility>()
     }
     const NAME: &'static str = "assertNotVisibleBySelector";
+    // Matched against the screen; a no-match error suggests no node for a secret selector.
+    const SECRET_ARGS: &'static [&'static str] = &["nodeSelector"];
     const FLAGS: ToolFlags = HIDDEN_READ_ONLY;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         // A device that fails is an error here too, never a pass.
@@ -143,6 +149,10 @@ fn no_match(cx: &ToolCx<'_>, sel: &TrailblazeNodeSelector, what: &str) -> ToolFa
     let mut wanted = Vec::new();
     strings(&written, &mut wanted);
     let selector = cx.redact.text(&written.to_string()).into_owned();
+    if cx.secret_input {
+        // Which nodes look most like a secret is itself derived from it: nothing is suggested.
+        return format!("{what} `nodeSelector` {selector} (it holds a secret, so no similar node is suggested)").into();
+    }
     let Ok(snap) = cx.screen.snapshot() else {
         return format!("{what} `nodeSelector` {selector}").into();
     };

@@ -32,6 +32,16 @@ impl BuiltinTool for TapOnPoint {
     const NAME: &'static str = "tapOnPoint";
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        // A recording (or a script) may hold any point: one outside the screen is refused, never
+        // handed to the device, which may wrap or clamp it somewhere else.
+        let snap = cx.screen.snapshot()?;
+        if !(0..snap.width).contains(&self.x) || !(0..snap.height).contains(&self.y) {
+            return Err(format!(
+                "the point ({}, {}) is outside the screen ({}×{})",
+                self.x, self.y, snap.width, snap.height
+            )
+            .into());
+        }
         cx.screen.with_device(|d| {
             if self.long_press {
                 d.long_press(self.x, self.y)
@@ -69,6 +79,9 @@ impl BuiltinTool for InputText {
         results::schema::<Typed>()
     }
     const NAME: &'static str = "inputText";
+    // The text goes to the device; the selector is matched against the screen, and its errors
+    // name no node for a selector holding a secret.
+    const SECRET_ARGS: &'static [&'static str] = &["text", "nodeSelector"];
     const FLAGS: ToolFlags = ToolFlags::HIDDEN;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let mut field = None;

@@ -67,7 +67,9 @@ pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(
             ("tapOnElementBySelector".to_string(), json!({ "nodeSelector": v }))
         }
         None => {
-            let (x, y) = snap.nodes[i].bounds.center();
+            let (x, y) = snap
+                .tap_point(i)
+                .ok_or_else(|| format!("ref `{r}` has no part on the screen to tap (off screen, or empty bounds)"))?;
             ("tapOnPoint".to_string(), json!({ "x": x, "y": y }))
         }
     };
@@ -96,6 +98,8 @@ pub struct Type {
 
 impl BuiltinTool for Type {
     const NAME: &'static str = "type";
+    // The text goes to `inputText` (which takes it), never into a message here.
+    const SECRET_ARGS: &'static [&'static str] = &["text"];
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
@@ -180,6 +184,8 @@ pub struct SequenceStep {
 
 impl BuiltinTool for RunSequence {
     const NAME: &'static str = "runSequence";
+    // Each step is dispatched, and held to its own tool's rule.
+    const SECRET_ARGS: &'static [&'static str] = &["steps"];
     const FLAGS: ToolFlags = DELEGATING;
     const DELEGATES: bool = true;
     fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {

@@ -307,20 +307,16 @@ impl Trail {
                 continue;
             }
             let mut step = step.clone();
-            let mut missing = Vec::new();
-            step.text = substitute(&step.text, &values, &mut missing);
+            let mut problems = Vec::new();
+            step.text = substitute(&step.text, &values, &mut problems);
             let key = format!("{}.{}", step.path, step.kind.keyword());
-            errors.extend(missing.iter().map(|m| self.doc.error_at(&key, missing_arg(m))));
+            errors.extend(problems.into_iter().map(|m| self.doc.error_at(&key, m)));
             if let Some(rec) = step.recording.as_mut() {
                 for (_, calls) in &mut rec.entries {
                     for call in calls.iter_mut() {
                         let mut found = Vec::new();
                         substitute_value(&mut call.args, "", &values, &mut found);
-                        errors.extend(
-                            found
-                                .iter()
-                                .map(|(path, m)| self.error_in_call(call, path, missing_arg(m))),
-                        );
+                        errors.extend(found.into_iter().map(|(path, m)| self.error_in_call(call, &path, m)));
                     }
                 }
             }
@@ -357,8 +353,18 @@ fn missing_arg(name: &str) -> String {
     )
 }
 
-/// `text` with each `{{args.NAME}}` that has a value replaced; the names without one go to `missing`.
-fn substitute(text: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<String>) -> String {
+/// Why `{{args.NAME}}`'s value cannot be filled in: it would be read as a placeholder afterwards. An
+/// argument's value is data (a CI variable, a PR title), so it is never expanded again; the value
+/// itself is not shown (it may be anything).
+fn placeholder_in_arg(name: &str) -> String {
+    format!(
+        "the value of `{{{{args.{name}}}}}` holds `{{{{` or `${{`, which would be read as a placeholder once filled in; argument values are never expanded, so pass plain text (a secret goes in the trail as `{{{{secret:NAME}}}}`)"
+    )
+}
+
+/// `text` with each `{{args.NAME}}` that has a value replaced; what cannot be replaced (no value, or
+/// a value holding a placeholder opener) goes to `problems` as a message.
+fn substitute(text: &str, values: &BTreeMap<&str, String>, problems: &mut Vec<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
@@ -367,9 +373,13 @@ fn substitute(text: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<Str
         out.push_str(&rest[..start]);
         match inner.strip_prefix(ARGS_PREFIX) {
             Some(name) => match values.get(name) {
-                Some(v) => out.push_str(v),
+                Some(v) if !(v.contains("{{") || v.contains("${")) => out.push_str(v),
+                Some(_) => {
+                    problems.push(placeholder_in_arg(name));
+                    out.push_str(&rest[start..start + len + 2]);
+                }
                 None => {
-                    missing.push(name.to_string());
+                    problems.push(missing_arg(name));
                     out.push_str(&rest[start..start + len + 2]);
                 }
             },
@@ -385,9 +395,9 @@ fn substitute(text: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<Str
 fn substitute_value(v: &mut Value, path: &str, values: &BTreeMap<&str, String>, missing: &mut Vec<(String, String)>) {
     match v {
         Value::String(s) if s.contains("{{") => {
-            let mut names = Vec::new();
-            *s = substitute(s, values, &mut names);
-            missing.extend(names.into_iter().map(|n| (path.to_string(), n)));
+            let mut problems = Vec::new();
+            *s = substitute(s, values, &mut problems);
+            missing.extend(problems.into_iter().map(|m| (path.to_string(), m)));
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {

@@ -6,12 +6,35 @@
 //! node with no label) and, from Android 16 on, `hint`. uiautomator has no "editable": `EditText` and
 //! its subclasses are; only a checkable node has `checked`.
 
+use crate::device::limits::{self, TreeBuilder};
 use crate::device::{Bounds, ViewNode, ViewTree};
 
-/// Parses a dump. `Err` says what is wrong (with line:column for malformed XML).
+/// Parses a dump. `Err` says what is wrong (with line:column for malformed XML). The tree is held to
+/// the device layer's limits (`device::limits`) as it is built, without recursion.
 pub fn parse_dump(xml: &str) -> Result<ViewTree, String> {
     let xml = trim_to_document(xml)?;
-    let doc = roxmltree::Document::parse(xml).map_err(|e| format!("uiautomator dump is not XML: {e}"))?;
+    // roxmltree's tokenizer recurses once per open element: the nesting is measured first.
+    if nesting(xml) > limits::MAX_DEPTH + 1 {
+        return Err(format!(
+            "uiautomator dump: {}",
+            limits::TreeError::TooDeep(limits::MAX_DEPTH)
+        ));
+    }
+    let opts = roxmltree::ParsingOptions {
+        // Elements and the text between them: a dump over the node cap stops here, before the
+        // document is even whole in memory. DTDs (entities) stay refused, as by default.
+        nodes_limit: u32::try_from(limits::MAX_NODES * 3).unwrap_or(u32::MAX),
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(xml, opts).map_err(|e| match e {
+        roxmltree::Error::NodesLimitReached => {
+            format!(
+                "uiautomator dump: {}",
+                limits::TreeError::TooManyNodes(limits::MAX_NODES)
+            )
+        }
+        e => format!("uiautomator dump is not XML: {e}"),
+    })?;
     let hierarchy = doc.root_element();
     if hierarchy.tag_name().name() != "hierarchy" {
         return Err(format!(
@@ -19,41 +42,109 @@ pub fn parse_dump(xml: &str) -> Result<ViewTree, String> {
             hierarchy.tag_name().name()
         ));
     }
-    let mut tops = Vec::new();
     let mut app_id = None;
-    for node in hierarchy.children().filter(|n| n.has_tag_name("node")) {
-        if app_id.is_none() {
+    // A frame around the windows, as the screen shows them; a dump of one window is that window.
+    let mut b = TreeBuilder::new();
+    let frame = ViewNode {
+        class_name: "android.widget.FrameLayout".to_owned(),
+        enabled: true,
+        ..ViewNode::default()
+    };
+    let whole = |e: limits::TreeError| format!("uiautomator dump: {e}");
+    b.open(frame).map_err(whole)?;
+    // Depth first, in document order (roxmltree walks without recursion); `open` holds the
+    // `<node>`s the builder has open, so each new one first closes those it is not inside.
+    let mut open: Vec<roxmltree::NodeId> = Vec::new();
+    for node in hierarchy.descendants().filter(|n| n.has_tag_name("node")) {
+        let parent = node
+            .ancestors()
+            .skip(1)
+            .find(|a| a.has_tag_name("node") || *a == hierarchy)
+            .map(|a| a.id());
+        while open.last().is_some_and(|&top| Some(top) != parent) {
+            open.pop();
+            b.close().map_err(whole)?;
+        }
+        if app_id.is_none() && open.is_empty() {
             app_id = node.attribute("package").filter(|p| !p.is_empty()).map(str::to_owned);
         }
-        tops.push(view(node, 0)?);
+        b.open(view(node)?).map_err(|e| at(node, &e.to_string()))?;
+        open.push(node.id());
     }
-    let root = match tops.len() {
-        1 => tops.remove(0),
+    for _ in open {
+        b.close().map_err(whole)?;
+    }
+    b.close().map_err(whole)?;
+    let mut frame = b.finish().map_err(whole)?;
+    let root = match frame.children.len() {
+        1 => frame.children.remove(0),
         0 => return Err("uiautomator dump has no <node>".to_owned()),
-        // Several windows: a frame around them, as the screen shows them.
-        _ => ViewNode {
-            class_name: "android.widget.FrameLayout".to_owned(),
-            bounds: tops.iter().fold(Bounds::default(), |a, n| union(a, n.bounds)),
-            enabled: true,
-            children: tops,
-            ..ViewNode::default()
-        },
+        _ => {
+            frame.bounds = frame.children.iter().fold(Bounds::default(), |a, n| union(a, n.bounds));
+            frame
+        }
     };
     Ok(ViewTree {
         app_id,
-        width: root.bounds.right,
-        height: root.bounds.bottom,
+        width: root.bounds.right.max(0),
+        height: root.bounds.bottom.max(0),
         root,
     })
 }
 
-/// Nesting deeper than this is refused: a real screen is far shallower, and recursion stays bounded.
-const MAX_DEPTH: usize = 256;
-
-fn view(node: roxmltree::Node, depth: usize) -> Result<ViewNode, String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("uiautomator dump nests deeper than {MAX_DEPTH} nodes"));
+/// The deepest element nesting in `xml`, by a linear scan with no recursion; never less than what a
+/// parser would open (markup inside comments, CDATA, processing instructions and quoted attribute
+/// values is skipped as a parser skips it), so the parser's recursion is bounded by it.
+fn nesting(xml: &str) -> usize {
+    let b = xml.as_bytes();
+    let skip_to = |from: usize, end: &[u8]| -> usize {
+        b[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(b.len(), |p| from + p + end.len())
+    };
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(p) = b[i..].iter().position(|&c| c == b'<') {
+        i += p;
+        let rest = &b[i..];
+        if rest.starts_with(b"<!--") {
+            i = skip_to(i + 4, b"-->");
+        } else if rest.starts_with(b"<![CDATA[") {
+            i = skip_to(i + 9, b"]]>");
+        } else if rest.starts_with(b"<?") {
+            i = skip_to(i + 2, b"?>");
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            i = skip_to(i + 2, b">");
+        } else {
+            // A start tag (or a declaration): to its `>`, over quoted values, which may hold `>`.
+            let mut j = i + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, b'"' | b'\'') => quote = Some(b[j]),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let empty = j > 0 && b.get(j - 1) == Some(&b'/');
+            if !rest.starts_with(b"<!") && !empty {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            i = j + 1;
+        }
+        if i >= b.len() {
+            break;
+        }
     }
+    deepest
+}
+
+/// One `<node>`'s own attributes (its children come as events of their own).
+fn view(node: roxmltree::Node) -> Result<ViewNode, String> {
     let attr = |name: &str| node.attribute(name).filter(|v| !v.is_empty()).map(str::to_owned);
     let flag = |name: &str| node.attribute(name) == Some("true");
     let class_name = attr("class").unwrap_or_else(|| "android.view.View".to_owned());
@@ -68,10 +159,6 @@ fn view(node: roxmltree::Node, depth: usize) -> Result<ViewNode, String> {
         Some(b) => parse_bounds(b).ok_or_else(|| at(node, &format!("bad bounds {b:?}")))?,
         None => Bounds::default(),
     };
-    let mut children = Vec::new();
-    for child in node.children().filter(|n| n.has_tag_name("node")) {
-        children.push(view(child, depth + 1)?);
-    }
     Ok(ViewNode {
         class_name,
         text,
@@ -87,7 +174,7 @@ fn view(node: roxmltree::Node, depth: usize) -> Result<ViewNode, String> {
         password: flag("password"),
         selected: flag("selected"),
         scrollable: flag("scrollable"),
-        children,
+        children: Vec::new(),
     })
 }
 

@@ -20,10 +20,16 @@ const GAP: i32 = 16;
 const INSET: i32 = 16;
 /// Room at the top of a container that has its own `text`, so the label does not sit under a child.
 const LABEL: i32 = 80;
-// Limits that keep recursion shallow and layout arithmetic far from overflow.
+// Limits that keep recursion shallow and layout arithmetic far from overflow: an app is written by
+// hand, so far tighter than what the device layer accepts from any device (`device::limits`).
 const MAX_DEPTH: usize = 16;
 const MAX_NODES_PER_SCREEN: usize = 1000;
 const MAX_COORD: i32 = 100_000;
+const _: () = assert!(
+    MAX_DEPTH < crate::device::limits::MAX_DEPTH
+        && MAX_NODES_PER_SCREEN < crate::device::limits::MAX_NODES
+        && MAX_COORD < crate::device::limits::MAX_COORD
+);
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -163,6 +163,8 @@ impl BuiltinTool for SetClipboard {
         results::schema::<ClipboardSet>()
     }
     const NAME: &'static str = "mobile_setClipboard";
+    // The clipboard is the device's; the result counts a secret as the three characters of `***`.
+    const SECRET_ARGS: &'static [&'static str] = &["text"];
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
     const PLATFORMS: &'static [Platform] = MOBILE;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
