@@ -4,6 +4,7 @@
 //! snapshot invalidation, panics caught. It sees JSON only: a scripted tool runs behind the
 //! [`ScriptRuntime`] port, which calls back through [`Back`].
 
+mod edge;
 mod host;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -161,6 +162,21 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
         tool: name.to_string(),
         source,
     })?;
+    match s.catalog.edge(name) {
+        None => run_tool(s, rt, name, &tool, args, depth),
+        Some(edge) => edge::along(s, rt, name, edge, || run_tool(s, rt, name, &tool, args, depth)),
+    }
+}
+
+/// Runs a tool whose name, platform and arguments passed the gates.
+fn run_tool(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    tool: &ToolDescriptor,
+    args: Value,
+    depth: u32,
+) -> Result<Value, CallError> {
     match &tool.kind {
         ToolKind::Builtin(entry) => {
             if entry.delegates {

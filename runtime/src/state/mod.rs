@@ -50,6 +50,8 @@ pub struct SessionCore {
     pub screen: Screen,
     /// What `remember*` stored: later calls' `{{name}}` tokens.
     pub memory: RefCell<crate::memory::Memory>,
+    /// The toolsets whose tools the LLM is offered now (`setActiveToolSets` replaces them).
+    pub active_toolsets: RefCell<std::collections::BTreeSet<String>>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
     /// The running top-level call's deadline (the script runtimes check it too).
@@ -76,6 +78,7 @@ impl SessionCore {
             secrets: secrets.clone(),
             ..catalog.host_env.clone()
         };
+        let active_toolsets = RefCell::new(catalog.initial_toolsets(screen.platform()));
         SessionCore {
             catalog,
             settings,
@@ -84,6 +87,7 @@ impl SessionCore {
             redact,
             screen,
             memory: RefCell::default(),
+            active_toolsets,
             depth: Cell::new(0),
             deadline,
             expanded: Cell::new(0),
@@ -157,6 +161,9 @@ impl SessionCore {
             redact: &self.redact,
             memory: &self.memory,
             deadline: &self.deadline,
+            waypoints: &self.catalog.waypoints,
+            toolsets: &self.catalog.toolsets,
+            active_toolsets: &self.active_toolsets,
         }
     }
 }

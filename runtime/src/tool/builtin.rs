@@ -65,6 +65,11 @@ pub struct ToolCx<'a> {
     pub memory: &'a std::cell::RefCell<crate::memory::Memory>,
     /// The running call's deadline: a tool that waits wakes up for it.
     pub deadline: &'a crate::budget::Deadline,
+    /// The waypoints the session knows (`assertWaypoint`, the snapshot's waypoint line).
+    pub waypoints: &'a crate::waypoint::Registry,
+    /// The toolsets the session knows, and the ids active now (`setActiveToolSets` changes them).
+    pub toolsets: &'a crate::toolset::Toolsets,
+    pub active_toolsets: &'a std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl ToolCx<'_> {

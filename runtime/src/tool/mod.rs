@@ -9,12 +9,15 @@ pub mod exec;
 mod expr;
 pub mod llm;
 pub mod memory;
+pub mod nav;
 pub mod platform;
 pub mod process;
 pub mod results;
 pub mod rules;
 pub mod scripted;
+pub mod toolsets;
 pub mod verify;
+pub mod waypoint;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -152,6 +155,8 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         memory::entries(),
         process::entries(),
         android::entries(),
+        waypoint::entries(),
+        toolsets::entries(),
     ];
     let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());

@@ -276,7 +276,10 @@ pub struct Located {
     pub anchor: Option<PathBuf>,
 }
 
-/// `--trailmaps`, or the nearest workspace above the current folder.
+/// The environment variable naming a workspace's config folder, as the original reads it.
+pub const CONFIG_DIR_ENV: &str = "TRAILBLAZE_CONFIG_DIR";
+
+/// `--trailmaps`, `$TRAILBLAZE_CONFIG_DIR`, or the nearest workspace above the current folder.
 pub fn locate(cli: &Cli) -> Result<Located, Failure> {
     const HELP: &str = "run from the project root or pass --trailmaps DIR";
     if let Some(dir) = &cli.trailmaps {
@@ -294,6 +297,26 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
         });
     }
     let cwd = std::env::current_dir().map_err(|e| anyhow!("the current folder cannot be read: {e}"))?;
+    // The original's override of the workspace's config folder (`.../trails/config`), as its CI runs
+    // one example's trails against another folder's trailmaps.
+    if let Some(config) = std::env::var_os(CONFIG_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+    {
+        if !config.is_dir() {
+            return Err(usage_help(
+                format!("{CONFIG_DIR_ENV}: `{}` is not a folder", config.display()),
+                "point it at a workspace's `trails/config` folder, or unset it",
+            ));
+        }
+        let anchor = config.join("trailblaze.yaml");
+        return Ok(Located {
+            trailmaps: config.join("trailmaps"),
+            root: PathBuf::new(),
+            trails: config.parent().map(Path::to_path_buf).filter(|t| t.is_dir()),
+            anchor: anchor.is_file().then_some(anchor),
+        });
+    }
     match trailblaze::workspace::find(&cwd) {
         Some(w) => Ok(Located {
             trailmaps: relative_to(&w.trailmaps, &cwd),

@@ -1,0 +1,87 @@
+//! What the LLM is offered, as the original decides it: an LLM-visible tool the device's platform
+//! runs, that an active toolset lists when some toolset governs it; a shortcut only when the screen
+//! is at its start waypoint; a trailhead always. `tools --json`, MCP's `tools/list`, the agent and
+//! `trailblaze tool` all read this one rule.
+
+use std::collections::BTreeSet;
+
+use super::{Catalog, Edge, ToolDefinition};
+use crate::device::Platform;
+use crate::tool::ToolDescriptor;
+
+/// Where a session stands: its device's platform, its active toolsets, and the waypoints the
+/// screen is at (`None`: not looked at, so no shortcut is offered).
+#[derive(Debug, Clone)]
+pub struct Offer<'a> {
+    pub platform: Platform,
+    pub active: &'a BTreeSet<String>,
+    pub here: Option<&'a [String]>,
+}
+
+/// Why an LLM-visible tool is not offered now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotOffered {
+    /// No active toolset lists it: these would.
+    Toolset(Vec<String>),
+    /// A shortcut whose start waypoint the screen is not at.
+    NotAtStart(String),
+    /// The device's platform does not run it.
+    Platform,
+}
+
+impl NotOffered {
+    pub fn explain(&self, tool: &str) -> String {
+        match self {
+            NotOffered::Toolset(sets) => format!(
+                "`{tool}` is in toolset {}, which is not active; enable it with `setActiveToolSets {{toolSetIds: [{}]}}`",
+                sets.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" or "),
+                sets.first().map(String::as_str).unwrap_or_default()
+            ),
+            NotOffered::NotAtStart(from) => {
+                format!("`{tool}` is a shortcut from waypoint `{from}`, and the screen is not there")
+            }
+            NotOffered::Platform => format!("`{tool}` does not run on this session's device"),
+        }
+    }
+}
+
+impl Catalog {
+    /// Whether LLM-visible tool `t` is offered at `at`, or why not.
+    pub fn offered(&self, t: &ToolDescriptor, at: &Offer<'_>) -> Result<(), NotOffered> {
+        if !t.runs_on(at.platform) {
+            return Err(NotOffered::Platform);
+        }
+        if self.toolsets.governs(at.platform, &t.name) && !self.toolsets.offers(at.active, &t.name) {
+            return Err(NotOffered::Toolset(self.toolsets.listing(at.platform, &t.name)));
+        }
+        match self.edge(&t.name) {
+            Some(Edge::Shortcut { from, .. }) if !at.here.is_some_and(|h| h.contains(from)) => {
+                Err(NotOffered::NotAtStart(from.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The definitions the LLM is sent at `at`, sorted by name.
+    pub fn offered_definitions(&self, at: &Offer<'_>) -> Vec<ToolDefinition> {
+        self.llm_tools()
+            .filter(|t| self.offered(t, at).is_ok())
+            .map(|t| ToolDefinition {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                input_schema: t.advertised_schema(),
+            })
+            .collect()
+    }
+
+    /// The toolsets a session on `platform` starts with.
+    pub fn initial_toolsets(&self, platform: Platform) -> BTreeSet<String> {
+        self.toolsets.initial(platform)
+    }
+
+    /// Whether any tool's offer depends on the screen (a shortcut): only then is the screen matched
+    /// against the waypoints to decide what is offered.
+    pub fn has_shortcuts(&self) -> bool {
+        self.edges().any(|(_, e)| matches!(e, Edge::Shortcut { .. }))
+    }
+}
