@@ -368,8 +368,11 @@ fn offer_to_llm(cat: &mut Catalog, map: &crate::trailmap::Trailmap) {
             ));
         }
     }
+    // Shortcuts and trailheads are offered by their own rule (see `offer`), not by `target.tools`.
+    let edges = &cat.edges;
     for t in cat.tools.values_mut() {
-        if t.trailmap.is_some() && t.flags.surface_to_llm && !offered.contains(&t.name) {
+        if t.trailmap.is_some() && t.flags.surface_to_llm && !offered.contains(&t.name) && !edges.contains_key(&t.name)
+        {
             Arc::make_mut(t).flags.surface_to_llm = false;
         }
     }

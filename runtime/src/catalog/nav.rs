@@ -138,3 +138,29 @@ fn declared(maps: &Trailmaps, id: &str) -> BTreeMap<String, Vec<String>> {
     }
     out
 }
+
+/// A waypoint as `trailblaze waypoints` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WaypointInfo {
+    pub id: String,
+    pub description: Option<String>,
+    pub file: PathBuf,
+    /// The device classifiers it has a block for (`android`, `ios`, ...).
+    pub classifiers: Vec<String>,
+}
+
+impl Catalog {
+    /// The waypoints the trailmap and its dependencies declare, by id.
+    pub fn waypoint_list(&self) -> Vec<WaypointInfo> {
+        self.waypoints
+            .all()
+            .iter()
+            .map(|w| WaypointInfo {
+                id: w.id.clone(),
+                description: w.description.clone(),
+                file: w.file.clone(),
+                classifiers: w.blocks.iter().map(|(c, _)| c.clone()).collect(),
+            })
+            .collect()
+    }
+}

@@ -85,3 +85,85 @@ impl Catalog {
         self.edges().any(|(_, e)| matches!(e, Edge::Shortcut { .. }))
     }
 }
+
+/// A toolset as `tools --toolsets` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsetInfo {
+    pub id: String,
+    pub description: String,
+    /// Active when a session on the platform starts.
+    pub active: bool,
+    pub always_enabled: bool,
+    /// Whether a session on the platform can use it at all.
+    pub fits: bool,
+    /// The file it came from; `None` for a built-in one.
+    pub file: Option<std::path::PathBuf>,
+    pub tools: Vec<String>,
+    /// Listed tools this catalog does not have (a typo, or another trailmap's tool).
+    pub unknown: Vec<String>,
+}
+
+/// A shortcut or trailhead as `tools` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EdgeInfo {
+    pub tool: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl Catalog {
+    /// What a session on `platform` offers the LLM before it has looked at the screen: its starting
+    /// toolsets, no shortcut (those wait for their start waypoint).
+    pub fn offered_at_start(&self, platform: Platform) -> Vec<ToolDefinition> {
+        let active = self.initial_toolsets(platform);
+        self.offered_definitions(&Offer {
+            platform,
+            active: &active,
+            here: None,
+        })
+    }
+
+    /// Every toolset the catalog knows, for a session on `platform`.
+    pub fn toolset_list(&self, platform: Platform) -> Vec<ToolsetInfo> {
+        let active = self.initial_toolsets(platform);
+        self.toolsets
+            .sets
+            .values()
+            .map(|t| ToolsetInfo {
+                id: t.spec.id.clone(),
+                description: t.spec.description.clone(),
+                active: active.contains(&t.spec.id),
+                always_enabled: t.spec.always_enabled,
+                fits: t.fits(platform),
+                file: t.file.clone(),
+                tools: t.spec.tools.clone(),
+                unknown: t
+                    .spec
+                    .tools
+                    .iter()
+                    .filter(|n| self.tool(n).is_none())
+                    .cloned()
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Every shortcut and trailhead, by tool name.
+    pub fn edge_list(&self) -> Vec<EdgeInfo> {
+        self.edges()
+            .map(|(tool, e)| match e {
+                Edge::Shortcut { from, to } => EdgeInfo {
+                    tool: tool.clone(),
+                    from: Some(from.clone()),
+                    to: Some(to.clone()),
+                },
+                Edge::Trailhead { to } => EdgeInfo {
+                    tool: tool.clone(),
+                    from: None,
+                    to: to.clone(),
+                },
+            })
+            .collect()
+    }
+}

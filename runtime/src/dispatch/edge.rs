@@ -66,10 +66,17 @@ fn check(s: &SessionCore, rt: &dyn ScriptRuntime, waypoint: &str, wait_ms: Optio
 fn failed(tool: &str, e: CallError, what: String) -> CallError {
     match e {
         CallError::Device { .. } => e,
-        CallError::Failed { message, .. } => CallError::Failed {
-            tool: tool.to_string(),
-            message: format!("{what}: {message}"),
-        },
+        CallError::Failed { message, .. } => {
+            // The check's own sentence names the waypoint again: keep only what it found.
+            let found = message
+                .strip_prefix("the screen is not at waypoint `")
+                .and_then(|rest| rest.split_once("`: "))
+                .map_or(message.as_str(), |(_, found)| found);
+            CallError::Failed {
+                tool: tool.to_string(),
+                message: format!("{what}: {found}"),
+            }
+        }
         other => CallError::Failed {
             tool: tool.to_string(),
             message: format!("{what}: {other}"),

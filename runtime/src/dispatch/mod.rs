@@ -5,6 +5,7 @@
 //! [`ScriptRuntime`] port, which calls back through [`Back`].
 
 mod edge;
+mod expand;
 mod host;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -187,6 +188,7 @@ fn run_tool(
                         llm_visible_only(s, name, &calls)?;
                         run_expansion(s, rt, calls)
                     }
+                    Outcome::Trail(path) => run_expansion(s, rt, expand::trail_calls(s, name, &path)?),
                     Outcome::Done(v) => Ok(v),
                 };
             }
@@ -194,7 +196,7 @@ fn run_tool(
                 let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
-                    Outcome::Delegate(_) | Outcome::Sequence(_) => Err(CallError::Failed {
+                    Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) => Err(CallError::Failed {
                         tool: name.to_string(),
                         message: "an executable tool tried to delegate".into(),
                     }),

@@ -4,6 +4,7 @@
 
 pub mod console;
 pub mod log;
+mod offer;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;

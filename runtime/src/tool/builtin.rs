@@ -24,6 +24,9 @@ pub enum Outcome {
     /// LLM-visible tool, checked before any runs, so a sequence reaches nothing its caller could not
     /// call directly.
     Sequence(Vec<(String, Value)>),
+    /// The recorded calls of this trail file (`runTrail`): the dispatcher reads it and runs them
+    /// like [`Outcome::Delegate`].
+    Trail(std::path::PathBuf),
 }
 
 /// Why a built-in tool failed.

@@ -37,14 +37,18 @@ const AUTHOR_QUERY: ToolFlags = ToolFlags {
 /// How often a wait looks at the screen again.
 const POLL: Duration = Duration::from_millis(500);
 /// How long `assertNotVisibleWithText` gives a device's screen to lose the text.
-const NOT_VISIBLE_WAIT: Duration = Duration::from_secs(5);
+pub(super) const NOT_VISIBLE_WAIT: Duration = Duration::from_secs(5);
 /// The most a single wait may ask for (a day: a typo of a unit must not hang a CI job forever;
 /// the call's wall-clock budget usually ends it sooner).
 const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// Polls `ready` on fresh captures until it holds or `budget` runs out; returns whether it held.
 /// A device whose screen only changes when a tool acts on it (the simulated app) is asked once.
-fn poll(cx: &ToolCx<'_>, budget: Duration, mut ready: impl FnMut(&Snapshot) -> bool) -> Result<bool, ToolFailure> {
+pub(super) fn poll(
+    cx: &ToolCx<'_>,
+    budget: Duration,
+    mut ready: impl FnMut(&Snapshot) -> bool,
+) -> Result<bool, ToolFailure> {
     let snap = cx.screen.snapshot()?;
     if ready(&snap) {
         return Ok(true);

@@ -8,7 +8,9 @@ mod migrate;
 mod output;
 mod shell;
 mod tool;
+mod toolsets;
 mod trails;
+mod waypoints;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,6 +90,8 @@ pub enum Command {
     Shell(shell::ShellArgs),
     /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
     Migrate(migrate::MigrateArgs),
+    /// List the trailmap's waypoints (named screens) and which the device's screen is at.
+    Waypoints(waypoints::WaypointsArgs),
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
@@ -194,6 +198,7 @@ pub fn main() -> ExitCode {
         Command::Devices(a) => device::devices(a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
+        Command::Waypoints(a) => waypoints::waypoints(&cli, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
