@@ -189,6 +189,10 @@ fn run_tool(
                         run_expansion(s, rt, calls)
                     }
                     Outcome::Trail(path) => run_expansion(s, rt, expand::trail_calls(s, name, &path)?),
+                    Outcome::Script { source, input } => {
+                        let calls = expand::script_calls(s, rt, name, &source, input)?;
+                        run_expansion(s, rt, calls)
+                    }
                     Outcome::Done(v) => Ok(v),
                 };
             }
@@ -196,10 +200,12 @@ fn run_tool(
                 let outcome = run_builtin(s, name, resolved, |a, cx| entry.run(a, cx))?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
-                    Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) => Err(CallError::Failed {
-                        tool: name.to_string(),
-                        message: "an executable tool tried to delegate".into(),
-                    }),
+                    Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) | Outcome::Script { .. } => {
+                        Err(CallError::Failed {
+                            tool: name.to_string(),
+                            message: "an executable tool tried to delegate".into(),
+                        })
+                    }
                 }
             })
         }

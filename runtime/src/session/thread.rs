@@ -98,6 +98,10 @@ impl ScriptRuntime for Runtimes<'_> {
             RuntimeKind::Subprocess => self.subprocess.run_tool(back, tool, name, args),
         }
     }
+
+    fn run_inline(&self, back: &dyn Callbacks, source: &str, input: Value) -> Result<Value, String> {
+        self.embedded.run_inline(back, source, input)
+    }
 }
 
 fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver<Setup>) {

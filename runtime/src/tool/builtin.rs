@@ -27,6 +27,9 @@ pub enum Outcome {
     /// The recorded calls of this trail file (`runTrail`): the dispatcher reads it and runs them
     /// like [`Outcome::Delegate`].
     Trail(std::path::PathBuf),
+    /// A JavaScript function body to run with `input` (`script`): the dispatcher hands it to the
+    /// session's script engine and runs the calls its returned YAML lists.
+    Script { source: String, input: Value },
 }
 
 /// Why a built-in tool failed.

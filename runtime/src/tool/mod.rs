@@ -20,6 +20,7 @@ pub mod process;
 pub mod results;
 pub mod rules;
 pub mod run_trail;
+pub mod script;
 pub mod scripted;
 pub mod toolsets;
 pub mod verify;
@@ -168,6 +169,7 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         app::entries(),
         answers::entries(),
         run_trail::entries(),
+        script::entries(),
     ];
     let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());
