@@ -136,7 +136,11 @@ impl Live {
 
     /// The tool definitions the client is offered now: the session's (its active toolsets, the
     /// shortcuts where the screen is), or what a session starts with before the first call.
-    pub fn offered(&self) -> Vec<trailblaze::ToolDefinition> {
+    pub fn offered(&mut self) -> Vec<trailblaze::ToolDefinition> {
+        // Which shortcuts are offered depends on the screen: look at it, starting the session now.
+        if self.session.is_none() && self.shared.catalog.has_shortcuts() {
+            let _ = self.session();
+        }
         match &self.session {
             Some(s) => s.offered_tools(),
             None => self

@@ -37,7 +37,7 @@ impl Server {
 }
 
 /// The client's session's offered tools, then the session tools.
-fn tools_of(live: &Live) -> Vec<Tool> {
+fn tools_of(live: &mut Live) -> Vec<Tool> {
     let offered = live
         .offered()
         .into_iter()
@@ -90,8 +90,8 @@ impl ServerHandler for Server {
         let live = self.live.clone();
         // Blocking: a started session answers on its own thread.
         let tools = tokio::task::spawn_blocking(move || match live.lock() {
-            Ok(l) => tools_of(&l),
-            Err(p) => tools_of(&p.into_inner()),
+            Ok(mut l) => tools_of(&mut l),
+            Err(p) => tools_of(&mut p.into_inner()),
         })
         .await
         .map_err(|_| ErrorData::internal_error("listing the tools failed", None))?;
@@ -117,7 +117,7 @@ impl ServerHandler for Server {
             };
             let reply = l.call(&name, args);
             // Most calls cannot change the list: only those are followed by a fresh one.
-            let now = l.offer_may_change(&name).then(|| names(&tools_of(&l)));
+            let now = l.offer_may_change(&name).then(|| names(&tools_of(&mut l)));
             (reply, now)
         });
         let reply = tokio::select! {
