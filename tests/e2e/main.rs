@@ -20,6 +20,7 @@ mod mcp;
 mod mcp_toolsets;
 mod mobile_tools;
 mod navigation;
+mod original_catalog;
 mod original_layout;
 mod original_tools;
 mod registration;
