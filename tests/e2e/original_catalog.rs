@@ -65,10 +65,7 @@ pub fn declared(root: &Path) -> BTreeSet<String> {
             let (name, value) = rest.split_once('=')?;
             let value = value.trim();
             let value = value.strip_prefix('"')?.strip_suffix('"')?;
-            Some((
-                name.trim().trim_end_matches(|c| c == ':' || c == ' ').to_string(),
-                value.to_string(),
-            ))
+            Some((name.trim().trim_end_matches([':', ' ']).to_string(), value.to_string()))
         })
         .collect();
     let mut names = BTreeSet::new();
