@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
+pub mod alarms_fixture;
 pub mod android_fixture;
 pub mod fake_adb;
 pub mod fake_llm;

@@ -12,6 +12,9 @@ use trailblaze_host_functions::{HostEnv, HostFunctionEntry, HostRegistry, secret
 use crate::tool::{self, ToolDescriptor, ToolKind};
 use crate::trailmap::Trailmaps;
 
+mod nav;
+pub mod offer;
+
 /// One LLM-visible tool as the model is sent it (MCP's shape: `name`, `description`, `inputSchema`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -54,7 +57,15 @@ pub struct Catalog {
     /// Scripted tool files the analyzer refused (file:line:col each). Their tools fail when called;
     /// `check` and `dts` report them as errors.
     pub problems: Vec<String>,
+    /// The waypoints of the trailmap and its dependencies.
+    pub waypoints: Arc<crate::waypoint::Registry>,
+    /// Every toolset the workspace knows, and which ones the trailmap starts its sessions with.
+    pub toolsets: Arc<crate::toolset::Toolsets>,
+    /// Shortcut and trailhead edges by tool name: the dispatcher checks them around each call.
+    edges: BTreeMap<String, Edge>,
 }
+
+pub use crate::trailmap::nav::Edge;
 
 pub use crate::tool::builtin_tools;
 
@@ -79,6 +90,9 @@ impl Catalog {
             },
             warnings: Vec::new(),
             problems: Vec::new(),
+            waypoints: Arc::default(),
+            toolsets: Arc::new(crate::toolset::Toolsets::with(Vec::new())),
+            edges: BTreeMap::new(),
         }
     }
 
@@ -165,6 +179,7 @@ impl Catalog {
                 cat.host_visible.insert(decl.id.clone(), file.clone());
             }
         }
+        nav::add(&mut cat, maps, id, &mut errors);
         break_composed_cycles(&mut cat);
         offer_to_llm(&mut cat, map);
         // The catalog rules hold for built-ins by test; a trailmap's own tools are told at load.
@@ -186,6 +201,16 @@ impl Catalog {
 
     pub fn tool(&self, name: &str) -> Option<&Arc<ToolDescriptor>> {
         self.tools.get(name)
+    }
+
+    /// The shortcut or trailhead edge of tool `name`, if it has one.
+    pub fn edge(&self, name: &str) -> Option<&Edge> {
+        self.edges.get(name)
+    }
+
+    /// Every tool with an edge, by name.
+    pub fn edges(&self) -> impl Iterator<Item = (&String, &Edge)> {
+        self.edges.iter()
     }
 
     pub fn tools(&self) -> impl Iterator<Item = &Arc<ToolDescriptor>> {
@@ -343,8 +368,11 @@ fn offer_to_llm(cat: &mut Catalog, map: &crate::trailmap::Trailmap) {
             ));
         }
     }
+    // Shortcuts and trailheads are offered by their own rule (see `offer`), not by `target.tools`.
+    let edges = &cat.edges;
     for t in cat.tools.values_mut() {
-        if t.trailmap.is_some() && t.flags.surface_to_llm && !offered.contains(&t.name) {
+        if t.trailmap.is_some() && t.flags.surface_to_llm && !offered.contains(&t.name) && !edges.contains_key(&t.name)
+        {
             Arc::make_mut(t).flags.surface_to_llm = false;
         }
     }

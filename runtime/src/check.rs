@@ -77,6 +77,8 @@ pub struct CheckReport {
     /// Things the reader should know that are not findings, each shown once (e.g.
     /// [`TOOLS_NOT_TYPE_CHECKED`]).
     pub notices: Vec<String>,
+    /// The navigation files checked ([`check_nav`]): waypoints, shortcuts, trailheads, toolsets.
+    pub navigation: NavCounts,
     /// How the native gate got each trail's result (checked now, or reused from the cache). Not
     /// part of what a check reports: a warm and a cold check differ only here.
     #[serde(skip)]
@@ -101,6 +103,11 @@ impl CheckReport {
         self.trails += other.trails;
         self.calls += other.calls;
         self.tool_files += other.tool_files;
+        let (a, b) = (&mut self.navigation, other.navigation);
+        a.waypoints += b.waypoints;
+        a.shortcuts += b.shortcuts;
+        a.trailheads += b.trailheads;
+        a.toolsets += b.toolsets;
         self.stats.checked += other.stats.checked;
         self.stats.cached += other.stats.cached;
         self.findings.extend(other.findings);
@@ -525,7 +532,10 @@ pub fn gen_path(trail: &Path) -> PathBuf {
 
 mod cache;
 mod native;
+mod nav;
 mod targets;
+
+pub use nav::{NavCounts, check_nav, check_nav_tsc};
 
 pub use native::{CheckOptions, check_native, check_native_with};
 

@@ -40,6 +40,31 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// Every file under `dir` (any depth) whose name ends with `suffix`, sorted. A missing or unreadable
+/// folder has none. Symlinked folders are not followed (a link to an ancestor would never end), and
+/// the walk stops 32 levels down.
+pub fn files_under(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, suffix: &str, depth: usize, out: &mut Vec<std::path::PathBuf>) {
+        if depth > 32 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let path = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                walk(&path, suffix, depth + 1, out);
+            } else if path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)) {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, suffix, 0, &mut out);
+    out.sort();
+    out
+}
+
 /// Writes `data` to `path` through a temp file renamed over it, in the same folder (created if
 /// missing): a concurrent reader sees the old file, no file, or the whole new one, never half of
 /// it. The temp name is unique per process and call, so concurrent writers never share one; a

@@ -31,8 +31,10 @@ pub(crate) mod snapshot;
 pub(crate) mod state;
 pub(crate) mod surface;
 pub(crate) mod tool;
+pub(crate) mod toolset;
 pub(crate) mod trail;
 pub(crate) mod trailmap;
+pub(crate) mod waypoint;
 pub mod workspace;
 pub(crate) mod yaml;
 
@@ -41,8 +43,8 @@ pub use agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind,
 pub use budget::{CancelHandle, Limits};
 pub use catalog::ToolDefinition;
 pub use check::{
-    CheckOptions, CheckReport, CheckStats, Finding, TOOLS_NOT_TYPE_CHECKED, check_native, check_native_with,
-    check_tools_tsc, check_tsc,
+    CheckOptions, CheckReport, CheckStats, Finding, NavCounts, TOOLS_NOT_TYPE_CHECKED, check_native, check_native_with,
+    check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};

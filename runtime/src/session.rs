@@ -233,6 +233,25 @@ impl Session {
         PendingCall { tool, pending }
     }
 
+    /// The tool definitions the LLM is offered now: the session's active toolsets, and the shortcuts
+    /// whose start waypoint the screen is at (`setActiveToolSets` and moving around change them).
+    pub fn offered_tools(&self) -> Vec<crate::catalog::ToolDefinition> {
+        self.run(|core, _| core.offered()).unwrap_or_default()
+    }
+
+    /// Whether LLM-visible tool `name` is offered now, or why not.
+    pub fn offered_now(&self, name: &str) -> Result<(), String> {
+        let name = name.to_string();
+        self.run(move |core, _| core.offered_now(&name))
+            .unwrap_or_else(|e| Err(e.to_string()))
+    }
+
+    /// The toolsets active now, sorted.
+    pub fn active_toolsets(&self) -> Vec<String> {
+        self.run(|core, _| core.active_toolsets.borrow().iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// How many times the device captured its screen.
     pub fn captures(&self) -> u64 {
         self.run(|core, _| core.screen.captures()).unwrap_or(0)

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::yaml::{self, YamlError};
 
 mod legacy;
+pub mod nav;
 mod spec;
 
 pub use spec::*;
@@ -27,6 +28,12 @@ pub struct Trailmap {
     /// `host/*.host.yaml`, sorted by file name.
     pub host_decls: Vec<(PathBuf, HostDecl)>,
     pub app_yaml: Option<PathBuf>,
+    /// `waypoints/**/*.waypoint.yaml`, sorted by file.
+    pub waypoints: Vec<crate::waypoint::Waypoint>,
+    /// `shortcuts/**/*.shortcut.yaml` and `trailheads/**/*.trailhead.yaml`, sorted by file.
+    pub nav_tools: Vec<(PathBuf, nav::NavKind, nav::NavToolSpec)>,
+    /// `toolsets/**/*.yaml` and the files the manifest's `toolsets:` names.
+    pub toolsets: Vec<crate::toolset::Toolset>,
 }
 
 /// Every trailmap under a folder, by id.
@@ -272,6 +279,22 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
         }
     }
     let app_yaml = Some(dir.join("app.yaml")).filter(|p| p.is_file());
+    let has_target = spec.as_ref().is_some_and(|s| s.target.is_some());
+    let (waypoints, mut bad) = crate::waypoint::discover(dir);
+    if has_target || waypoints.is_empty() {
+        errors.append(&mut bad);
+    } else if let Some(w) = waypoints.first() {
+        // The original's rule: a waypoint is a screen of a target's app.
+        errors.push(file_error(
+            &w.file,
+            "a trailmap with no `target:` (a library) has no screens: move its waypoints to a target trailmap".into(),
+        ));
+    }
+    let (nav_tools, mut bad) = nav::discover(dir, has_target);
+    errors.append(&mut bad);
+    let listed = spec.as_ref().map(|s| s.toolsets.clone()).unwrap_or_default();
+    let (toolsets, mut bad) = crate::toolset::discover(dir, &listed);
+    errors.append(&mut bad);
     match spec {
         Some(spec) if errors.is_empty() => Ok(Trailmap {
             id: spec.id.clone(),
@@ -282,6 +305,9 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             script_descriptors,
             host_decls,
             app_yaml,
+            waypoints,
+            nav_tools,
+            toolsets,
         }),
         _ => Err(errors),
     }

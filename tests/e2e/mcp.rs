@@ -69,7 +69,7 @@ fn cli(f: &Fixture) -> Command {
 
 /// Runs the SDK driver with `ops`; returns its results and everything written to stderr (the
 /// server's too, over stdio).
-fn drive(args: &[&str], ops: &Value, env_from: &Command) -> (Vec<Value>, String) {
+pub(crate) fn drive(args: &[&str], ops: &Value, env_from: &Command) -> (Vec<Value>, String) {
     let mut cmd = Command::new("node");
     cmd.arg(client_dir().join("drive.mjs")).args(args);
     for (k, v) in env_from.get_envs() {

@@ -157,8 +157,12 @@ impl Phone {
             ["input", "keyevent", codes @ ..] if !codes.is_empty() => self.keys(codes),
             ["input", "text", text] => self.input_text(text),
             ["am", "force-stop", pkg] => {
-                if *pkg == self.sim.app_id() && self.next_launch.is_none() {
-                    self.next_launch = Some(LaunchMode::ForceRestart);
+                if *pkg == self.sim.app_id() {
+                    // The process goes: the launcher shows until the app is started again.
+                    let _ = self.sim.stop(pkg);
+                    if self.next_launch.is_none() {
+                        self.next_launch = Some(LaunchMode::ForceRestart);
+                    }
                 }
                 Run::ok("")
             }

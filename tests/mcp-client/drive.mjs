@@ -8,10 +8,13 @@
 //   {"op":"call","tool":T,"args":{...}}                    -> {"isError":bool,"text":"..."}
 //   {"op":"call",...,"abortAfterMs":N}                     -> the same, or {"aborted":true}
 //   {"op":"bench","tool":T,"args":{...},"n":N}             -> {"micros":[one round trip per call, µs]}
+//   {"op":"notifications"}                                 -> {"toolListChanged":N, "capability":bool}
+//     (how many `notifications/tools/list_changed` arrived so far, and whether the server announced them)
 // Over HTTP, "client":"a"|"b"|... picks (and on first use connects) one of several clients at once.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [mode, target, ...rest] = process.argv.slice(2);
 const ops = JSON.parse(await new Promise((resolve) => {
@@ -21,9 +24,14 @@ const ops = JSON.parse(await new Promise((resolve) => {
 }));
 
 const clients = new Map();
+const toolListChanged = new Map();
 async function client(name = "default") {
   if (clients.has(name)) return clients.get(name);
   const c = new Client({ name: `trailblaze-e2e-${name}`, version: "1.0.0" });
+  toolListChanged.set(name, 0);
+  c.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    toolListChanged.set(name, toolListChanged.get(name) + 1);
+  });
   const transport = mode === "stdio"
     ? new StdioClientTransport({ command: target, args: rest, env: { ...process.env }, stderr: "inherit" })
     : new StreamableHTTPClientTransport(new URL(target));
@@ -58,6 +66,9 @@ for (const op of ops) {
       if (r.isError) throw new Error(`call ${i} failed`);
     }
     results.push({ micros });
+  } else if (op.op === "notifications") {
+    const capability = c.getServerCapabilities()?.tools?.listChanged === true;
+    results.push({ toolListChanged: toolListChanged.get(op.client ?? "default"), capability });
   } else {
     throw new Error(`unknown op ${JSON.stringify(op.op)}`);
   }

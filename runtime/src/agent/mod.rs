@@ -93,7 +93,7 @@ pub fn first_request(
     screen: &str,
     secret_names: &[String],
 ) -> serde_json::Value {
-    let tools = schema::definitions_for_model(catalog);
+    let tools = schema::minimized(catalog.offered_at_start(crate::device::Platform::Android));
     let system = prompt::system(objective.verify, secret_names);
     let messages = [provider::Message::User(vec![provider::UserPart::Text(
         prompt::objective(objective, screen),

@@ -191,7 +191,6 @@ impl Agent {
             turns: Vec::new(),
             recording: Vec::new(),
         };
-        let tools = schema::definitions_for_model(catalog);
         let system = prompt::system(objective.verify, &self.secret_names);
         let screen = screen_text(session, seen);
         let mut messages = vec![Message::User(vec![UserPart::Text(
@@ -199,6 +198,8 @@ impl Agent {
         )])];
         let mut recording = SessionRecording::new();
         for turn in 1..=self.max_turns {
+            // Asked every turn: `setActiveToolSets` and a move to another waypoint change it.
+            let tools = schema::minimized(session.offered_tools());
             let used = self.tokens_used();
             if used >= self.max_run_tokens {
                 run.end = End::OutOfTokens {

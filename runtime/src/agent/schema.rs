@@ -19,9 +19,12 @@ const MAX_INLINE_DEPTH: usize = 32;
 /// The LLM-visible tools as the agent sends them: names and descriptions as MCP has them, the
 /// schemas minimized.
 pub fn definitions_for_model(catalog: &Catalog) -> Vec<ToolDefinition> {
-    catalog
-        .tool_definitions()
-        .into_iter()
+    minimized(catalog.tool_definitions())
+}
+
+/// `defs` (what a session offers now) with their schemas minimized.
+pub fn minimized(defs: Vec<ToolDefinition>) -> Vec<ToolDefinition> {
+    defs.into_iter()
         .map(|d| ToolDefinition {
             input_schema: minimize(&d.input_schema, &d.description),
             ..d

@@ -224,6 +224,11 @@ pub trait Device: Send {
         let _ = app_id;
         Err(refused(self.name(), "clear app data"))
     }
+    /// Stops an app's process (`am force-stop`); the launcher or the app below shows.
+    fn stop_app(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        let _ = app_id;
+        Err(refused(self.name(), "stop apps"))
+    }
     /// Every installed app, with what the device tells about each.
     fn installed_apps(&mut self) -> Result<Vec<InstalledApp>, DeviceError> {
         Err(refused(self.name(), "list installed apps"))

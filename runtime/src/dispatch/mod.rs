@@ -4,6 +4,8 @@
 //! snapshot invalidation, panics caught. It sees JSON only: a scripted tool runs behind the
 //! [`ScriptRuntime`] port, which calls back through [`Back`].
 
+mod edge;
+mod expand;
 mod host;
 mod secret_gate;
 
@@ -161,6 +163,21 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
         tool: name.to_string(),
         source,
     })?;
+    match s.catalog.edge(name) {
+        None => run_tool(s, rt, name, &tool, args, depth),
+        Some(edge) => edge::along(s, rt, name, edge, || run_tool(s, rt, name, &tool, args, depth)),
+    }
+}
+
+/// Runs a tool whose name, platform and arguments passed the gates.
+fn run_tool(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    tool: &ToolDescriptor,
+    args: Value,
+    depth: u32,
+) -> Result<Value, CallError> {
     match &tool.kind {
         ToolKind::Builtin(entry) => {
             // A secret where the tool would compute on it is refused before it is resolved.
@@ -181,6 +198,11 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                         llm_visible_only(s, name, &calls)?;
                         run_expansion(s, rt, calls)
                     }
+                    Outcome::Trail(path) => run_expansion(s, rt, expand::trail_calls(s, name, &path)?),
+                    Outcome::Script { source, input } => {
+                        let calls = expand::script_calls(s, rt, name, &source, input)?;
+                        run_expansion(s, rt, calls)
+                    }
                     Outcome::Done(v) => Ok(v),
                 };
             }
@@ -198,10 +220,12 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
                 })?;
                 match outcome {
                     Outcome::Done(v) => Ok((v, tool.flags.read_only)),
-                    Outcome::Delegate(_) | Outcome::Sequence(_) => Err(CallError::Failed {
-                        tool: name.to_string(),
-                        message: "an executable tool tried to delegate".into(),
-                    }),
+                    Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) | Outcome::Script { .. } => {
+                        Err(CallError::Failed {
+                            tool: name.to_string(),
+                            message: "an executable tool tried to delegate".into(),
+                        })
+                    }
                 }
             })
         }

@@ -67,4 +67,11 @@ pub trait ScriptRuntime {
         name: &str,
         args: Value,
     ) -> Result<ScriptOutcome, String>;
+
+    /// Runs `source`, the body of a JavaScript function of `(input, trailblaze)` (the original's
+    /// `script` tool), and returns what it returned. Only the embedded engine runs these.
+    fn run_inline(&self, back: &dyn Callbacks, source: &str, input: Value) -> Result<Value, String> {
+        let _ = (back, source, input);
+        Err("this script runtime does not run inline scripts".into())
+    }
 }

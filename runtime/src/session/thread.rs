@@ -103,6 +103,10 @@ impl ScriptRuntime for Runtimes<'_> {
             )),
         }
     }
+
+    fn run_inline(&self, back: &dyn Callbacks, source: &str, input: Value) -> Result<Value, String> {
+        self.embedded.run_inline(back, source, input)
+    }
 }
 
 fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver<Setup>) {

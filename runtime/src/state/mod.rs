@@ -4,6 +4,7 @@
 
 pub mod console;
 pub mod log;
+mod offer;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -50,6 +51,8 @@ pub struct SessionCore {
     pub screen: Screen,
     /// What `remember*` stored: later calls' `{{name}}` tokens.
     pub memory: RefCell<crate::memory::Memory>,
+    /// The toolsets whose tools the LLM is offered now (`setActiveToolSets` replaces them).
+    pub active_toolsets: RefCell<std::collections::BTreeSet<String>>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
     /// The running top-level call's deadline (the script runtimes check it too).
@@ -77,6 +80,7 @@ impl SessionCore {
             ..catalog.host_env.clone()
         };
         let screen = screen.bounded_by(deadline.clone());
+        let active_toolsets = RefCell::new(catalog.initial_toolsets(screen.platform()));
         SessionCore {
             catalog,
             settings,
@@ -85,6 +89,7 @@ impl SessionCore {
             redact,
             screen,
             memory: RefCell::default(),
+            active_toolsets,
             depth: Cell::new(0),
             deadline,
             expanded: Cell::new(0),
@@ -159,6 +164,9 @@ impl SessionCore {
             memory: &self.memory,
             deadline: &self.deadline,
             secret_input: false,
+            waypoints: &self.catalog.waypoints,
+            toolsets: &self.catalog.toolsets,
+            active_toolsets: &self.active_toolsets,
         }
     }
 }

@@ -35,10 +35,16 @@ pub fn render<'a>(tools: impl IntoIterator<Item = &'a ToolDescriptor>) -> String
         "<!-- GENERATED from the built-in catalog by runtime/src/surface/reference.rs. DO NOT EDIT. -->\n\
          # Built-in tools\n\n\
          Every tool a trail, a script (`ctx.tools`) or the LLM can call without a trailmap of its own.\n\
-         **LLM-visible** tools are the ones `trailblaze tools` lists and `trailblaze tool` runs; they\n\
+         **LLM-visible** tools are the ones the LLM may be offered and `trailblaze tool` runs (which of\n\
+         them a session offers is its toolsets' choice: [navigation.md](navigation.md#toolsets)); they\n\
          pick elements by ref. **Hidden** tools are what recordings hold (selectors instead of refs);\n\
          trails and scripts call them, the LLM never sees them. *Recorded* tools' calls go into\n\
-         recordings; *read-only* tools keep the cached snapshot.\n\n",
+         recordings; *read-only* tools keep the cached snapshot.\n\n\
+         Every tool the original (block/trailblaze) declares is here under its name and arguments, but\n\
+         three left out on purpose: `mobile_maestro` (raw Maestro commands: this host has no Maestro\n\
+         driver, and its commands would bypass the dispatcher's checks), the `revyl_*` tools (a cloud\n\
+         device service's own driver, with its own account) and `_yaml_defined` (the original's internal\n\
+         marker for YAML-defined tools, no tool). `tests/e2e/original_catalog.rs` holds this list.\n\n",
     );
     let _ = writeln!(out, "Refresh this page with `{BLESS_COMMAND}`.\n");
     for (title, group) in [("LLM-visible tools", &visible), ("Hidden tools", &hidden)] {

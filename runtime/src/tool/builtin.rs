@@ -24,6 +24,12 @@ pub enum Outcome {
     /// LLM-visible tool, checked before any runs, so a sequence reaches nothing its caller could not
     /// call directly.
     Sequence(Vec<(String, Value)>),
+    /// The recorded calls of this trail file (`runTrail`): the dispatcher reads it and runs them
+    /// like [`Outcome::Delegate`].
+    Trail(std::path::PathBuf),
+    /// A JavaScript function body to run with `input` (`script`): the dispatcher hands it to the
+    /// session's script engine and runs the calls its returned YAML lists.
+    Script { source: String, input: Value },
 }
 
 /// Why a built-in tool failed.
@@ -68,6 +74,11 @@ pub struct ToolCx<'a> {
     /// The call's arguments held a secret (where the tool takes one, `BuiltinTool::SECRET_ARGS`):
     /// the tool suggests nothing computed from them (no "nearest on screen" for a secret selector).
     pub secret_input: bool,
+    /// The waypoints the session knows (`assertWaypoint`, the snapshot's waypoint line).
+    pub waypoints: &'a crate::waypoint::Registry,
+    /// The toolsets the session knows, and the ids active now (`setActiveToolSets` changes them).
+    pub toolsets: &'a crate::toolset::Toolsets,
+    pub active_toolsets: &'a std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl ToolCx<'_> {

@@ -13,6 +13,8 @@ use crate::trailmap::{ParamSpec, ToolYaml};
 #[derive(Debug, Clone)]
 pub struct ComposedTool {
     pub calls: Vec<(String, Value)>,
+    /// The values omitted arguments take (a shortcut's `default:`), by parameter.
+    pub defaults: Vec<(String, Value)>,
 }
 
 const OPEN: &str = "{{params.";
@@ -25,8 +27,29 @@ pub fn descriptor(stem: &str, file: &Path, y: &ToolYaml, trailmap: &str) -> Resu
         .or_else(|| y.id.clone())
         .unwrap_or_else(|| stem.to_string());
     let params = y.parameters.clone().unwrap_or_default();
+    let calls = calls_of(file, y.tools.as_deref().unwrap_or_default(), &params)?;
+    Ok(ToolDescriptor {
+        name,
+        description: y.description.clone().unwrap_or_default(),
+        flags: ToolFlags {
+            surface_to_llm: y.surface_to_llm.unwrap_or(true),
+            is_recordable: y.is_recordable.unwrap_or(true),
+            read_only: y.read_only.unwrap_or(false),
+        },
+        input_schema: y.input_schema.clone().unwrap_or_else(|| schema(&params)),
+        output_schema: None,
+        kind: ToolKind::Composed(std::sync::Arc::new(ComposedTool {
+            calls,
+            defaults: Vec::new(),
+        })),
+        trailmap: Some(trailmap.to_string()),
+    })
+}
+
+/// The calls of a `tools:` list, each `toolName: {args}` whose placeholders name `params`.
+pub(super) fn calls_of(file: &Path, tools: &[Value], params: &[ParamSpec]) -> Result<Vec<(String, Value)>, String> {
     let mut calls = Vec::new();
-    for (i, entry) in y.tools.iter().flatten().enumerate() {
+    for (i, entry) in tools.iter().enumerate() {
         let Some((tool, args)) = entry.as_object().filter(|m| m.len() == 1).and_then(|m| m.iter().next()) else {
             return Err(format!(
                 "{}: tools[{i}] must be one `toolName: {{args}}` entry",
@@ -58,23 +81,11 @@ pub fn descriptor(stem: &str, file: &Path, y: &ToolYaml, trailmap: &str) -> Resu
             file.display()
         ));
     }
-    Ok(ToolDescriptor {
-        name,
-        description: y.description.clone().unwrap_or_default(),
-        flags: ToolFlags {
-            surface_to_llm: y.surface_to_llm.unwrap_or(true),
-            is_recordable: y.is_recordable.unwrap_or(true),
-            read_only: y.read_only.unwrap_or(false),
-        },
-        input_schema: y.input_schema.clone().unwrap_or_else(|| schema(&params)),
-        output_schema: None,
-        kind: ToolKind::Composed(std::sync::Arc::new(ComposedTool { calls })),
-        trailmap: Some(trailmap.to_string()),
-    })
+    Ok(calls)
 }
 
 /// The parameters as a strict object schema.
-fn schema(params: &[ParamSpec]) -> Value {
+pub(super) fn schema(params: &[ParamSpec]) -> Value {
     let mut props = Map::new();
     for p in params {
         let mut s = json!({ "type": p.ty.json_type() });
@@ -106,8 +117,20 @@ fn placeholders(v: &Value) -> Vec<String> {
     out
 }
 
-/// The calls with parameters substituted. An absent optional parameter standing alone drops its key.
+/// The calls with parameters substituted (an omitted one takes its default). An absent optional
+/// parameter standing alone drops its key.
 pub fn expand(tool: &ComposedTool, params: &Value) -> Vec<(String, Value)> {
+    let with_defaults;
+    let params = if tool.defaults.iter().any(|(k, _)| params.get(k).is_none()) {
+        let mut m = params.as_object().cloned().unwrap_or_default();
+        for (k, v) in &tool.defaults {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        with_defaults = Value::Object(m);
+        &with_defaults
+    } else {
+        params
+    };
     tool.calls
         .iter()
         .map(|(name, args)| (name.clone(), substitute(args, params).unwrap_or(Value::Null)))
@@ -171,6 +194,7 @@ mod tests {
                     (k.clone(), v.clone())
                 })
                 .collect(),
+            defaults: Vec::new(),
         }
     }
 

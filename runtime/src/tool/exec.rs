@@ -189,7 +189,15 @@ impl BuiltinTool for Snapshot {
     };
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let snap = cx.screen.snapshot()?;
-        Ok(Outcome::Done(snap.to_json(cx.redact)))
+        let mut v = snap.to_json(cx.redact);
+        // The snapshot names the waypoint it is on, so the LLM (and a person) knows where it stands.
+        let here = cx.waypoints.matching(&snap, cx.screen.platform());
+        if !here.is_empty() {
+            let text = v["text"].as_str().unwrap_or_default();
+            v["text"] = serde_json::Value::String(format!("waypoint: {}\n{text}", here.join(", ")));
+            v["waypoints"] = serde_json::json!(here);
+        }
+        Ok(Outcome::Done(v))
     }
 }
 

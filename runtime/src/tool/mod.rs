@@ -2,19 +2,29 @@
 //! built in (Rust), scripted (`tools/<name>.ts`) and composed (`tools/<name>.tool.yaml`).
 
 pub mod android;
+pub mod answers;
+pub mod app;
 pub mod builtin;
 pub mod by_selector;
+pub mod by_text;
 pub mod composed;
+pub mod desktop;
 pub mod exec;
 mod expr;
+pub mod gesture;
 pub mod llm;
 pub mod memory;
+pub mod nav;
 pub mod platform;
 pub mod process;
 pub mod results;
 pub mod rules;
+pub mod run_trail;
+pub mod script;
 pub mod scripted;
+pub mod toolsets;
 pub mod verify;
+pub mod waypoint;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -152,9 +162,18 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         memory::entries(),
         process::entries(),
         android::entries(),
+        waypoint::entries(),
+        toolsets::entries(),
+        by_text::entries(),
+        gesture::entries(),
+        app::entries(),
+        answers::entries(),
+        run_trail::entries(),
+        script::entries(),
     ];
     let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());
+    tools.extend(desktop::tools());
     tools
 }
 

@@ -138,6 +138,57 @@ impl BuiltinTool for Exec {
     }
 }
 
+/// Runs a shell command line on the host (`sh -c`, `cmd /c` on Windows) and returns its output:
+/// `exec` with a shell in front, for wrappers of host command-line tools. Anything untrusted in
+/// `command` is the caller's to quote. Hidden from the LLM and never recorded.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunCommand {
+    /// The command line, as typed at a prompt: pipes, redirects and globs work.
+    pub command: String,
+    /// The folder it runs in (default: trailblaze's current folder).
+    #[serde(default)]
+    pub working_dir: Option<String>,
+    /// The exit code that means success (default 0).
+    #[serde(default)]
+    pub expected_exit_code: Option<i32>,
+    /// Keep only the output lines this regular expression matches (on success).
+    #[serde(default)]
+    pub output_filter_regex: Option<String>,
+    /// Kill the process after this many seconds (default: the call's own time budget).
+    #[serde(default)]
+    pub timeout_seconds: Option<u64>,
+}
+
+impl BuiltinTool for RunCommand {
+    const NAME: &'static str = "runCommand";
+    const FLAGS: ToolFlags = ToolFlags {
+        surface_to_llm: false,
+        is_recordable: false,
+        read_only: false,
+    };
+    const DELEGATES: bool = true;
+    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        let shell: [&str; 2] = if cfg!(windows) { ["cmd", "/c"] } else { ["sh", "-c"] };
+        let mut args = serde_json::json!({ "argv": [shell[0], shell[1], self.command] });
+        let fields = [
+            ("workingDir", self.working_dir.map(serde_json::Value::from)),
+            ("expectedExitCode", self.expected_exit_code.map(serde_json::Value::from)),
+            (
+                "outputFilterRegex",
+                self.output_filter_regex.map(serde_json::Value::from),
+            ),
+            ("timeoutSeconds", self.timeout_seconds.map(serde_json::Value::from)),
+        ];
+        for (key, value) in fields {
+            if let Some(v) = value {
+                args[key] = v;
+            }
+        }
+        Ok(Outcome::Delegate(vec![("exec".into(), args)]))
+    }
+}
+
 pub fn entries() -> Vec<BuiltinEntry> {
-    vec![BuiltinEntry::of::<Exec>()]
+    vec![BuiltinEntry::of::<Exec>(), BuiltinEntry::of::<RunCommand>()]
 }

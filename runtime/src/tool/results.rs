@@ -60,8 +60,12 @@ pub struct Erased {
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotResult {
     pub app_id: Option<String>,
+    /// Starts with `waypoint: <id>` when the screen is at one of the trailmap's waypoints.
     pub text: String,
     pub root: Value,
+    /// The waypoints the screen is at (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waypoints: Vec<String>,
 }
 
 /// The JSON Schema of a result type, for the catalog.

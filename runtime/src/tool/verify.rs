@@ -37,14 +37,18 @@ const AUTHOR_QUERY: ToolFlags = ToolFlags {
 /// How often a wait looks at the screen again.
 const POLL: Duration = Duration::from_millis(500);
 /// How long `assertNotVisibleWithText` gives a device's screen to lose the text.
-const NOT_VISIBLE_WAIT: Duration = Duration::from_secs(5);
+pub(super) const NOT_VISIBLE_WAIT: Duration = Duration::from_secs(5);
 /// The most a single wait may ask for (a day: a typo of a unit must not hang a CI job forever;
 /// the call's wall-clock budget usually ends it sooner).
 const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// Polls `ready` on fresh captures until it holds or `budget` runs out; returns whether it held.
 /// A device whose screen only changes when a tool acts on it (the simulated app) is asked once.
-fn poll(cx: &ToolCx<'_>, budget: Duration, mut ready: impl FnMut(&Snapshot) -> bool) -> Result<bool, ToolFailure> {
+pub(super) fn poll(
+    cx: &ToolCx<'_>,
+    budget: Duration,
+    mut ready: impl FnMut(&Snapshot) -> bool,
+) -> Result<bool, ToolFailure> {
     let snap = cx.screen.snapshot()?;
     if ready(&snap) {
         return Ok(true);
@@ -351,41 +355,6 @@ impl BuiltinTool for ObjectiveStatus {
     }
 }
 
-/// Enables more tool sets. This host offers every tool at once, so there is nothing to enable: the
-/// call succeeds and changes nothing.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SetActiveToolSets {
-    /// The tool set ids to enable (e.g. `navigation`); an empty list resets to the core tools.
-    #[allow(dead_code)] // read so the original's calls decode; every tool is offered already
-    pub tool_set_ids: Vec<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolSets {
-    /// Always true here: every tool is offered already.
-    pub all_tools_offered: bool,
-}
-
-impl BuiltinTool for SetActiveToolSets {
-    fn result_schema() -> Option<serde_json::Value> {
-        results::schema::<ToolSets>()
-    }
-    const NAME: &'static str = "setActiveToolSets";
-    // Hidden: offering the LLM a tool that can change nothing costs tokens on every request.
-    const FLAGS: ToolFlags = ToolFlags {
-        surface_to_llm: false,
-        is_recordable: false,
-        read_only: true,
-    };
-    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        results::done(ToolSets {
-            all_tools_offered: true,
-        })
-    }
-}
-
 /// Verifies the current screen against a natural-language statement, judged by an LLM; fails when
 /// the statement does not hold.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -420,7 +389,6 @@ pub fn entries() -> Vec<BuiltinEntry> {
         BuiltinEntry::of::<FindMatches>(),
         BuiltinEntry::of::<TakeSnapshot>(),
         BuiltinEntry::of::<ObjectiveStatus>(),
-        BuiltinEntry::of::<SetActiveToolSets>(),
         BuiltinEntry::of::<AssertWithAi>(),
     ]
 }

@@ -78,5 +78,8 @@ pub(super) fn load_target(file: &Path) -> Result<Trailmap, YamlError> {
         script_descriptors: Vec::new(),
         host_decls: Vec::new(),
         app_yaml: None,
+        waypoints: Vec::new(),
+        nav_tools: Vec::new(),
+        toolsets: Vec::new(),
     })
 }

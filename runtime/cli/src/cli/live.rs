@@ -134,6 +134,28 @@ impl Live {
         }
     }
 
+    /// The tool definitions the client is offered now: the session's (its active toolsets, the
+    /// shortcuts where the screen is), or what a session starts with before the first call.
+    pub fn offered(&mut self) -> Vec<trailblaze::ToolDefinition> {
+        // Which shortcuts are offered depends on the screen: look at it, starting the session now.
+        if self.session.is_none() && self.shared.catalog.has_shortcuts() {
+            let _ = self.session();
+        }
+        match &self.session {
+            Some(s) => s.offered_tools(),
+            None => self
+                .shared
+                .catalog
+                .offered_at_start(trailblaze::device::Platform::Android),
+        }
+    }
+
+    /// Whether a call of `name` may change what the client is offered: choosing toolsets, starting
+    /// over, or any call when a shortcut's offer depends on the screen.
+    pub fn offer_may_change(&self, name: &str) -> bool {
+        name == "setActiveToolSets" || name == RESET_SESSION || self.shared.catalog.has_shortcuts()
+    }
+
     /// What the session recorded so far, step by step.
     pub fn recording(&self) -> &SessionRecording {
         &self.recording
@@ -178,6 +200,10 @@ impl Live {
             Ok(s) => s,
             Err(e) => return Reply::error(e),
         };
+        // Nor a tool of a toolset that is not active (the list a client got did not hold it).
+        if let Err(why) = session.offered_now(name) {
+            return Reply::error(why);
+        }
         let (result, steps) = session.call_with_steps(name, args.clone(), seen);
         self.seen = steps.last().map_or(seen, |s| s.seq);
         self.recording.add_call(&self.shared.catalog, name, &args, &steps);

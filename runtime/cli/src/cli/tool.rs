@@ -51,6 +51,10 @@ pub struct ToolsArgs {
     /// included, each with its arguments and flags.
     #[arg(long, conflicts_with_all = ["name", "tokens"])]
     pub all: bool,
+    /// The toolsets: which are active when a session starts, and their tools (`setActiveToolSets`
+    /// changes the choice within a session).
+    #[arg(long, conflicts_with_all = ["name", "tokens", "all"])]
+    pub toolsets: bool,
     #[command(flatten)]
     pub map: MapArg,
 }
@@ -181,7 +185,12 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     if a.all {
         return list_all(&catalog, a.json);
     }
-    let definitions = catalog.tool_definitions();
+    // What a session starts with: `tools` and `mcp` drive Android devices (the simulated one too).
+    let platform = trailblaze::device::Platform::Android;
+    if a.toolsets {
+        return super::toolsets::list(&catalog, platform, a.json);
+    }
+    let definitions = catalog.offered_at_start(platform);
     if a.json {
         out!("{}", serde_json::to_string_pretty(&definitions).unwrap_or_default());
     } else {
@@ -189,6 +198,7 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
         for t in &definitions {
             out!("{:<width$}  {}", t.name, first_sentence(&t.description));
         }
+        super::toolsets::footer(&catalog, platform);
         err!("`trailblaze tools NAME` shows a tool in full");
     }
     Ok(())

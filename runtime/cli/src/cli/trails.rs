@@ -6,7 +6,9 @@ use anyhow::anyhow;
 use clap::Args;
 use trailblaze::internals::write_client_files;
 use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
-use trailblaze::{CheckOptions, CheckReport, check_native, check_native_with, check_tools_tsc, check_tsc};
+use trailblaze::{
+    CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
+};
 use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
 
@@ -416,6 +418,13 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     } else {
         check_native_with(&project, &files, &CheckOptions { cache: !a.no_cache })
     };
+    // The navigation files (waypoints, shortcuts, trailheads, toolsets) of the trailmaps in scope.
+    let mut report = report;
+    report.absorb(if a.tsc {
+        check_nav_tsc(&project, &maps)?
+    } else {
+        check_nav(&project, &maps)
+    });
     print_findings(a.json, &report, &problems);
     let count = report.errors() + problems.len();
     if count > 0 { Err(Failure::Reported(1)) } else { Ok(()) }
@@ -430,6 +439,7 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
             "findings": report.findings,
             "toolProblems": problems,
             "notices": report.notices,
+            "navigation": report.navigation,
         });
         out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
@@ -447,8 +457,17 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
         0 => String::new(),
         n => format!(", {n} tool script(s)"),
     };
+    let n = report.navigation;
+    let nav = if n == Default::default() {
+        String::new()
+    } else {
+        format!(
+            ", {} waypoint(s), {} shortcut(s), {} trailhead(s), {} toolset file(s)",
+            n.waypoints, n.shortcuts, n.trailheads, n.toolsets
+        )
+    };
     err!(
-        "checked {} trail(s), {} recorded call(s){tools}: {} finding(s)",
+        "checked {} trail(s), {} recorded call(s){tools}{nav}: {} finding(s)",
         report.trails,
         report.calls,
         report.findings.len() + problems.len()

@@ -434,6 +434,24 @@ impl Device for AdbDevice {
         self.app_ids()
     }
 
+    fn stop_app(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        if !is_package_name(app_id) {
+            return Err(DeviceError::Action(format!(
+                "`{app_id}` is not an Android package name (like com.example.app)"
+            )));
+        }
+        // `am force-stop` succeeds silently for a package that is not there: that would pass a
+        // trail that names the wrong app.
+        if !self.app_ids()?.iter().any(|a| a == app_id) {
+            return Err(DeviceError::Action(format!(
+                "adb:{}: `{app_id}` is not installed",
+                self.serial
+            )));
+        }
+        self.checked(&format!("am force-stop {}", quote(app_id)), "am force-stop")?;
+        Ok(())
+    }
+
     fn set_clipboard(&mut self, text: &str) -> Result<(), DeviceError> {
         self.clip(text)
     }

@@ -52,6 +52,22 @@ impl SimDevice {
         Ok(())
     }
 
+    /// `am force-stop`: the process goes (where it was, focus, typed text; toggles stand for saved
+    /// settings and stay) and the launcher shows; the next launch starts at `start`.
+    pub fn stop(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        if app_id != self.app.id {
+            return Err(DeviceError::Action(format!(
+                "the app `appId` names is not installed: this simulated device runs only `{}`",
+                self.app.id
+            )));
+        }
+        let checked = std::mem::take(&mut self.state.checked);
+        self.state = State::fresh(&self.app);
+        self.state.checked = checked;
+        self.state.foreground = false;
+        Ok(())
+    }
+
     /// The simulated app asks for no permission, so a grant has nothing to change: `false`, as a
     /// phone answers for a permission the app does not declare. Another app id is not installed.
     pub(super) fn no_permissions(&self, app_id: &str) -> Result<bool, DeviceError> {

@@ -391,6 +391,10 @@ impl Device for SimDevice {
         Ok(())
     }
 
+    fn stop_app(&mut self, app_id: &str) -> Result<(), DeviceError> {
+        self.stop(app_id)
+    }
+
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
         Ok(Screenshot {
             mime: "image/svg+xml",

@@ -38,6 +38,30 @@ Object.defineProperty(globalThis, "__trailblazeRun", {
   enumerable: false,
 });
 
+// The original's `script` tool: its source is a function body that may call
+// `trailblaze.execute(name, params)` synchronously (the answer is `{ isError, message }`, never a
+// throw) and returns YAML of further tool calls. The host hands the compiled body here.
+const callTool = bindings.callTool;
+const stringify = JSON.stringify;
+Object.defineProperty(globalThis, "__trailblazeInline", {
+  value: (body, input) => {
+    const trailblaze = Object.freeze({
+      execute(name, params) {
+        try {
+          const r = callTool(String(name), params === undefined ? {} : params);
+          return { isError: false, message: typeof r === "string" ? r : stringify(r) };
+        } catch (e) {
+          return { isError: true, message: String(e !== null && typeof e === "object" && "message" in e ? e.message : e) };
+        }
+      },
+    });
+    return body(input, trailblaze);
+  },
+  writable: false,
+  configurable: false,
+  enumerable: false,
+});
+
 const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
 const { ownKeys } = Reflect;
 const ReadOnly = TypeError;

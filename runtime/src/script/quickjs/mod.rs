@@ -321,6 +321,26 @@ impl ScriptRuntime for Entered<'_, '_> {
             .back
             .with(back, || run_tool(self.state, self.ctx, tool, name, args))
     }
+
+    fn run_inline(&self, _back: &dyn Callbacks, source: &str, input: Json) -> Result<Json, String> {
+        self.state.heap_changed.set(true);
+        run_inline(self.state, self.ctx, source, input)
+    }
+}
+
+/// Compiles `source` as the body of `function (input, trailblaze)` and runs it through the
+/// bootstrap's `__trailblazeInline`; a returned promise is driven to its end.
+fn run_inline<'js>(s: &EngineState, ctx: &Ctx<'js>, source: &str, input: Json) -> Result<Json, String> {
+    let wrapped = format!("(function (input, trailblaze) {{ \"use strict\";\n{source}\n}})");
+    let body: Function = ctx.eval(wrapped).map_err(|e| describe_error(s, ctx, e))?;
+    let inline: Function = ctx.globals().get("__trailblazeInline").map_err(|e| e.to_string())?;
+    let input = convert::to_js(ctx, &input).map_err(|e| e.to_string())?;
+    let out: Value = inline.call((body, input)).map_err(|e| describe_error(s, ctx, e))?;
+    let out = match out.as_promise() {
+        Some(p) => drive::<Value>(ctx, p, &s.deadline).map_err(|e| describe_error(s, ctx, e))?,
+        None => out,
+    };
+    convert::to_json(&out).map_err(|e| format!("its result: {e}"))
 }
 
 /// `(name, args) -> value`, or a thrown Error the SDK turns into `TrailblazeToolError` /

@@ -17,30 +17,39 @@ use crate::cli::live::{Live, Shared, session_tool_definitions};
 
 #[derive(Clone)]
 pub struct Server {
-    shared: Arc<Shared>,
     live: Arc<Mutex<Live>>,
     cancel: Arc<Mutex<Option<CancelHandle>>>,
+    /// The tool names the client was last told of: a call that changes them (`setActiveToolSets`, a
+    /// move to another waypoint) is followed by `notifications/tools/list_changed`.
+    listed: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
     pub fn new(shared: Arc<Shared>) -> Server {
         let cancel = Arc::new(Mutex::new(None));
-        let live = Arc::new(Mutex::new(Live::new(shared.clone(), cancel.clone())));
-        Server { shared, live, cancel }
+        let live = Arc::new(Mutex::new(Live::new(shared, cancel.clone())));
+        Server {
+            live,
+            cancel,
+            listed: Arc::default(),
+        }
     }
+}
 
-    fn tools(&self) -> Vec<Tool> {
-        // Every device `mcp` drives (the sim, an adb phone) is an Android one.
-        let defs = self
-            .shared
-            .catalog
-            .tool_definitions_on(trailblaze::device::Platform::Android);
-        let catalog = defs.into_iter().map(|d| tool(d.name, d.description, d.input_schema));
-        let session = session_tool_definitions()
-            .into_iter()
-            .map(|(n, d, s)| tool(n.to_string(), d.to_string(), s));
-        catalog.chain(session).collect()
-    }
+/// The client's session's offered tools, then the session tools.
+fn tools_of(live: &mut Live) -> Vec<Tool> {
+    let offered = live
+        .offered()
+        .into_iter()
+        .map(|d| tool(d.name, d.description, d.input_schema));
+    let session = session_tool_definitions()
+        .into_iter()
+        .map(|(n, d, s)| tool(n.to_string(), d.to_string(), s));
+    offered.chain(session).collect()
+}
+
+fn names(tools: &[Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
 }
 
 fn tool(name: String, description: String, schema: Value) -> Tool {
@@ -53,13 +62,18 @@ fn tool(name: String, description: String, schema: Value) -> Tool {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("trailblaze", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Drive the app on a live device: `snapshot` shows the screen with refs like [y778]; act \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("trailblaze", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Drive the app on a live device: `snapshot` shows the screen with refs like [y778]; act \
                  with `tap`/`type` by ref. The session keeps its state across calls and is recorded; \
                  `saveTrail` writes it as a replayable trail. Pass secrets as {{secret:NAME}}.",
-            )
+        )
     }
 
     /// Up to 2025-11-25: from 2026-07-28 on streamable HTTP has no sessions, and each client needs
@@ -73,7 +87,18 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools()))
+        let live = self.live.clone();
+        // Blocking: a started session answers on its own thread.
+        let tools = tokio::task::spawn_blocking(move || match live.lock() {
+            Ok(mut l) => tools_of(&mut l),
+            Err(p) => tools_of(&mut p.into_inner()),
+        })
+        .await
+        .map_err(|_| ErrorData::internal_error("listing the tools failed", None))?;
+        if let Ok(mut listed) = self.listed.lock() {
+            *listed = names(&tools);
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -85,9 +110,15 @@ impl ServerHandler for Server {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let live = self.live.clone();
         // Calls block (the session runs on its own thread); one client's calls run one at a time.
-        let mut job = tokio::task::spawn_blocking(move || match live.lock() {
-            Ok(mut l) => l.call(&name, args),
-            Err(p) => p.into_inner().call(&name, args),
+        let mut job = tokio::task::spawn_blocking(move || {
+            let mut l = match live.lock() {
+                Ok(l) => l,
+                Err(p) => p.into_inner(),
+            };
+            let reply = l.call(&name, args);
+            // Most calls cannot change the list: only those are followed by a fresh one.
+            let now = l.offer_may_change(&name).then(|| names(&tools_of(&mut l)));
+            (reply, now)
         });
         let reply = tokio::select! {
             r = &mut job => r,
@@ -102,7 +133,18 @@ impl ServerHandler for Server {
                 }
             }
         };
-        let reply = reply.map_err(|_| ErrorData::internal_error("the tool call's thread failed", None))?;
+        let (reply, now) = reply.map_err(|_| ErrorData::internal_error("the tool call's thread failed", None))?;
+        let changed = now.is_some_and(|now| {
+            self.listed.lock().is_ok_and(|mut listed| {
+                let changed = *listed != now;
+                *listed = now;
+                changed
+            })
+        });
+        if changed {
+            // Best effort: a client that cannot take it still gets the reply.
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
         let content = vec![ContentBlock::text(reply.text)];
         Ok(if reply.is_error {
             CallToolResult::error(content)
