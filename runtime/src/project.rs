@@ -196,6 +196,9 @@ impl Project {
 
     /// The device `spec` names, for trailmap `id`: its simulated app, or a connected Android device.
     pub fn device(&self, id: &str, spec: &DeviceSpec) -> Result<Box<dyn Device>, ProjectError> {
+        if let DeviceSpec::Web(opts) = spec {
+            return web_device(opts);
+        }
         match spec.connect_android()? {
             Some(android) => Ok(Box::new(android)),
             None => self.sim_device(id),
@@ -241,6 +244,21 @@ impl Project {
             &self.warm,
         )?)
     }
+}
+
+/// A page of Chromium (started, or in a running browser) for `--device web`.
+#[cfg(feature = "web")]
+fn web_device(opts: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+    Ok(Box::new(crate::device::web::WebDevice::start(opts.clone())?))
+}
+
+#[cfg(not(feature = "web"))]
+fn web_device(_: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+    Err(ProjectError::Usage(
+        "this trailblaze was built without the `web` feature, so `--device web` is not available \
+         (build it with `--features web`, which the CLI has by default)"
+            .into(),
+    ))
 }
 
 /// The target id of a trail that names no loaded trailmap (none, or an app's package id, as the

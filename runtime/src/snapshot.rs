@@ -159,6 +159,9 @@ impl Snapshot {
 
     /// Whether a node says anything worth a line (layout containers do not).
     fn shown(n: &SnapNode) -> bool {
+        if let Some(w) = n.web.as_deref() {
+            return web_render::shown(n, w);
+        }
         n.text.is_some()
             || n.hint_text.is_some()
             || n.content_description.is_some()
@@ -179,6 +182,10 @@ impl Snapshot {
                 .unwrap_or(0);
             levels[i] = level;
             if !Self::shown(n) {
+                continue;
+            }
+            if let Some(w) = n.web.as_deref() {
+                web_render::line(&mut out, n, w, level, redact);
                 continue;
             }
             let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
@@ -244,6 +251,7 @@ impl Snapshot {
             "resourceId": n.resource_id, "contentDescription": s(&n.content_description),
             "bounds": n.bounds, "enabled": n.enabled, "clickable": n.clickable, "editable": n.editable,
             "focused": n.focused, "checked": n.checked, "password": n.password, "children": children,
+            "web": n.web.as_deref().map(|w| web_render::json(w, redact)),
         })
     }
 }
@@ -253,4 +261,5 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 }
 
 mod screen;
+mod web_render;
 pub use screen::Screen;

@@ -1,7 +1,10 @@
-//! Which device a command drives, as users write it: `sim` (the trailmap's simulated app) or
-//! `android[:SERIAL]` (a device on the adb server). One parser for the CLI, MCP and the run.
+//! Which device a command drives, as users write it: `sim` (the trailmap's simulated app),
+//! `android[:SERIAL]` (a device on the adb server) or `web[:ws://...]` (a page of Chromium). One
+//! parser for the CLI, MCP and the run.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use super::DeviceError;
 use super::adb::{self, AdbDevice, AdbOptions};
@@ -14,6 +17,50 @@ pub enum DeviceSpec {
     Sim,
     /// An Android device on the adb server at `server`; the only usable one when `serial` is `None`.
     Android { serial: Option<String>, server: SocketAddr },
+    /// A page of Chromium: started by trailblaze, or in a running browser (`web:ws://...`).
+    Web(WebOptions),
+}
+
+/// How a web device starts and what it may reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebOptions {
+    /// `ws://HOST:PORT[/devtools/browser/ID]` of a running browser to attach to; `None` starts one.
+    pub endpoint: Option<String>,
+    /// Show the browser's window (for a person watching).
+    pub headed: bool,
+    /// The page's viewport in CSS pixels.
+    pub viewport: (u32, u32),
+    /// The folder relative URLs resolve against (a trail's folder); the current folder when `None`.
+    pub base_dir: Option<PathBuf>,
+    /// The folder served for relative URLs: no page reaches a file outside it.
+    pub workspace: Option<PathBuf>,
+    /// How long an action waits for its element, and a verify retries.
+    pub timeout: Duration,
+}
+
+impl Default for WebOptions {
+    fn default() -> Self {
+        WebOptions {
+            endpoint: None,
+            headed: false,
+            viewport: (1280, 800),
+            base_dir: None,
+            workspace: None,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Parses `--viewport WxH` (each 1..=10000).
+pub fn parse_viewport(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{text}`: expected WIDTHxHEIGHT in CSS pixels, e.g. 1280x800");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=10_000).contains(&w) || !(1..=10_000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
 }
 
 impl DeviceSpec {
@@ -33,8 +80,18 @@ impl DeviceSpec {
                 serial: serial.map(str::to_string),
                 server: adb::server_address(adb_server).map_err(|e| e.to_string())?,
             }),
+            ("web", None) => Ok(DeviceSpec::Web(WebOptions::default())),
+            ("web", Some(endpoint)) if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") => {
+                Ok(DeviceSpec::Web(WebOptions {
+                    endpoint: Some(endpoint.to_string()),
+                    ..WebOptions::default()
+                }))
+            }
+            ("web", Some(_)) => Err(format!(
+                "`{text}`: after `web:` give the ws:// endpoint of a running browser (e.g. web:ws://127.0.0.1:9222)"
+            )),
             _ => Err(format!(
-                "unknown device `{text}`: expected `sim`, `android` or `android:SERIAL`"
+                "unknown device `{text}`: expected `sim`, `android`, `android:SERIAL`, `web` or `web:ws://HOST:PORT`"
             )),
         }
     }
@@ -45,6 +102,39 @@ impl DeviceSpec {
             DeviceSpec::Sim => "sim".into(),
             DeviceSpec::Android { serial: None, .. } => "android".into(),
             DeviceSpec::Android { serial: Some(s), .. } => format!("android:{s}"),
+            DeviceSpec::Web(WebOptions { endpoint: None, .. }) => "web".into(),
+            DeviceSpec::Web(WebOptions { endpoint: Some(e), .. }) => format!("web:{e}"),
+        }
+    }
+
+    /// The recording key a trail's steps are read under on this device (`web`, else `android`).
+    pub fn platform_key(&self) -> &'static str {
+        match self {
+            DeviceSpec::Web(_) => "web",
+            _ => "android",
+        }
+    }
+
+    /// This device for one trail: a web device resolves relative URLs against the trail's folder
+    /// and serves no file outside its workspace.
+    pub fn for_trail(&self, trail_file: &std::path::Path) -> DeviceSpec {
+        match self {
+            DeviceSpec::Web(o) => {
+                let dir = trail_file.parent().map(|d| {
+                    if d.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        d.to_path_buf()
+                    }
+                });
+                let dir = dir.map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+                DeviceSpec::Web(WebOptions {
+                    workspace: o.workspace.clone().or_else(|| dir.as_deref().map(workspace_of)),
+                    base_dir: dir,
+                    ..o.clone()
+                })
+            }
+            other => other.clone(),
         }
     }
 
@@ -52,12 +142,32 @@ impl DeviceSpec {
     /// (see `Project::device`).
     pub fn connect_android(&self) -> Result<Option<AdbDevice>, DeviceError> {
         match self {
-            DeviceSpec::Sim => Ok(None),
+            DeviceSpec::Sim | DeviceSpec::Web(_) => Ok(None),
             DeviceSpec::Android { serial, server } => {
                 AdbDevice::connect(*server, serial.as_deref(), AdbOptions::default()).map(Some)
             }
         }
     }
+}
+
+/// The workspace a trail in `dir` belongs to: the folder that holds the original's `trails/`
+/// (anchored by `trails/config/trailblaze.yaml`), else the nearest folder holding `trailmaps/`,
+/// else `dir` itself.
+pub fn workspace_of(dir: &std::path::Path) -> PathBuf {
+    for a in dir.ancestors() {
+        if a.join("trails/config/trailblaze.yaml").is_file() {
+            return a.to_path_buf();
+        }
+        if a.join("config/trailblaze.yaml").is_file() && a.file_name().is_some_and(|n| n == "trails") {
+            return a.parent().unwrap_or(a).to_path_buf();
+        }
+    }
+    for a in dir.ancestors() {
+        if a.join("trailmaps").is_dir() {
+            return a.to_path_buf();
+        }
+    }
+    dir.to_path_buf()
 }
 
 #[cfg(test)]
@@ -77,6 +187,14 @@ mod tests {
         );
         let any = DeviceSpec::parse("android", Some("127.0.0.1:5999")).unwrap();
         assert_eq!(any.label(), "android");
+        assert_eq!(DeviceSpec::parse("web", None).unwrap().label(), "web");
+        let attach = DeviceSpec::parse("web:ws://127.0.0.1:9222", None).unwrap();
+        assert_eq!(attach.label(), "web:ws://127.0.0.1:9222");
+        assert_eq!(parse_viewport("800x600"), Ok((800, 600)));
+        for bad in ["800", "0x600", "x", "800x60000"] {
+            assert!(parse_viewport(bad).is_err(), "{bad}");
+        }
+        assert!(DeviceSpec::parse("web:chrome", None).unwrap_err().contains("ws://"));
         for bad in ["ios", "sim:x", "android:", "", "SIM"] {
             let e = DeviceSpec::parse(bad, Some("127.0.0.1:5999")).unwrap_err();
             assert!(e.contains("sim") || e.contains("serial"), "{bad}: {e}");

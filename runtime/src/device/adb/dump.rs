@@ -88,6 +88,7 @@ fn view(node: roxmltree::Node, depth: usize) -> Result<ViewNode, String> {
         selected: flag("selected"),
         scrollable: flag("scrollable"),
         children,
+        web: None,
     })
 }
 
