@@ -205,6 +205,30 @@ impl Project {
         }
     }
 
+    /// The device `files` ask for when the user names none: the web when every trail names only a
+    /// web device (`config.devices: {web: ...}`, as the original's web trails do) or targets a
+    /// trailmap whose only platform is web; `None` (the simulated device) otherwise.
+    pub fn device_for_trails(&self, files: &[PathBuf]) -> Option<DeviceSpec> {
+        let web_only = |file: &PathBuf| {
+            let Ok(trail) = crate::trail::load_trail(file) else {
+                return false;
+            };
+            let keys: Vec<&str> = trail.config.devices.iter().map(|(k, _)| k.as_str()).collect();
+            if !keys.is_empty() {
+                return keys.iter().all(|k| *k == "web" || k.starts_with("web-"));
+            }
+            let platforms = crate::check::target_of(self, &trail)
+                .and_then(|id| self.trailmaps.get(&id))
+                .and_then(|m| m.spec.target.as_ref())
+                .and_then(|t| t.platforms.as_ref())
+                .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default();
+            platforms == ["web"]
+        };
+        (!files.is_empty() && files.iter().all(web_only))
+            .then(|| DeviceSpec::Web(crate::device::spec::WebOptions::default()))
+    }
+
     /// A session on trailmap `id` with `device`, writing under `out` when given.
     pub fn session(
         &self,

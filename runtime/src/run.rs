@@ -17,9 +17,6 @@ use crate::trail::model::ToolCall;
 use crate::trail::report::{Point, ReportFiles, Screens};
 use crate::trail::{self, CallReport, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
-/// The platform the simulated device answers to when a recording is keyed by platform.
-pub const SIM_PLATFORM: &str = "android";
-
 mod agent_step;
 mod interim;
 
@@ -236,7 +233,7 @@ fn run_one(
         log: None,
         written: None,
     };
-    if let Some(reason) = trail.config.skip_reason(SIM_PLATFORM, None) {
+    if let Some(reason) = trail.config.skip_reason(opts.device.platform_key(), None) {
         progress(&format!("- {} skipped: {reason}", file.display()));
         report.outcome = Outcome::Skipped {
             reason: reason.to_string(),
@@ -399,7 +396,7 @@ fn start_session(
     project.open_session(
         target,
         SessionOptions {
-            device: Some(project.device(target, &opts.device)?),
+            device: Some(project.device(target, &opts.device.for_trail(&trail.file))?),
             out_dir: Some(dir.to_path_buf()),
             settings: opts.settings.clone(),
             id: Some(id),
@@ -529,7 +526,7 @@ fn run_step(
     (step, mut ahead, overlap): (&Step, Option<PendingCall>, Option<Overlap>),
     last_seq: &mut u64,
 ) -> (StepReport, Sent) {
-    let Some(calls) = step.calls_for(SIM_PLATFORM, None) else {
+    let Some(calls) = step.calls_for(session.platform().as_str(), None) else {
         let report = step_report(
             step,
             Outcome::NotRecorded,
@@ -614,7 +611,7 @@ impl Overlap<'_> {
             .flatten();
         let call = self
             .next
-            .and_then(|n| n.calls_for(SIM_PLATFORM, None))
+            .and_then(|n| n.calls_for(session.platform().as_str(), None))
             .and_then(|c| c.first())
             .map(|first| session.send_call_with_steps(&first.tool, first.args.clone(), last_seq));
         Sent { screen, call }

@@ -52,6 +52,8 @@ type Job = Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>;
 /// A handle to a running session. Dropping it ends the session.
 pub struct Session {
     id: String,
+    /// The device's platform, read once: which recordings a replay takes.
+    platform: crate::device::Platform,
     dir: Option<PathBuf>,
     deadline: Arc<Deadline>,
     jobs: Option<mpsc::Sender<Job>>,
@@ -99,6 +101,7 @@ impl Session {
         after_first_call: Option<TopUp>,
     ) -> Result<Session, SessionError> {
         let id = config.id.clone().unwrap_or_else(new_session_id);
+        let platform = config.device.platform();
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
         let log = match &dir {
             Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
@@ -123,6 +126,7 @@ impl Session {
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(Session {
                 id,
+                platform,
                 dir,
                 deadline,
                 jobs: Some(jobs_tx),
@@ -131,6 +135,11 @@ impl Session {
             Ok(Err(e)) => Err(SessionError::Start(e)),
             Err(_) => Err(SessionError::Start("the session thread stopped while starting".into())),
         }
+    }
+
+    /// The platform of the session's device (`android`, `web`, ...).
+    pub fn platform(&self) -> crate::device::Platform {
+        self.platform
     }
 
     pub fn id(&self) -> &str {

@@ -224,6 +224,23 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
     }
 }
 
+/// A tool's arguments as its step records them when one of them is a secret by its meaning
+/// (`web_fillSecret`'s `value`): a literal becomes `***`; a `{{secret:NAME}}` placeholder stays, so
+/// a recording replays it.
+fn secret_arguments_masked(name: &str, args: &Value) -> Option<Value> {
+    if name != "web_fillSecret" {
+        return None;
+    }
+    let value = args.get("value")?.as_str()?;
+    let placeholder_only = value.starts_with("{{secret:") && value.ends_with("}}") && value.matches("{{").count() == 1;
+    if placeholder_only {
+        return None;
+    }
+    let mut masked = args.clone();
+    masked["value"] = Value::String("***".into());
+    Some(masked)
+}
+
 /// Refuses a tool made for other platforms than the session's device, before its arguments are
 /// read: the error names both, never "unknown tool".
 fn platform_gate(s: &SessionCore, tool: &ToolDescriptor) -> Result<(), CallError> {
@@ -339,13 +356,14 @@ fn step(
     work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
 ) -> Result<Value, CallError> {
     let seq = {
+        let masked = secret_arguments_masked(name, args);
         let mut log = s.log.borrow_mut();
         let seq = log.next_seq();
         log.append(Event::StepStarted {
             seq,
             depth,
             tool: name,
-            args,
+            args: masked.as_ref().unwrap_or(args),
         });
         seq
     };

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{SIM_PLATFORM, nested_calls, run_with_retries, step_report, tap_of};
+use super::{nested_calls, run_with_retries, step_report, tap_of};
 use crate::agent::{Agent, AgentCall, AgentConfig, End, Objective, WriteBack};
 use crate::catalog::Catalog;
 use crate::secret::Redaction;
@@ -33,7 +33,7 @@ pub(super) fn run(
     progress: &mut dyn FnMut(&str),
 ) -> StepReport {
     // `recordable: false` steps hold no recording (the parse gate says so): they land below too.
-    if step.calls_for(SIM_PLATFORM, None).is_some() {
+    if step.calls_for(at.session.platform().as_str(), None).is_some() {
         let (sr, _) = run_with_retries(at.session, (step, None, None), at.last_seq, progress);
         if sr.outcome != Outcome::Failed || !cfg.self_heal {
             return sr;
@@ -71,7 +71,7 @@ fn by_agent(
         .as_ref()
         .map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
     let mut recording: Vec<(String, serde_json::Value)> = original
-        .calls_for(SIM_PLATFORM, None)
+        .calls_for(at.session.platform().as_str(), None)
         .unwrap_or_default()
         .iter()
         .take(kept)
@@ -87,7 +87,7 @@ fn by_agent(
     if outcome == Outcome::Passed && step.recordable != Some(false) && !recording.is_empty() {
         edits.push(StepRecording {
             path: step.path.clone(),
-            key: SIM_PLATFORM.to_string(),
+            key: at.session.platform().as_str().to_string(),
             calls: recording.clone(),
         });
     }

@@ -15,6 +15,8 @@ pub mod results;
 pub mod rules;
 pub mod scripted;
 pub mod verify;
+#[cfg(feature = "web")]
+pub mod web;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -152,6 +154,8 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         memory::entries(),
         process::entries(),
         android::entries(),
+        #[cfg(feature = "web")]
+        web::entries(),
     ];
     let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());

@@ -481,6 +481,26 @@ impl WebDevice {
         }
     }
 
+    /// What the fields holding a secret hold now (to scrub it from what the page returns).
+    pub fn secret_values(&self, deadline: Instant) -> Result<Vec<String>, DeviceError> {
+        let mut out = Vec::new();
+        for frame in &self.captured.frames {
+            let v = match self.page.agent(frame, "__tb.secretValues()", deadline) {
+                Ok(v) => v,
+                Err(PageError::Cdp(CdpError::Timeout { .. })) => return Err(self.fail(PageError::Stale)),
+                Err(_) => continue,
+            };
+            out.extend(
+                v.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string),
+            );
+        }
+        Ok(out)
+    }
+
     /// Evaluates `script` in the page (as its own scripts would) and returns the value.
     pub fn evaluate(&self, script: &str, deadline: Instant) -> Result<Value, DeviceError> {
         self.page.evaluate_main(script, deadline).map_err(|e| self.fail(e))

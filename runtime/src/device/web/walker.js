@@ -441,6 +441,17 @@
     return { ok: !!e };
   }
 
+  // The current values of the elements holding a secret (for scrubbing what the page returns).
+  function secretValues() {
+    const out = [];
+    for (const e of st.els) {
+      if (!st.secret.has(e)) continue;
+      const v = e.value !== undefined ? String(e.value) : (e.textContent || '');
+      if (v) out.push(v);
+    }
+    return out;
+  }
+
   // Boxes over every element holding a secret, for a screenshot; `false` removes them.
   function mask(on) {
     for (const m of document.querySelectorAll('[data-trailblaze-mask]')) m.remove();
@@ -467,5 +478,5 @@
   }
   const scrollBy0 = (dx, dy) => window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
 
-  return { capture, actionable, focus, clear, selectOptions, query, read, markSecret, mask, scrollBy, st };
+  return { capture, actionable, focus, clear, selectOptions, query, read, markSecret, mask, scrollBy, secretValues, st };
 })()
