@@ -95,6 +95,15 @@ impl Project {
         }
     }
 
+    /// [`Project::trailmap_id`] for a command that drives `device`: a page needs no trailmap, so
+    /// with none at all the web runs with the built-in tools alone.
+    pub fn trailmap_for(&self, id: Option<&str>, device: &DeviceSpec) -> Result<String, ProjectError> {
+        if id.is_none() && self.trailmaps.maps.is_empty() && matches!(device, DeviceSpec::Web(_)) {
+            return Ok(NO_TARGET.to_string());
+        }
+        self.trailmap_id(id)
+    }
+
     /// The catalog of trailmap `id` ([`NO_TARGET`]: the built-ins alone), built once per project.
     pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
         if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {

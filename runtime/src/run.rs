@@ -322,6 +322,7 @@ fn run_one(
             }
         };
         keep_screen(&session, (&mut sr, ahead.screen.take()), screens, opts.screenshots);
+        sr.page = session.step_notes().and_then(|n| serde_json::from_value(n).ok());
         let mark = match sr.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
@@ -439,6 +440,7 @@ fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>, error: Opt
         screen: None,
         screen_size: None,
         agent: None,
+        page: None,
     }
 }
 

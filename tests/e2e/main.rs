@@ -32,3 +32,4 @@ mod spine;
 mod surface;
 mod trails;
 mod warm_sessions;
+mod web;

@@ -108,6 +108,23 @@ pub struct StepReport {
     /// model's tool calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentReport>,
+    /// What a web page said by the end of the step: its URL, console errors, failed requests and
+    /// the dialogs answered (`--device web`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageNotes>,
+}
+
+/// A web page's state and messages during one step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageNotes {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_requests: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialogs: Vec<String>,
 }
 
 /// What the agent did for a step.
@@ -242,6 +259,15 @@ impl TrailReport {
         }
         for s in &mut t.steps {
             scrub(&mut s.text);
+            if let Some(p) = &mut s.page {
+                scrub(&mut p.url);
+                let lines = p
+                    .console_errors
+                    .iter_mut()
+                    .chain(&mut p.failed_requests)
+                    .chain(&mut p.dialogs);
+                lines.for_each(scrub);
+            }
             s.error.iter_mut().for_each(scrub);
             s.retried.iter_mut().for_each(scrub);
             if let Outcome::Skipped { reason } = &mut s.outcome {

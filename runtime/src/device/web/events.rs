@@ -209,7 +209,8 @@ fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method
         "Network.responseReceived" => {
             let resp = p.get("response").unwrap_or(&Value::Null);
             let status = resp.get("status").and_then(Value::as_i64).unwrap_or(0);
-            if status >= 400 {
+            // The browser's own favicon probe is no request of the page's.
+            if status >= 400 && !s(resp, "url").ends_with("/favicon.ico") {
                 push(&mut st.failed_requests, format!("{status} {}", s(resp, "url")));
             }
         }

@@ -96,11 +96,11 @@ impl Page {
     }
 
     pub fn call(&self, method: &str, params: Value, deadline: Instant) -> Result<Value, CdpError> {
-        self.conn.call(Some(&self.session), method, params, deadline)
+        self.conn.call(Some(&self.session), method, params, at_least(deadline))
     }
 
     fn call_on(&self, session: &str, method: &str, params: Value, deadline: Instant) -> Result<Value, CdpError> {
-        self.conn.call(Some(session), method, params, deadline)
+        self.conn.call(Some(session), method, params, at_least(deadline))
     }
 
     pub fn set_viewport(&self, (w, h): (u32, u32), deadline: Instant) -> Result<(), CdpError> {
@@ -116,50 +116,40 @@ impl Page {
         self.shared.lock().url.clone()
     }
 
-    /// Every frame of the page, parents before children, the main frame first.
+    /// Every frame of the page, parents before children, the main frame first: the page's own
+    /// tree, then each out-of-process frame's (its root names its parent in another process).
     pub fn frames(&self, deadline: Instant) -> Result<Vec<Frame>, CdpError> {
         let mut out = Vec::new();
         let tree = self.call("Page.getFrameTree", json!({}), deadline)?;
-        self.walk_tree(&self.session, &tree["frameTree"], None, &mut out, deadline, 0)?;
-        Ok(out)
-    }
-
-    fn walk_tree(
-        &self,
-        session: &str,
-        node: &Value,
-        parent: Option<String>,
-        out: &mut Vec<Frame>,
-        deadline: Instant,
-        depth: usize,
-    ) -> Result<(), CdpError> {
-        // Frames nest as deep as the page likes: a bound keeps a hostile page from recursing us.
-        if depth > 16 || out.len() >= 64 {
-            return Ok(());
+        walk_tree(&self.session, &tree["frameTree"], None, &mut out, 0);
+        let children: Vec<String> = self.shared.lock().children.values().cloned().collect();
+        for session in children.into_iter().take(64) {
+            // A frame that went away since is simply not there.
+            let Ok(tree) = self.call_on(&session, "Page.getFrameTree", json!({}), deadline) else {
+                continue;
+            };
+            let root = &tree["frameTree"];
+            let parent = root["frame"]
+                .get("parentId")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            walk_tree(&session, root, parent, &mut out, 0);
         }
-        let frame = &node["frame"];
-        let id = str_of(frame, "id");
-        let child_session = self.shared.lock().children.get(&id).cloned();
-        match child_session {
-            // An out-of-process frame: its own session knows its document and subframes.
-            Some(s) if s != session => {
-                let tree = self.call_on(&s, "Page.getFrameTree", json!({}), deadline)?;
-                return self.walk_tree(&s, &tree["frameTree"], parent, out, deadline, depth);
-            }
-            _ => {}
-        }
-        out.push(Frame {
-            session: session.to_string(),
-            id: id.clone(),
-            parent,
-            url: str_of(frame, "url"),
-        });
-        if let Some(kids) = node.get("childFrames").and_then(Value::as_array) {
-            for k in kids {
-                self.walk_tree(session, k, Some(id.clone()), out, deadline, depth + 1)?;
+        // Parents first, so a child can find where it goes.
+        let mut ordered: Vec<Frame> = Vec::with_capacity(out.len());
+        let mut rest = out;
+        for _ in 0..32 {
+            let (ready, later): (Vec<Frame>, Vec<Frame>) = rest
+                .into_iter()
+                .partition(|f| f.parent.as_ref().is_none_or(|p| ordered.iter().any(|o| &o.id == p)));
+            let progressed = !ready.is_empty();
+            ordered.extend(ready);
+            rest = later;
+            if rest.is_empty() || !progressed {
+                break;
             }
         }
-        Ok(())
+        Ok(ordered)
     }
 
     /// The isolated world of `frame`, made when it has none yet.
@@ -281,6 +271,31 @@ impl Page {
             let _ = self.call_on(&c, "Runtime.terminateExecution", json!({}), until);
         }
     }
+}
+
+/// Frames of one session's tree, depth first. Frames nest as deep as the page likes: a bound keeps
+/// a hostile page from making this recurse without end.
+fn walk_tree(session: &str, node: &Value, parent: Option<String>, out: &mut Vec<Frame>, depth: usize) {
+    if depth > 16 || out.len() >= 64 {
+        return;
+    }
+    let frame = &node["frame"];
+    let id = str_of(frame, "id");
+    out.push(Frame {
+        session: session.to_string(),
+        id: id.clone(),
+        parent,
+        url: str_of(frame, "url"),
+    });
+    for k in node.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
+        walk_tree(session, k, Some(id.clone()), out, depth + 1);
+    }
+}
+
+/// A wait that ran out still gives each call a moment: an expired deadline must not read as a page
+/// that stopped answering.
+fn at_least(deadline: Instant) -> Instant {
+    deadline.max(Instant::now() + Duration::from_millis(500))
 }
 
 pub(crate) fn str_of(v: &Value, key: &str) -> String {

@@ -697,12 +697,16 @@ impl Device for WebDevice {
     }
     fn step_notes(&mut self) -> Option<Value> {
         let l = self.lines();
-        Some(json!({
+        let mut notes = json!({
             "url": self.url(),
             "consoleErrors": l.console_errors,
             "failedRequests": l.failed_requests,
             "dialogs": l.dialogs,
-        }))
+        });
+        // A page may log what was typed into a secret field: that value is scrubbed too.
+        let secrets = self.secret_values(self.default_deadline()).unwrap_or_default();
+        crate::secret::Redaction::new(&secrets).value(&mut notes);
+        Some(notes)
     }
     fn web(&mut self) -> Option<&mut WebDevice> {
         Some(self)

@@ -92,7 +92,7 @@
 
   // The text of an element's subtree as a name reads it (hidden parts left out, bounded). `null` on
   // the stack stands for the space a block element puts around its text.
-  function subtreeText(el, budget) {
+  function subtreeText(el, budget, skip) {
     const parts = [];
     let len = 0;
     let n = 0;
@@ -102,7 +102,7 @@
       n++;
       if (node === null) { parts.push(' '); continue; }
       if (node.nodeType === 3) { parts.push(node.data); len += node.data.length; continue; }
-      if (node.nodeType !== 1 || SKIP.has(node.nodeName)) continue;
+      if (node.nodeType !== 1 || SKIP.has(node.nodeName) || node === skip) continue;
       let block = false;
       if (node !== el) {
         if (node.getAttribute('aria-hidden') === 'true') continue;
@@ -135,7 +135,7 @@
 
   function labelText(el) {
     const parts = [];
-    if (el.labels) for (const l of Array.from(el.labels).slice(0, 4)) parts.push(subtreeText(l, 500));
+    if (el.labels) for (const l of Array.from(el.labels).slice(0, 4)) parts.push(subtreeText(l, 500, el));
     return norm(parts.join(' '));
   }
 
@@ -172,6 +172,7 @@
 
   function deepActive() {
     let a = document.activeElement;
+    if (!a || a === document.body || a === document.documentElement) return null;
     for (let i = 0; i < 64 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
     return a;
   }
@@ -224,19 +225,26 @@
     const active = deepActive();
     const vw = innerWidth, vh = innerHeight;
     let truncated = 0;
-    // [node, parentIndex, depth, insideNamedByContent, nthChild, inShadowRootTop, parentSkipped]
+    // [node, parentIndex, depth, insideNamedByContent, nthChild, inShadowRootTop, parentSkipped, clip]
     const stack = [];
     const body = document.body || document.documentElement;
-    if (body) stack.push([body, -1, 0, false, 1, false, false]);
+    if (body) stack.push([body, -1, 0, false, 1, false, false, null]);
     while (stack.length) {
-      const [el, parent, depth, named, nth, shadowTop, skipped] = stack.pop();
+      const [el, parent, depth, named, nth, shadowTop, skipped, clip] = stack.pop();
       if (out.length >= max) { truncated++; continue; }
       if (SKIP.has(el.nodeName)) continue;
       const cs = getComputedStyle(el);
       if (cs.display === 'none') continue;
       if (el.getAttribute('aria-hidden') === 'true') continue;
       const r = el.getBoundingClientRect();
-      const hidden = cs.visibility === 'hidden' || cs.visibility === 'collapse' || (r.width === 0 && r.height === 0 && cs.display !== 'contents');
+      // Clipped away by an ancestor's `overflow: hidden` (a zero-size box that hides its content).
+      const clipped = clip && (r.right <= clip[0] || r.bottom <= clip[1] || r.left >= clip[2] || r.top >= clip[3]);
+      const hidden = clipped || cs.visibility === 'hidden' || cs.visibility === 'collapse' || (r.width === 0 && r.height === 0 && cs.display !== 'contents');
+      let inner = clip;
+      if ((cs.overflowX === 'hidden' || cs.overflowX === 'clip') && (cs.overflowY === 'hidden' || cs.overflowY === 'clip')) {
+        inner = [Math.max(r.left, clip ? clip[0] : -Infinity), Math.max(r.top, clip ? clip[1] : -Infinity),
+          Math.min(r.right, clip ? clip[2] : Infinity), Math.min(r.bottom, clip ? clip[3] : Infinity)];
+      }
       let idx = parent;
       let role = null;
       if (!hidden || el.localName === 'body') {
@@ -301,7 +309,7 @@
         for (const ch of el.assignedElements().slice(0, 1000)) kids.push([ch, 0, false]);
       }
       const gone = idx === parent && role === null;
-      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i][0], idx, depth + 1, inNamed, kids[i][1], kids[i][2], gone || kids[i][1] === 0]);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i][0], idx, depth + 1, inNamed, kids[i][1], kids[i][2], gone || kids[i][1] === 0, inner]);
     }
     return { gen: st.gen, url: location.href, title: document.title.slice(0, MAX_TEXT), w: vw, h: vh, nodes: out, truncated };
   }
