@@ -97,9 +97,33 @@ impl Project {
 
     /// [`Project::trailmap_id`] for a command that drives `device`: a page needs no trailmap, so
     /// with none at all the web runs with the built-in tools alone.
+    /// Of several trailmaps, the only one made for the device (an `app.yaml` for the simulated one,
+    /// a `web` platform for a page) is taken.
     pub fn trailmap_for(&self, id: Option<&str>, device: &DeviceSpec) -> Result<String, ProjectError> {
-        if id.is_none() && self.trailmaps.maps.is_empty() && matches!(device, DeviceSpec::Web(_)) {
+        let web = matches!(device, DeviceSpec::Web(_));
+        if id.is_none() && self.trailmaps.maps.is_empty() && web {
             return Ok(NO_TARGET.to_string());
+        }
+        if id.is_none() && self.trailmaps.maps.len() > 1 {
+            let fits: Vec<&String> = self
+                .trailmaps
+                .maps
+                .iter()
+                .filter(|(_, m)| match device {
+                    DeviceSpec::Sim => m.app_yaml.is_some(),
+                    DeviceSpec::Web(_) => m
+                        .spec
+                        .target
+                        .as_ref()
+                        .and_then(|t| t.platforms.as_ref())
+                        .is_some_and(|p| p.contains_key("web")),
+                    DeviceSpec::Android { .. } => false,
+                })
+                .map(|(id, _)| id)
+                .collect();
+            if let [one] = fits.as_slice() {
+                return Ok((*one).clone());
+            }
         }
         self.trailmap_id(id)
     }

@@ -562,7 +562,8 @@ fn run_step(
         let err = result.err().map(|e| e.to_string());
         reports.push(CallReport {
             tool: call.tool.clone(),
-            args: call.args.clone(),
+            // A secret by its meaning (`web_fillSecret`'s value) is shown as `***`, as the log shows it.
+            args: crate::dispatch::secret_arguments_masked(&call.tool, &call.args).unwrap_or_else(|| call.args.clone()),
             ok,
             error: err.clone(),
             duration_ms: took.as_secs_f64() * 1000.0,

@@ -227,7 +227,7 @@ fn call_inner(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Value) 
 /// A tool's arguments as its step records them when one of them is a secret by its meaning
 /// (`web_fillSecret`'s `value`): a literal becomes `***`; a `{{secret:NAME}}` placeholder stays, so
 /// a recording replays it.
-fn secret_arguments_masked(name: &str, args: &Value) -> Option<Value> {
+pub(crate) fn secret_arguments_masked(name: &str, args: &Value) -> Option<Value> {
     if name != "web_fillSecret" {
         return None;
     }

@@ -167,7 +167,7 @@ pub(super) fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Fail
 
 pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, None)?;
-    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &trailblaze::device::DeviceSpec::Sim)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     if let Some(name) = &a.name {
