@@ -200,4 +200,30 @@ mod tests {
             assert!(e.contains("sim") || e.contains("serial"), "{bad}: {e}");
         }
     }
+
+    #[test]
+    fn a_trails_workspace_is_the_originals_root_else_the_trailmaps_folder_else_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("orig/trails/config")).unwrap();
+        std::fs::write(root.join("orig/trails/config/trailblaze.yaml"), "x: 1\n").unwrap();
+        std::fs::create_dir_all(root.join("orig/trails/web/t1")).unwrap();
+        assert_eq!(workspace_of(&root.join("orig/trails/web/t1")), root.join("orig"));
+        std::fs::create_dir_all(root.join("repo/trailmaps/m/trails")).unwrap();
+        assert_eq!(workspace_of(&root.join("repo/trailmaps/m/trails")), root.join("repo"));
+        std::fs::create_dir_all(root.join("lone")).unwrap();
+        assert_eq!(workspace_of(&root.join("lone")), root.join("lone"));
+        let spec = DeviceSpec::parse("web", None)
+            .unwrap()
+            .for_trail(&root.join("lone/a.trail.yaml"));
+        let DeviceSpec::Web(o) = spec else { panic!("web") };
+        assert_eq!(
+            o.base_dir.as_deref().and_then(|d| d.file_name()),
+            Some(std::ffi::OsStr::new("lone"))
+        );
+        assert_eq!(
+            DeviceSpec::Sim.for_trail(&root.join("lone/a.trail.yaml")),
+            DeviceSpec::Sim
+        );
+    }
 }

@@ -425,3 +425,25 @@ fn step(
     }
     outcome.map(|(v, _)| v)
 }
+
+#[cfg(test)]
+mod secret_argument_tests {
+    use serde_json::json;
+
+    use super::secret_arguments_masked;
+
+    #[test]
+    fn a_literal_fill_secret_value_is_masked_and_a_placeholder_kept() {
+        let literal = secret_arguments_masked("web_fillSecret", &json!({ "ref": "css=#pw", "value": "hunter2" }));
+        assert_eq!(literal, Some(json!({ "ref": "css=#pw", "value": "***" })));
+        // A placeholder replays: it stays. Another tool's arguments are its own.
+        assert_eq!(
+            secret_arguments_masked("web_fillSecret", &json!({ "ref": "x", "value": "{{secret:PW}}" })),
+            None
+        );
+        assert_eq!(secret_arguments_masked("web_type", &json!({ "text": "hunter2" })), None);
+        // Text around a placeholder is a literal too.
+        let mixed = secret_arguments_masked("web_fillSecret", &json!({ "ref": "x", "value": "a{{secret:PW}}" }));
+        assert_eq!(mixed.map(|v| v["value"].clone()), Some(json!("***")));
+    }
+}

@@ -33,31 +33,51 @@ pub fn capture(
     viewport: (u32, u32),
     deadline: Instant,
 ) -> Result<(ViewTree, Captured), PageError> {
-    let frames = page.frames(deadline)?;
-    // Each child frame's owner is marked in its parent first, so the parent's capture names it.
-    for f in frames.iter().skip(1) {
-        if let Some(parent) = frames.iter().find(|p| Some(&p.id) == f.parent.as_ref()) {
-            // A frame whose owner cannot be found (it is going away) is simply not stitched in.
-            let _ = page.tag_owner(parent, f, deadline);
-        }
-    }
-    let mut lists: Vec<Value> = Vec::with_capacity(frames.len());
-    let mut budget = MAX_NODES;
-    for f in &frames {
-        let expr = format!("__tb.capture({{gen: {generation}, max: {}}})", budget.max(1));
-        let v = match page.agent(f, &expr, deadline) {
-            Ok(v) => v,
-            // A child frame that cannot be read (navigating, detached) leaves a hole, not an error.
-            Err(e) if f.parent.is_some() && !matches!(e, PageError::Cdp(super::cdp::CdpError::Timeout { .. })) => {
-                Value::Null
+    // The main frame first: a page without frames costs one call.
+    let main = page.main_frame();
+    let mut first = read(page, &main, generation, MAX_NODES, deadline)?;
+    let iframes: Vec<&str> = first
+        .get("nodes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.get("fr").and_then(Value::as_str))
+        .collect();
+    let untagged = iframes.iter().any(|f| f.is_empty());
+    let (frames, lists) = if iframes.is_empty() {
+        (vec![main], vec![first])
+    } else {
+        let frames = page.frames(deadline)?;
+        // Each child frame's owner is marked in its parent first, so the parent's capture names it.
+        for f in frames.iter().skip(1) {
+            if let Some(parent) = frames.iter().find(|p| Some(&p.id) == f.parent.as_ref()) {
+                // A frame whose owner cannot be found (it is going away) is simply not stitched in.
+                let _ = page.tag_owner(parent, f, deadline);
             }
-            Err(e) => return Err(e),
-        };
-        let n = v.get("nodes").and_then(Value::as_array).map_or(0, Vec::len);
-        budget = budget.saturating_sub(n);
-        lists.push(v);
-    }
-    let main = lists.first().cloned().unwrap_or(Value::Null);
+        }
+        if untagged {
+            first = read(page, &main, generation, MAX_NODES, deadline)?;
+        }
+        let mut budget = MAX_NODES.saturating_sub(count(&first));
+        let mut lists = vec![first];
+        for f in frames.iter().skip(1) {
+            let v = match read(page, f, generation, budget.max(1), deadline) {
+                Ok(v) => v,
+                // A child frame that cannot be read (navigating, detached) leaves a hole.
+                Err(e) if !matches!(e, PageError::Cdp(super::cdp::CdpError::Timeout { .. })) => Value::Null,
+                Err(e) => return Err(e),
+            };
+            budget = budget.saturating_sub(count(&v));
+            lists.push(v);
+        }
+        (frames, lists)
+    };
+    let url = lists
+        .first()
+        .and_then(|m| m.get("url"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let mut b = Builder {
         frames: &frames,
         lists: &lists,
@@ -93,7 +113,6 @@ pub fn capture(
         right: viewport.0 as i32,
         bottom: viewport.1 as i32,
     };
-    let url = main.get("url").and_then(Value::as_str).unwrap_or("").to_string();
     let offsets = b.offsets;
     Ok((
         ViewTree {
@@ -108,6 +127,21 @@ pub fn capture(
             offsets,
         },
     ))
+}
+
+/// One frame's capture, at most `max` elements.
+fn read(page: &Page, frame: &Frame, generation: u64, max: usize, deadline: Instant) -> Result<Value, PageError> {
+    // As one JSON text: the protocol's by-value copy of a thousand small objects costs more than
+    // the page's JSON.stringify and one parse here.
+    let expr = format!("JSON.stringify(__tb.capture({{gen: {generation}, max: {max}}}))");
+    Ok(match page.agent(frame, &expr, deadline)? {
+        Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
+        other => other,
+    })
+}
+
+fn count(v: &Value) -> usize {
+    v.get("nodes").and_then(Value::as_array).map_or(0, Vec::len)
 }
 
 struct Builder<'a> {

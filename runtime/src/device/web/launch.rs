@@ -193,11 +193,13 @@ fn pipe() -> io::Result<(std::fs::File, std::fs::File)> {
     Ok(unsafe { (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1])) })
 }
 
-/// A fresh private profile folder (mode 0700) under the temporary folder.
+/// A fresh private profile folder (mode 0700) under the temporary folder. Folders left by a
+/// trailblaze that was killed outright (no cleanup can run then) are removed first.
 fn profile_dir() -> io::Result<PathBuf> {
     static N: AtomicU64 = AtomicU64::new(0);
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
+    sweep_stale_profiles(&base);
     for _ in 0..100 {
         let n = N.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
@@ -212,6 +214,23 @@ fn profile_dir() -> io::Result<PathBuf> {
         }
     }
     Err(io::Error::other("no free profile folder name"))
+}
+
+/// Removes `trailblaze-chromium-<pid>-*` folders whose trailblaze (`pid`) is gone.
+fn sweep_stale_profiles(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for e in entries.flatten().take(10_000) {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("trailblaze-chromium-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 type SpawnRequest = (Command, Sender<io::Result<Child>>);

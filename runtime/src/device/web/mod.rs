@@ -11,6 +11,7 @@
 mod browser;
 mod capture;
 mod cdp;
+mod element;
 mod events;
 pub mod keys;
 mod launch;

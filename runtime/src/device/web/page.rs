@@ -116,6 +116,17 @@ impl Page {
         self.shared.lock().url.clone()
     }
 
+    /// The page's main frame (its id does not change when the page navigates).
+    pub fn main_frame(&self) -> Frame {
+        let st = self.shared.lock();
+        Frame {
+            session: self.session.clone(),
+            id: st.main_frame.clone(),
+            parent: None,
+            url: st.url.clone(),
+        }
+    }
+
     /// Every frame of the page, parents before children, the main frame first: the page's own
     /// tree, then each out-of-process frame's (its root names its parent in another process).
     pub fn frames(&self, deadline: Instant) -> Result<Vec<Frame>, CdpError> {

@@ -181,3 +181,32 @@ impl<R: BufRead + 'static> TakeLines for R {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_inside_the_root_are_served() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("site")).expect("dirs");
+        std::fs::write(root.join("site/a b.html"), "hi").expect("file");
+        std::fs::write(dir.path().join("secret.txt"), "no").expect("file");
+        let root = std::fs::canonicalize(&root).expect("root");
+        assert!(resolve(&root, "/site/a%20b.html").is_some());
+        assert!(resolve(&root, "/site/a%20b.html?x=1#y").is_some());
+        // Control and the rule: `..`, encoded or not, and a link out of the root are refused.
+        assert!(resolve(&root, "/../secret.txt").is_none());
+        assert!(resolve(&root, "/site/%2e%2e/%2e%2e/secret.txt").is_none());
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("site/link.txt")).expect("link");
+        assert!(resolve(&root, "/site/link.txt").is_none());
+        let served = Served::start(&root).expect("server");
+        assert!(
+            served
+                .url_of(&root.join("site/a b.html"))
+                .is_some_and(|u| u.ends_with("/site/a%20b.html"))
+        );
+        assert!(served.url_of(&dir.path().join("secret.txt")).is_none());
+    }
+}

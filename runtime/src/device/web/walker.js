@@ -11,6 +11,7 @@
     'summary', 'legend', 'caption']);
   const INTERACTIVE = new Set(['button', 'link', 'textbox', 'searchbox', 'combobox', 'checkbox', 'radio', 'switch',
     'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'slider', 'spinbutton', 'treeitem', 'listbox']);
+  const FORM = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
   const st = { gen: 0, els: [], roots: [], secret: new WeakSet(), rects: [] };
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
@@ -165,9 +166,9 @@
 
   function ownText(el) {
     let t = '';
-    const kids = el.childNodes;
-    for (let i = 0; i < kids.length && i < 512; i++) if (kids[i].nodeType === 3) t += kids[i].data;
-    return norm(t);
+    let i = 0;
+    for (let c = el.firstChild; c && i < 512; c = c.nextSibling, i++) if (c.nodeType === 3) t += c.data;
+    return t ? norm(t) : '';
   }
 
   function deepActive() {
@@ -278,7 +279,7 @@
         const ex = el.getAttribute('aria-expanded');
         if (ex === 'true' || ex === 'false') n.x = ex === 'true';
         else if (el.localName === 'details') n.x = el.open;
-        if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') n.dis = 1;
+        if ((FORM.has(el.localName) && el.matches(':disabled')) || el.getAttribute('aria-disabled') === 'true') n.dis = 1;
         if (el === active) n.f = 1;
         const sel = el.getAttribute('aria-selected');
         if (sel === 'true' || (el.localName === 'option' && el.selected)) n.s = 1;
@@ -287,7 +288,8 @@
         const v = valueOf(el, role);
         if (v !== undefined && v !== null) n.v = cap(String(v));
         if (INTERACTIVE.has(role) || el.hasAttribute('onclick') || cs.cursor === 'pointer') n.ck = 1;
-        if ((cs.overflowY === 'auto' || cs.overflowY === 'scroll') && el.scrollHeight > el.clientHeight + 1) n.sc = 1;
+        const oy = cs.overflowY;
+        if ((oy === 'auto' || oy === 'scroll') && el.scrollHeight > el.clientHeight + 1) n.sc = 1;
         if (el.localName === 'iframe' || el.localName === 'frame') {
           n.fr = el.__tbFrame || '';
           n.cb = [Math.round(r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0)), Math.round(r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0))];
