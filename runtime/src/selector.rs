@@ -13,7 +13,9 @@ mod pattern;
 mod web;
 use pattern::text_matches;
 pub use pattern::{check_pattern, java_quoting};
-pub use web::{CssOracle, describe, web_for_node};
+#[cfg(feature = "web")]
+pub use web::describe;
+pub use web::{CssOracle, web_for_node};
 
 /// Predicates on a node from the Android accessibility driver.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -85,7 +85,8 @@ impl WebMatch {
     }
 }
 
-/// A selector as an error names it: `css=#x`, `button "Submit"`, `[data-testid=y]`, or its JSON.
+/// A selector as an error names it (the web tools' messages): `css=#x`, `button "Submit"`, `[data-testid=y]`, or its JSON.
+#[cfg(feature = "web")]
 pub fn describe(sel: &TrailblazeNodeSelector) -> String {
     let plain = TrailblazeNodeSelector {
         web: None,

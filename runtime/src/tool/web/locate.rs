@@ -19,7 +19,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// What a tool names: a recorded selector, or a ref (see the module's doc).
 #[derive(Debug, Clone)]
 pub(super) enum Target {
-    Selector(TrailblazeNodeSelector),
+    Selector(Box<TrailblazeNodeSelector>),
     Ref(String),
 }
 
@@ -28,8 +28,8 @@ impl Target {
     /// recording's selector wins, since its `ref` numbered another tool's snapshot.
     pub(super) fn of(r: Option<&str>, sel: Option<&TrailblazeNodeSelector>) -> Result<Target, ToolFailure> {
         match (sel, r.map(str::trim).filter(|r| !r.is_empty())) {
-            (Some(s), None) => Ok(Target::Selector(s.clone())),
-            (Some(s), Some(_)) if s.without_predicate().is_none() => Ok(Target::Selector(s.clone())),
+            (Some(s), None) => Ok(Target::Selector(Box::new(s.clone()))),
+            (Some(s), Some(_)) if s.without_predicate().is_none() => Ok(Target::Selector(Box::new(s.clone()))),
             (_, Some(r)) => Ok(Target::Ref(r.to_string())),
             (None, None) => Err(
                 "name the element: `ref` (a snapshot ref, an ARIA descriptor such as `button \"Submit\"`, \
