@@ -13,6 +13,7 @@ pub mod android_fixture;
 pub mod fake_adb;
 pub mod fake_llm;
 pub mod replay;
+pub mod web_site;
 
 /// A value that must never show up in an error, a log or a trace.
 pub const CANARY: &str = "CANARY-d41d8cd9-secret";

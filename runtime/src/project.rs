@@ -95,6 +95,39 @@ impl Project {
         }
     }
 
+    /// [`Project::trailmap_id`] for a command that drives `device`: a page needs no trailmap, so
+    /// with none at all the web runs with the built-in tools alone.
+    /// Of several trailmaps, the only one made for the device (an `app.yaml` for the simulated one,
+    /// a `web` platform for a page) is taken.
+    pub fn trailmap_for(&self, id: Option<&str>, device: &DeviceSpec) -> Result<String, ProjectError> {
+        let web = matches!(device, DeviceSpec::Web(_));
+        if id.is_none() && self.trailmaps.maps.is_empty() && web {
+            return Ok(NO_TARGET.to_string());
+        }
+        if id.is_none() && self.trailmaps.maps.len() > 1 {
+            let fits: Vec<&String> = self
+                .trailmaps
+                .maps
+                .iter()
+                .filter(|(_, m)| match device {
+                    DeviceSpec::Sim => m.app_yaml.is_some(),
+                    DeviceSpec::Web(_) => m
+                        .spec
+                        .target
+                        .as_ref()
+                        .and_then(|t| t.platforms.as_ref())
+                        .is_some_and(|p| p.contains_key("web")),
+                    DeviceSpec::Android { .. } => false,
+                })
+                .map(|(id, _)| id)
+                .collect();
+            if let [one] = fits.as_slice() {
+                return Ok((*one).clone());
+            }
+        }
+        self.trailmap_id(id)
+    }
+
     /// The catalog of trailmap `id` ([`NO_TARGET`]: the built-ins alone), built once per project.
     pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
         if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {
@@ -198,6 +231,7 @@ impl Project {
     pub fn device(&self, id: &str, spec: &DeviceSpec) -> Result<Box<dyn Device>, ProjectError> {
         match spec {
             DeviceSpec::Sim => self.sim_device(id),
+            DeviceSpec::Web(opts) => web_device(opts),
             #[cfg(feature = "adb")]
             DeviceSpec::Android { .. } => match spec.connect_android()? {
                 Some(android) => Ok(Box::new(android)),
@@ -208,6 +242,30 @@ impl Project {
                 "this build of trailblaze has no Android support (it was built without the `adb` feature)".into(),
             )),
         }
+    }
+
+    /// The device `files` ask for when the user names none: the web when every trail names only a
+    /// web device (`config.devices: {web: ...}`, as the original's web trails do) or targets a
+    /// trailmap whose only platform is web; `None` (the simulated device) otherwise.
+    pub fn device_for_trails(&self, files: &[PathBuf]) -> Option<DeviceSpec> {
+        let web_only = |file: &PathBuf| {
+            let Ok(trail) = crate::trail::load_trail(file) else {
+                return false;
+            };
+            let keys: Vec<&str> = trail.config.devices.iter().map(|(k, _)| k.as_str()).collect();
+            if !keys.is_empty() {
+                return keys.iter().all(|k| *k == "web" || k.starts_with("web-"));
+            }
+            let platforms = crate::check::target_of(self, &trail)
+                .and_then(|id| self.trailmaps.get(&id))
+                .and_then(|m| m.spec.target.as_ref())
+                .and_then(|t| t.platforms.as_ref())
+                .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default();
+            platforms == ["web"]
+        };
+        (!files.is_empty() && files.iter().all(web_only))
+            .then(|| DeviceSpec::Web(crate::device::spec::WebOptions::default()))
     }
 
     /// A session on trailmap `id` with `device`, writing under `out` when given.
@@ -249,6 +307,21 @@ impl Project {
             &self.warm,
         )?)
     }
+}
+
+/// A page of Chromium (started, or in a running browser) for `--device web`.
+#[cfg(feature = "web")]
+fn web_device(opts: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+    Ok(Box::new(crate::device::web::WebDevice::start(opts.clone())?))
+}
+
+#[cfg(not(feature = "web"))]
+fn web_device(_: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+    Err(ProjectError::Usage(
+        "this trailblaze was built without the `web` feature, so `--device web` is not available \
+         (build it with `--features web`, which the CLI has by default)"
+            .into(),
+    ))
 }
 
 /// The target id of a trail that names no loaded trailmap (none, or an app's package id, as the

@@ -215,6 +215,11 @@ impl Session {
                 Some(sr) => (sr, None),
                 None => replay.step_with_retries(step, steps.get(index + 1).map(|n| &**n), sink),
             };
+            // What a page tells of the step besides its screen (its URL, console errors, ...); other
+            // devices tell nothing, and asking would cost every step a trip to the session's thread.
+            if self.platform() == crate::device::Platform::Web {
+                sr.page = self.step_notes().and_then(|n| serde_json::from_value(n).ok());
+            }
             sr.redact(redact);
             let screen = replay.screen_for(&sr, screen);
             sink.step_finished(step, &mut sr, screen);

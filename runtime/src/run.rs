@@ -263,7 +263,7 @@ fn start_session(
     project.open_session(
         target,
         SessionOptions {
-            device: Some(project.device(target, &opts.device)?),
+            device: Some(project.device(target, &opts.device.for_trail(&trail.file))?),
             out_dir: Some(dir.to_path_buf()),
             settings: opts.settings.clone(),
             id: Some(id),

@@ -10,8 +10,12 @@ use crate::snapshot::Snapshot;
 
 mod generate;
 mod pattern;
+mod web;
 use pattern::text_matches;
 pub use pattern::{check_pattern, java_quoting};
+#[cfg(feature = "web")]
+pub use web::describe;
+pub use web::{CssOracle, web_for_node};
 
 /// Predicates on a node from the Android accessibility driver.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -156,13 +160,13 @@ pub struct WebMatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("format" = "regex"))]
     pub aria_name_regex: Option<String>,
-    /// A CSS selector the element must match.
+    /// A CSS selector the element must match (open shadow roots are searched too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub css_selector: Option<String>,
     /// The element's `data-testid` attribute (exact).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_test_id: Option<String>,
-    /// The accessible description.
+    /// The ARIA descriptor: the role and the quoted name, e.g. `button "Submit"` (or the role alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("format" = "regex"))]
     pub aria_descriptor_regex: Option<String>,
@@ -459,9 +463,18 @@ impl TrailblazeNodeSelector {
         walk(&serde_json::to_value(self).ok()?, "")
     }
 
-    /// Every node the selector matches, in tree order, with `index` applied.
+    /// Every node the selector matches, in tree order, with `index` applied. A `web.cssSelector`
+    /// matches nothing here: a page decides CSS ([`TrailblazeNodeSelector::resolve_with`]).
     pub fn resolve(&self, snap: &Snapshot) -> Vec<usize> {
-        let all: Vec<usize> = (0..snap.nodes.len()).filter(|&i| self.matches_at(snap, i, 0)).collect();
+        self.resolve_with(snap, &|_, _| false)
+    }
+
+    /// [`TrailblazeNodeSelector::resolve`], with `css` telling whether node `i` matches a CSS selector.
+    pub fn resolve_with(&self, snap: &Snapshot, css: CssOracle<'_>) -> Vec<usize> {
+        let cx = web::Cx::new(css);
+        let all: Vec<usize> = (0..snap.nodes.len())
+            .filter(|&i| self.matches_at(snap, i, 0, &cx))
+            .collect();
         match self.index {
             Some(k) => {
                 let mut ordered = all;
@@ -474,7 +487,7 @@ impl TrailblazeNodeSelector {
     }
 
     /// Whether node `i` matches, ignoring `index` (which only picks among matches).
-    fn matches_at(&self, snap: &Snapshot, i: usize, depth: usize) -> bool {
+    fn matches_at(&self, snap: &Snapshot, i: usize, depth: usize, cx: &web::Cx<'_>) -> bool {
         if depth > MAX_SELECTOR_DEPTH {
             return false;
         }
@@ -489,13 +502,18 @@ impl TrailblazeNodeSelector {
         {
             return false;
         }
-        // An Android view tree has no DOM, no Compose semantics and no iOS elements: a match on one
-        // of those drivers never holds here (the type gate still knows every field).
-        if self.web.is_some() || self.compose.is_some() || self.ios_maestro.is_some() || self.ios_axe.is_some() {
+        if let Some(w) = &self.web
+            && !w.matches_at(snap, i, cx)
+        {
+            return false;
+        }
+        // A view tree has no Compose semantics and no iOS elements: a match on one of those
+        // drivers never holds here (the type gate still knows every field).
+        if self.compose.is_some() || self.ios_maestro.is_some() || self.ios_axe.is_some() {
             return false;
         }
         let any = |sel: &TrailblazeNodeSelector, pred: &dyn Fn(usize) -> bool| {
-            (0..snap.nodes.len()).any(|j| j != i && pred(j) && sel.matches_at(snap, j, depth + 1))
+            (0..snap.nodes.len()).any(|j| j != i && pred(j) && sel.matches_at(snap, j, depth + 1, cx))
         };
         let b = n.bounds;
         if let Some(s) = &self.below

@@ -280,6 +280,18 @@ impl Session {
         self.run(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
+
+    /// What the device tells about the last step beyond its screen (a page's URL, console errors,
+    /// failed requests, dialogs), redacted; `None` for devices that tell nothing.
+    pub fn step_notes(&self) -> Option<serde_json::Value> {
+        self.run(|core, _| {
+            let mut notes = core.screen.with_device(|d| Ok(d.step_notes())).ok().flatten()?;
+            core.redact.value(&mut notes);
+            Some(notes)
+        })
+        .ok()
+        .flatten()
+    }
 }
 
 /// A job's result, still to be read.

@@ -189,6 +189,9 @@ impl Snapshot {
 
     /// Whether a node says anything worth a line (layout containers do not).
     fn shown(n: &SnapNode) -> bool {
+        if let Some(w) = n.web.as_deref() {
+            return web_render::shown(n, w);
+        }
         n.text.is_some()
             || n.hint_text.is_some()
             || n.content_description.is_some()
@@ -209,6 +212,10 @@ impl Snapshot {
                 .unwrap_or(0);
             levels[i] = level;
             if !Self::shown(n) {
+                continue;
+            }
+            if let Some(w) = n.web.as_deref() {
+                web_render::line(&mut out, n, w, level, redact);
                 continue;
             }
             let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
@@ -274,6 +281,7 @@ impl Snapshot {
             "resourceId": n.resource_id, "contentDescription": s(&n.content_description),
             "bounds": n.bounds, "enabled": n.enabled, "clickable": n.clickable, "editable": n.editable,
             "focused": n.focused, "checked": n.checked, "password": n.password, "children": children,
+            "web": n.web.as_deref().map(|w| web_render::json(w, redact)),
         })
     }
 }
@@ -325,4 +333,5 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 }
 
 mod screen;
+mod web_render;
 pub use screen::Screen;

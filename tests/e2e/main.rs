@@ -39,3 +39,4 @@ mod spine;
 mod surface;
 mod trails;
 mod warm_sessions;
+mod web;

@@ -7,10 +7,14 @@ pub mod adb;
 pub(crate) mod extras;
 pub mod limits;
 pub mod sim;
-mod spec;
+pub mod spec;
+#[cfg(feature = "web")]
+pub mod web;
+mod web_node;
 
 pub use extras::{Broadcast, ExtraValue, InstalledApp};
 pub use spec::DeviceSpec;
+pub use web_node::{WebHandle, WebNode};
 
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +81,9 @@ pub struct ViewNode {
     pub scrollable: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<ViewNode>,
+    /// What a web page tells beyond these fields (`--device web`); `None` on phones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<Box<WebNode>>,
 }
 
 /// The device's current view tree and the app in the foreground.
@@ -259,6 +266,21 @@ pub trait Device: Send {
     fn set_network(&mut self, connected: bool) -> Result<(), DeviceError> {
         let _ = connected;
         Err(refused(self.name(), "switch its network"))
+    }
+    /// A secret was just typed into the focused field: a device that pictures its screen itself (a
+    /// browser) hides that field in its screenshots from now on. Most devices need nothing.
+    fn secret_typed(&mut self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+    /// The device's extra information for a report step (a page's URL, console errors, failed
+    /// requests, dialogs answered since the last call); `None` for devices that have none.
+    fn step_notes(&mut self) -> Option<serde_json::Value> {
+        None
+    }
+    /// The web page, for the `web_*` tools; `None` on every other device.
+    #[cfg(feature = "web")]
+    fn web(&mut self) -> Option<&mut web::WebDevice> {
+        None
     }
     /// Writes `bytes` to the absolute `path`, creating its folders and replacing any file there.
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), DeviceError> {

@@ -268,6 +268,23 @@ fn run_tool(
     }
 }
 
+/// A tool's arguments as its step records them when one of them is a secret by its meaning
+/// (`web_fillSecret`'s `value`): a literal becomes `***`; a `{{secret:NAME}}` placeholder stays, so
+/// a recording replays it.
+pub(crate) fn secret_arguments_masked(name: &str, args: &Value) -> Option<Value> {
+    if name != "web_fillSecret" {
+        return None;
+    }
+    let value = args.get("value")?.as_str()?;
+    let placeholder_only = value.starts_with("{{secret:") && value.ends_with("}}") && value.matches("{{").count() == 1;
+    if placeholder_only {
+        return None;
+    }
+    let mut masked = args.clone();
+    masked["value"] = Value::String("***".into());
+    Some(masked)
+}
+
 /// Refuses a tool made for other platforms than the session's device, before its arguments are
 /// read: the error names both, never "unknown tool".
 fn platform_gate(s: &SessionCore, tool: &ToolDescriptor) -> Result<(), CallError> {
@@ -383,13 +400,14 @@ fn step(
     work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
 ) -> Result<Value, CallError> {
     let seq = {
+        let masked = secret_arguments_masked(name, args);
         let mut log = s.log.borrow_mut();
         let seq = log.next_seq();
         log.append(Event::StepStarted {
             seq,
             depth,
             tool: name,
-            args,
+            args: masked.as_ref().unwrap_or(args),
         });
         seq
     };
@@ -450,4 +468,26 @@ fn step(
         }
     }
     outcome.map(|(v, _)| v)
+}
+
+#[cfg(test)]
+mod secret_argument_tests {
+    use serde_json::json;
+
+    use super::secret_arguments_masked;
+
+    #[test]
+    fn a_literal_fill_secret_value_is_masked_and_a_placeholder_kept() {
+        let literal = secret_arguments_masked("web_fillSecret", &json!({ "ref": "css=#pw", "value": "hunter2" }));
+        assert_eq!(literal, Some(json!({ "ref": "css=#pw", "value": "***" })));
+        // A placeholder replays: it stays. Another tool's arguments are its own.
+        assert_eq!(
+            secret_arguments_masked("web_fillSecret", &json!({ "ref": "x", "value": "{{secret:PW}}" })),
+            None
+        );
+        assert_eq!(secret_arguments_masked("web_type", &json!({ "text": "hunter2" })), None);
+        // Text around a placeholder is a literal too.
+        let mixed = secret_arguments_masked("web_fillSecret", &json!({ "ref": "x", "value": "a{{secret:PW}}" }));
+        assert_eq!(mixed.map(|v| v["value"].clone()), Some(json!("***")));
+    }
 }

@@ -109,7 +109,9 @@ impl<'s> Replayer<'s> {
             let err = result.as_ref().err().map(|e| e.to_string());
             reports.push(CallReport {
                 tool: call.tool.clone(),
-                args: call.args.clone(),
+                // A secret by its meaning (`web_fillSecret`'s value) is shown as `***`, as the log shows it.
+                args: crate::dispatch::secret_arguments_masked(&call.tool, &call.args)
+                    .unwrap_or_else(|| call.args.clone()),
                 ok,
                 error: err.clone(),
                 duration_ms: took.as_secs_f64() * 1000.0,
@@ -181,6 +183,7 @@ pub(crate) fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>,
         screen: None,
         screen_size: None,
         agent: None,
+        page: None,
     }
 }
 

@@ -10,6 +10,10 @@ impl TrailblazeNodeSelector {
     /// ancestor, `below` a uniquely selectable node); `index` last. `None` when the node has nothing to
     /// tell it apart (no text, hint, id or description): the caller falls back to a coordinate tap.
     pub fn for_node(snap: &Snapshot, i: usize) -> Option<TrailblazeNodeSelector> {
+        // A page's node is selected by what a page offers (test id, DOM id, role and name, CSS).
+        if snap.nodes.get(i).is_some_and(|n| n.web.is_some()) {
+            return super::web_for_node(snap, i);
+        }
         let singles = own_predicates(snap, i);
         if singles.iter().all(|(kind, _)| *kind == Kind::Class) {
             return None;

@@ -116,6 +116,8 @@ pub(crate) fn type_text(cx: &mut ToolCx<'_>, text: &str, field: Option<String>) 
     let field = field.or_else(|| secret.then(|| cx.screen.cached_focused_field()).flatten());
     cx.screen.with_device(|d| d.input_text(text))?;
     if secret {
+        // A browser pictures the field itself: it masks it in its screenshots from now on.
+        cx.screen.with_device(|d| d.secret_typed())?;
         match field {
             Some(f) => cx.screen.taint(&f),
             None => cx.screen.taint_focused(),

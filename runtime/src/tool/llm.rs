@@ -42,7 +42,7 @@ impl BuiltinTool for Tap {
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let mut calls = tap_expansion(cx, &self.r#ref, self.long_press)?;
         if let (Some(why), Some((tool, args))) = (self.reasoning, calls.first_mut()) {
-            // The two recorded forms name it as the original does: `reason` on the selector tap.
+            // The recorded forms name it as the original does: `reason` on the selector tap.
             let key = if tool == "tapOnElementBySelector" {
                 "reason"
             } else {
@@ -61,6 +61,21 @@ pub fn tap_expansion(cx: &ToolCx<'_>, r: &str, long_press: bool) -> Result<Vec<(
     let i = snap
         .by_ref(r)
         .ok_or_else(|| format!("unknown ref `{r}`: take a fresh snapshot (refs change when the screen does)"))?;
+    // A page records the web tools with a web selector (never a ref alone: refs are this session's).
+    if snap.nodes[i].web.is_some() && long_press {
+        let (x, y) = snap.nodes[i].bounds.center();
+        return Ok(vec![(
+            "tapOnPoint".to_string(),
+            json!({ "x": x, "y": y, "longPress": true }),
+        )]);
+    }
+    if snap.nodes[i].web.is_some() {
+        let sel = TrailblazeNodeSelector::for_node(&snap, i).ok_or_else(|| {
+            format!("ref `{r}` has nothing that identifies it uniquely on the page (no id, test id, role and name, or CSS path)")
+        })?;
+        let v = serde_json::to_value(sel).map_err(|e| e.to_string())?;
+        return Ok(vec![("web_click".to_string(), json!({ "nodeSelector": v }))]);
+    }
     let mut args = match TrailblazeNodeSelector::for_node(&snap, i) {
         Some(sel) => {
             let v = serde_json::to_value(sel).map_err(|e| e.to_string())?;
@@ -124,6 +139,13 @@ impl BuiltinTool for Type {
                         Some((tool, args)) if tool == "tapOnElementBySelector" => {
                             vec![(
                                 "inputText".to_string(),
+                                json!({ "text": text, "nodeSelector": args["nodeSelector"].take() }),
+                            )]
+                        }
+                        // On a page: the field filled by its selector, as the original records it.
+                        Some((tool, args)) if tool == "web_click" => {
+                            vec![(
+                                "web_type".to_string(),
                                 json!({ "text": text, "nodeSelector": args["nodeSelector"].take() }),
                             )]
                         }
@@ -223,6 +245,10 @@ impl BuiltinTool for AssertVisible {
         match tap.first_mut() {
             Some((tool, args)) if tool == "tapOnElementBySelector" => Ok(Outcome::Delegate(vec![(
                 "assertVisibleBySelector".to_string(),
+                json!({ "nodeSelector": args["nodeSelector"].take() }),
+            )])),
+            Some((tool, args)) if tool == "web_click" => Ok(Outcome::Delegate(vec![(
+                "web_verifyElementVisible".to_string(),
                 json!({ "nodeSelector": args["nodeSelector"].take() }),
             )])),
             _ => Err(format!(

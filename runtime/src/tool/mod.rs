@@ -25,6 +25,8 @@ pub mod scripted;
 pub mod toolsets;
 pub mod verify;
 pub mod waypoint;
+#[cfg(feature = "web")]
+pub mod web;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -170,6 +172,8 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         answers::entries(),
         run_trail::entries(),
         script::entries(),
+        #[cfg(feature = "web")]
+        web::entries(),
     ];
     let mut tools: Vec<ToolDescriptor> = all.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());

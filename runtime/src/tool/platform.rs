@@ -313,10 +313,15 @@ fn descriptor(spec: &Spec, defs: &Map<String, Value>) -> ToolDescriptor {
     }
 }
 
-/// Every tool of another platform, in the order `trailblaze tools --all` lists them.
+/// Every tool of another platform, in the order `trailblaze tools --all` lists them. With the
+/// `web` feature the `web_*` tools are built-ins (`tool/web.rs`) and only `compose_*` remain here.
 pub fn tools() -> Vec<ToolDescriptor> {
     let defs = selector_defs();
-    SPECS.iter().map(|s| descriptor(s, &defs)).collect()
+    SPECS
+        .iter()
+        .filter(|s| !(cfg!(feature = "web") && s.platform == Platform::Web))
+        .map(|s| descriptor(s, &defs))
+        .collect()
 }
 
 #[cfg(test)]
@@ -326,7 +331,8 @@ mod tests {
     #[test]
     fn every_platform_tool_is_hidden_typed_and_of_its_platform() {
         let tools = tools();
-        assert_eq!(tools.len(), SPECS.len());
+        let web = SPECS.iter().filter(|s| s.platform == Platform::Web).count();
+        assert_eq!(tools.len(), SPECS.len() - if cfg!(feature = "web") { web } else { 0 });
         for t in &tools {
             assert!(!t.flags.surface_to_llm, "{}", t.name);
             let ToolKind::Foreign(p) = t.kind else {
@@ -336,8 +342,10 @@ mod tests {
             assert!(t.name.starts_with(prefix), "{}", t.name);
             assert_eq!(t.input_schema["additionalProperties"], false, "{}", t.name);
         }
-        let click = tools.iter().find(|t| t.name == "web_click").unwrap();
-        assert!(click.input_schema["$defs"]["TrailblazeNodeSelector"].is_object());
+        if !cfg!(feature = "web") {
+            let click = tools.iter().find(|t| t.name == "web_click").unwrap();
+            assert!(click.input_schema["$defs"]["TrailblazeNodeSelector"].is_object());
+        }
         let wait = tools.iter().find(|t| t.name == "compose_wait").unwrap();
         assert!(wait.input_schema.get("$defs").is_none());
     }

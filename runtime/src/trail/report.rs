@@ -108,6 +108,23 @@ pub struct StepReport {
     /// model's tool calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentReport>,
+    /// What a web page said by the end of the step: its URL, console errors, failed requests and
+    /// the dialogs answered (`--device web`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageNotes>,
+}
+
+/// A web page's state and messages during one step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageNotes {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_requests: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialogs: Vec<String>,
 }
 
 /// What the agent did for a step.
@@ -248,6 +265,15 @@ impl StepReport {
         }
         let s = self;
         scrub(redaction, &mut s.text);
+        if let Some(p) = &mut s.page {
+            scrub(redaction, &mut p.url);
+            let lines = p
+                .console_errors
+                .iter_mut()
+                .chain(&mut p.failed_requests)
+                .chain(&mut p.dialogs);
+            lines.for_each(|l| scrub(redaction, l));
+        }
         s.error.iter_mut().for_each(|e| scrub(redaction, e));
         s.retried.iter_mut().for_each(|e| scrub(redaction, e));
         if let Outcome::Skipped { reason } = &mut s.outcome {

@@ -1,9 +1,11 @@
-//! `--device`/`--adb-server`, shared by every command that drives a device, and `trailblaze devices`.
+//! `--device`/`--adb-server`/`--headed`/`--viewport`, shared by every command that drives a device,
+//! and `trailblaze devices`.
 
 use anyhow::anyhow;
 use clap::Args;
 use trailblaze::device::DeviceSpec;
 use trailblaze::device::adb::{list_devices, server_address};
+use trailblaze::device::spec::parse_viewport;
 
 use super::Failure;
 use super::output::{err, out};
@@ -11,12 +13,20 @@ use super::output::{err, out};
 /// Which device a command drives.
 #[derive(Args)]
 pub struct DeviceArgs {
-    /// `sim` (the simulated device running the trailmap's app.yaml), `android` (the only device on
-    /// the adb server) or `android:SERIAL` (see `trailblaze devices`).
-    #[arg(long, env = "TRAILBLAZE_DEVICE", default_value = "sim", value_name = "DEVICE")]
-    pub device: String,
+    /// `sim` (the simulated device running the trailmap's app.yaml; the default), `android` (the
+    /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `web` (a page of
+    /// headless Chromium) or `web:ws://HOST:PORT` (a running browser). `run` picks `web` by itself
+    /// for trails that name only a web device.
+    #[arg(long, env = "TRAILBLAZE_DEVICE", value_name = "DEVICE")]
+    pub device: Option<String>,
     #[command(flatten)]
     pub server: AdbServerArg,
+    /// Show the browser's window (`--device web`), for a person watching.
+    #[arg(long)]
+    pub headed: bool,
+    /// The page's viewport in CSS pixels (`--device web`) [default: 1280x800].
+    #[arg(long, value_name = "WxH", value_parser = parse_viewport)]
+    pub viewport: Option<(u32, u32)>,
 }
 
 /// `--adb-server`, for commands that talk to adb.
@@ -29,7 +39,43 @@ pub struct AdbServerArg {
 
 impl DeviceArgs {
     pub fn spec(&self) -> Result<DeviceSpec, Failure> {
-        DeviceSpec::parse(&self.device, self.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))
+        let spec = DeviceSpec::parse(
+            self.device.as_deref().unwrap_or("sim"),
+            self.server.adb_server.as_deref(),
+        )
+        .map_err(|e| Failure::Usage(anyhow!(e)))?;
+        self.with_browser_flags(spec)
+    }
+
+    /// Whether the user named a device (flag or `TRAILBLAZE_DEVICE`).
+    pub fn given(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// `--headed` and `--viewport` applied to a web device; refused for any other.
+    pub fn with_browser_flags(&self, spec: DeviceSpec) -> Result<DeviceSpec, Failure> {
+        match spec {
+            DeviceSpec::Web(mut o) => {
+                o.headed |= self.headed;
+                if let Some(v) = self.viewport {
+                    o.viewport = v;
+                }
+                if let Some(t) = std::env::var("TRAILBLAZE_WEB_TIMEOUT")
+                    .ok()
+                    .and_then(|t| t.parse::<f64>().ok())
+                    && t > 0.0
+                    && t <= 3600.0
+                {
+                    o.timeout = std::time::Duration::from_secs_f64(t);
+                }
+                Ok(DeviceSpec::Web(o))
+            }
+            other if self.headed || self.viewport.is_some() => Err(Failure::Usage(anyhow!(
+                "--headed and --viewport apply to `--device web`, not `{}`",
+                other.label()
+            ))),
+            other => Ok(other),
+        }
     }
 }
 
@@ -40,11 +86,15 @@ pub struct DevicesArgs {
     pub server: AdbServerArg,
 }
 
-/// Lists the Android devices the adb server knows, as `--device` takes them.
+/// Lists the devices `--device` can name: the simulated one, the web, and the adb server's.
 pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
     let server = server_address(a.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
-    let list = list_devices(server).map_err(|e| Failure::Usage(anyhow!(e)))?;
     out!("sim\tthe simulated device (the trailmap's app.yaml)");
+    match trailblaze::device::web::find_chromium() {
+        Ok(path) => out!("web\ta page of headless Chromium ({})", path.display()),
+        Err(_) => out!("web\tunavailable: no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)"),
+    }
+    let list = list_devices(server).map_err(|e| Failure::Usage(anyhow!(e)))?;
     for d in &list {
         let model = d.model.as_deref().unwrap_or("-");
         out!("android:{}\t{}\t{model}", d.serial, d.state);

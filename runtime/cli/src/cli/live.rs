@@ -52,7 +52,7 @@ impl Shared {
 pub fn open_shared(cli: &Cli, map: &MapArg, session: &SessionArgs) -> Result<Arc<Shared>, Failure> {
     let spec = session.device.spec()?;
     let (project, located) = open_project(cli, Some(&session.secrets))?;
-    let id = project.trailmap_id(map.trailmap.as_deref())?;
+    let id = project.trailmap_for(map.trailmap.as_deref(), &spec)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     drop(project.device(&id, &spec)?);

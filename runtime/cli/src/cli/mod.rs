@@ -179,6 +179,9 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    // A browser started for `--device web` is killed (and its profile removed) on SIGINT, SIGTERM
+    // or SIGHUP; the kernel kills it if we are killed outright (see device/web/launch.rs).
+    trailblaze::device::web::install_signal_cleanup();
     // Panics in tools and host functions are caught and reported as that call's error; the default
     // hook would also print the panic message, which may quote an argument value.
     std::panic::set_hook(Box::new(|info| {

@@ -74,12 +74,13 @@ pub struct SnapshotArgs {
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
-    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
+    let spec = a.session.device.spec()?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     let tool = llm_tool(&catalog, &a.name)?;
     let args = parse_args(&a.args, &tool.input_schema)?;
-    let device = project.device(&id, &a.session.device.spec()?)?;
+    let device = project.device(&id, &spec)?;
     let out = out_dir(&located, &a.session.out);
     let session = project.session(&id, device, Some(&out), a.session.limits.settings())?;
     let result = session.call(&a.name, args);
@@ -170,7 +171,7 @@ pub(super) fn parse_args(pairs: &[String], schema: &Value) -> Result<Value, Fail
 
 pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, None)?;
-    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &trailblaze::device::DeviceSpec::Sim)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     if let Some(name) = &a.name {
@@ -368,8 +369,9 @@ fn type_words(p: &Value) -> String {
 
 pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, Some(&a.secrets))?;
-    let id = project.trailmap_id(a.map.trailmap.as_deref())?;
-    let device = project.device(&id, &a.device.spec()?)?;
+    let spec = a.device.spec()?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
+    let device = project.device(&id, &spec)?;
     let session = project.session(&id, device, None, Settings::default())?;
     let v = session
         .call("snapshot", json!({}))

@@ -340,6 +340,11 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             return Err(Failure::Reported(1));
         }
     }
+    // No device named: trails that name only a web device run on the web, as the original's do.
+    let device = match project.device_for_trails(&files) {
+        Some(web) if !a.session.device.given() => a.session.device.with_browser_flags(web)?,
+        _ => device,
+    };
     let opts = RunOptions {
         out: out_dir(&located, &a.session.out),
         settings: a.session.limits.settings(),

@@ -175,6 +175,7 @@ fn view(node: roxmltree::Node) -> Result<ViewNode, String> {
         selected: flag("selected"),
         scrollable: flag("scrollable"),
         children: Vec::new(),
+        web: None,
     })
 }
 

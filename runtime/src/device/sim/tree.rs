@@ -76,6 +76,7 @@ impl SimDevice {
             selected: false,
             scrollable: node.scroll.is_some_and(|max| max > 0),
             children: node.children.iter().filter_map(|&c| self.view(c)).collect(),
+            web: None,
         })
     }
 

@@ -216,6 +216,9 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport) {
         agent_html(out, a);
     }
     calls_html(out, &s.calls, None);
+    if let Some(p) = &s.page {
+        page_html(out, p);
+    }
     // Shown once: the failing call already shows the error the step failed with.
     if let Some(err) = &s.error
         && !s.calls.iter().any(|c| c.error.as_ref() == Some(err))
@@ -356,4 +359,20 @@ fn capitalised(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
+}
+
+/// A web step's page: its URL, and what it logged (console errors, failed requests, dialogs).
+fn page_html(out: &mut String, p: &super::PageNotes) {
+    let e = xml_escape;
+    let _ = write!(out, "<div class=\"page\">page: <code>{}</code>", e(&p.url));
+    for (what, lines) in [
+        ("console error", &p.console_errors),
+        ("failed request", &p.failed_requests),
+        ("dialog", &p.dialogs),
+    ] {
+        for l in lines {
+            let _ = write!(out, "<div class=\"note\">{what}: <code>{}</code></div>", e(l));
+        }
+    }
+    out.push_str("</div>\n");
 }

@@ -18,6 +18,7 @@ fn step(number: usize, kind: &str, text: &str, outcome: Outcome) -> StepReport {
         screen: None,
         screen_size: None,
         agent: None,
+        page: None,
     }
 }
 
