@@ -131,19 +131,6 @@ struct Target {
     map: Option<String>,
 }
 
-/// Which trailmap a trail targets: `config.target`, else the trailmap whose folder holds it.
-pub fn target_of(project: &Project, trail: &Trail) -> Option<String> {
-    if let Some(t) = &trail.config.target {
-        return Some(t.clone());
-    }
-    let file = std::path::absolute(&trail.file).ok()?;
-    let root = std::path::absolute(&project.trailmaps.root).ok()?;
-    let rel = file.strip_prefix(&root).ok()?;
-    rel.components()
-        .next()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .filter(|id| project.trailmaps.get(id).is_some())
-}
 
 /// Parses `files`; parse errors become findings, the rest come back with their targets.
 fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<Target> {
@@ -152,7 +139,7 @@ fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<T
         report.trails += 1;
         match parsed {
             Ok(trail) => {
-                let map = target_of(project, &trail);
+                let map = project.target_of(&trail);
                 out.push(Target { trail, map });
             }
             Err(errors) => report.findings.extend(errors.iter().map(Finding::at)),

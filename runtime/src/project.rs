@@ -244,6 +244,20 @@ impl Project {
         }
     }
 
+    /// Which trailmap a trail targets: `config.target`, else the trailmap whose folder holds it.
+    pub fn target_of(&self, trail: &crate::trail::Trail) -> Option<String> {
+        if let Some(t) = &trail.config.target {
+            return Some(t.clone());
+        }
+        let file = std::path::absolute(&trail.file).ok()?;
+        let root = std::path::absolute(&self.trailmaps.root).ok()?;
+        let rel = file.strip_prefix(&root).ok()?;
+        rel.components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .filter(|id| self.trailmaps.get(id).is_some())
+    }
+
     /// The device `files` ask for when the user names none: the web when every trail names only a
     /// web device (`config.devices: {web: ...}`, as the original's web trails do) or targets a
     /// trailmap whose only platform is web; `None` (the simulated device) otherwise.
@@ -256,7 +270,8 @@ impl Project {
             if !keys.is_empty() {
                 return keys.iter().all(|k| *k == "web" || k.starts_with("web-"));
             }
-            let platforms = crate::check::target_of(self, &trail)
+            let platforms = self
+                .target_of(&trail)
                 .and_then(|id| self.trailmaps.get(&id))
                 .and_then(|m| m.spec.target.as_ref())
                 .and_then(|t| t.platforms.as_ref())

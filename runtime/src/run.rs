@@ -7,7 +7,6 @@ use std::time::Instant;
 
 #[cfg(feature = "agent")]
 use crate::agent::{Agent, AgentConfig};
-use crate::check::target_of;
 use crate::device::{DeviceSpec, Screenshot};
 use crate::project::{Project, ProjectError, SessionOptions};
 use crate::replay::{self, Both, ReplayOptions, RunSink, ScreenshotPolicy};
@@ -223,7 +222,8 @@ fn run_one(
         return report;
     }
     // No target, or one that is no loaded trailmap (an app's package id): the built-ins alone.
-    let target = target_of(project, &trail)
+    let target = project
+        .target_of(&trail)
         .filter(|id| project.trailmaps.get(id).is_some())
         .unwrap_or_else(|| crate::project::NO_TARGET.to_string());
     let session = match start_session(project, &target, &trail, dir, opts, used_ids) {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cache::Cache;
 use super::targets::{Targets, TrailResult, Uses};
-use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort, target_of};
+use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
 use crate::project::Project;
 use crate::surface::catalog::selectors;
 use crate::trail::{parse_trail_owned, read_trail};
@@ -123,7 +123,7 @@ fn check_text(targets: &Targets<'_>, file: &Path, text: String) -> (TrailResult,
         }
     };
     let project = targets.project;
-    let map = target_of(project, &trail);
+    let map = project.target_of(&trail);
     let load_error = |id: &str| {
         let env = targets.get(id);
         let error = env.loaded.as_ref().err().cloned();

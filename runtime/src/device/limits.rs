@@ -409,6 +409,3 @@ impl<'de> Visitor<'de> for Skip {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;

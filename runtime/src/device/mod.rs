@@ -6,6 +6,8 @@
 pub mod adb;
 pub(crate) mod extras;
 pub mod limits;
+#[cfg(all(test, feature = "adb"))]
+mod limits_tests;
 pub mod sim;
 pub mod spec;
 #[cfg(feature = "web")]
