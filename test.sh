@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 # The official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
 command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client
+command -v javac >/dev/null || (apt-get update && apt-get install -y --no-install-recommends openjdk-17-jdk-headless) # runtime/ffi: the JNI test runs on a real JVM
 command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind) # runtime/ffi: the C test runs under memcheck
 # The binary the CLI tests run, built as they build it (`-p trailblaze-cli` alone unifies features
 # differently from the workspace, so it is a build of its own): before the tests, not inside the

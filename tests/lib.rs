@@ -289,3 +289,18 @@ impl Rng {
         }
     }
 }
+
+/// What a test does when a program it checks against (Debian's `adb`, `chromium`, `valgrind`) is
+/// not installed: it fails, naming the package, because `./test.sh` installs every one of them; a
+/// person who knowingly runs without it sets `TRAILBLAZE_ALLOW_MISSING=adb,chromium,...` and the
+/// test says loudly that it did not run. Returns whether the test may go on without the program.
+pub fn missing_tool(tool: &str, package: &str) -> bool {
+    let allowed = std::env::var("TRAILBLAZE_ALLOW_MISSING").is_ok_and(|v| v.split(',').any(|t| t.trim() == tool));
+    assert!(
+        allowed,
+        "`{tool}` is not installed: ./test.sh installs it (apt-get install {package}); \
+         set TRAILBLAZE_ALLOW_MISSING={tool} to skip what needs it"
+    );
+    eprintln!("notice: `{tool}` is not installed and TRAILBLAZE_ALLOW_MISSING names it: this check did not run");
+    true
+}

@@ -269,7 +269,7 @@ fn tools_all_lists_hidden_and_other_platforms_tools_with_their_arguments() {
         "inputText {text, nodeSelector?, reasoning?, hideKeyboardAfter?}  [hidden, recorded]",
         "exec {argv, workingDir?, expectedExitCode?, outputFilterRegex?, timeoutSeconds?}  [hidden]",
         "rememberText {prompt, variable}  [LLM-visible, recorded, read-only]",
-        "web_click {ref?, reasoning?, nodeSelector?}  [hidden, recorded, read-only, web only]",
+        "web_click {ref?, reasoning?, nodeSelector?}  [hidden, recorded, web only]",
         "openMessage {",
     ] {
         assert!(out.lines().any(|l| l.starts_with(line)), "{line}\n{out}");

@@ -2,7 +2,8 @@
 //! gate when it targets the demo), every ```` ```yaml app ```` block loads on the simulated device,
 //! and the "first trailmap" walkthrough, assembled from its `file=` blocks, checks clean and runs
 //! green. Also the demo's `openMessage`, which the docs use. (`docs/tools.md` is compared with the
-//! catalog by `surface::reference`'s unit tests, next to the generator.)
+//! catalog by `surface::reference`'s unit tests, next to the generator.) Every `trailblaze` command
+//! line in a shell block of the docs and the README names a real subcommand and real flags.
 
 use std::path::{Path, PathBuf};
 
@@ -63,6 +64,18 @@ fn blocks(doc: &str, md: &str) -> Vec<Block> {
     out
 }
 
+/// The names of every page under docs/.
+fn all_docs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo_root().join("docs"))
+        .expect("docs")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    names.sort();
+    names
+}
+
 fn doc_blocks(name: &str) -> Vec<Block> {
     let path = repo_root().join("docs").join(name);
     let md = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -120,8 +133,8 @@ fn docs_trail_blocks_pass_the_gates() {
     let demo = Fixture::demo();
     let mut seen = 0;
     let mut bad = Vec::new();
-    for doc in ["writing-trails.md", "first-trailmap.md", "ci.md", "agent.md"] {
-        let trails: Vec<Block> = doc_blocks(doc).into_iter().filter(|b| b.is("yaml", "trail")).collect();
+    for doc in all_docs() {
+        let trails: Vec<Block> = doc_blocks(&doc).into_iter().filter(|b| b.is("yaml", "trail")).collect();
         seen += trails.len();
         bad.extend(failures(trails.iter().map(|b| check_trail_block(b, &demo))));
     }
@@ -258,4 +271,122 @@ fn demo_open_message_returns_the_subject_on_screen() {
     let third = s.call("openMessage", json!({ "index": 3 })).expect("opens message 3");
     assert_eq!(third["subject"], Value::String(demo_subject(3)));
     assert_ne!(demo_subject(1), demo_subject(3));
+}
+
+/// Every `trailblaze ...` command line in a shell block of the docs (```sh, ```bash, ```console or a
+/// bare fence), with where it is: `(place, words)`, the words up to a `#` comment.
+fn command_lines(doc: &str, md: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for b in blocks(doc, md) {
+        if !matches!(
+            b.info.first().map(String::as_str),
+            None | Some("sh" | "bash" | "console" | "shell")
+        ) {
+            continue;
+        }
+        for (i, line) in b.text.lines().enumerate() {
+            let line = line.trim_start().trim_start_matches("$ ");
+            let line = line.split(" #").next().unwrap_or_default();
+            for part in line.split(['|', ';', '&']) {
+                let words: Vec<String> = part.split_whitespace().map(str::to_string).collect();
+                if words.first().map(String::as_str) == Some("trailblaze") {
+                    out.push((format!("{doc}:{}", b.line + 1 + i), words));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What is wrong with one command line against the binary's own `--help`: a subcommand it does not
+/// have, or a `--flag` neither the subcommand nor the top level takes. `help` caches `--help` text.
+fn command_drift(words: &[String], help: &mut impl FnMut(&[&str]) -> Option<String>) -> Option<String> {
+    let top = help(&[]).unwrap_or_default();
+    // Global flags before the subcommand take a value (`--trailmaps DIR`), except these.
+    let mut i = 1;
+    while i < words.len() && words[i].starts_with('-') {
+        i += if ["--version", "-V", "--help", "-h"].contains(&words[i].as_str()) {
+            1
+        } else {
+            2
+        };
+    }
+    let Some(sub) = words.get(i) else {
+        return None;
+    };
+    let Some(sub_help) = help(&[sub.as_str()]) else {
+        return Some(format!("`trailblaze {sub}` is no subcommand"));
+    };
+    let takes = |text: &str, flag: &str| {
+        text.match_indices(flag).any(|(at, _)| {
+            let next = text[at + flag.len()..].chars().next();
+            !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+    };
+    for w in &words[1..] {
+        let flag = w.split('=').next().unwrap_or_default();
+        if flag.starts_with("--") && !takes(&sub_help, flag) && !takes(&top, flag) {
+            return Some(format!("`trailblaze {sub}` takes no `{flag}`"));
+        }
+    }
+    None
+}
+
+#[test]
+fn every_command_line_in_the_docs_names_real_subcommands_and_flags() {
+    let mut cache = std::collections::HashMap::<Vec<String>, Option<String>>::new();
+    let mut help = |args: &[&str]| -> Option<String> {
+        let key: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+                    .args(args)
+                    .arg("--help")
+                    .output()
+                    .expect("run trailblaze --help");
+                o.status
+                    .success()
+                    .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+            })
+            .clone()
+    };
+    let root = repo_root();
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.push(root.join("README.md"));
+    let mut lines = Vec::new();
+    for path in &docs {
+        let name = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+        let md = std::fs::read_to_string(path).expect("read a doc");
+        lines.extend(command_lines(&name, &md));
+    }
+    let bad: Vec<String> = lines
+        .iter()
+        .filter_map(|(at, words)| command_drift(words, &mut help).map(|why| format!("{at}: {why}")))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "commands in the docs that the binary refuses:\n{}",
+        bad.join("\n")
+    );
+    // Controls: the scan sees the docs' commands, and a drifted flag or subcommand is caught.
+    assert!(lines.len() >= 20, "only {} command lines found", lines.len());
+    let planted = command_lines(
+        "planted.md",
+        "```sh\ntrailblaze run --no-such-flag trails/\ntrailblaze frobnicate\ntrailblaze --trailmaps x check --all\n```\n",
+    );
+    let found: Vec<Option<String>> = planted.iter().map(|(_, w)| command_drift(w, &mut help)).collect();
+    assert_eq!(
+        found,
+        [
+            Some("`trailblaze run` takes no `--no-such-flag`".to_string()),
+            Some("`trailblaze frobnicate` is no subcommand".to_string()),
+            None
+        ]
+    );
 }

@@ -5,6 +5,7 @@
 //! as long as asked (`TRAILBLAZE_FUZZ_SECONDS`).
 
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use trailblaze_e2e::Rng;
@@ -68,23 +69,71 @@ fn seeds_in(dir: &Path, suffix: &str) -> Vec<String> {
     out
 }
 
-fn fuzz(name: &str, seed: u64, seeds: &[String], tokens: &[&str], target: impl Fn(&str)) {
+/// How long one input may take before the fuzzer calls it a hang: far above any input's real cost
+/// (milliseconds) so that a loaded machine never trips it, far below CI's own timeout.
+const HANG: Duration = Duration::from_secs(60);
+
+/// A thread that ends the test binary loudly, with the input saved, when no input has been answered
+/// for `HANG`: a hung target never returns, so the test thread cannot fail by itself.
+fn watchdog(name: &'static str) -> mpsc::Sender<Option<String>> {
+    let (tx, rx) = mpsc::channel::<Option<String>>();
+    std::thread::spawn(move || {
+        let mut current = String::new();
+        loop {
+            match rx.recv_timeout(HANG) {
+                Ok(Some(input)) => current = input,
+                Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let at = std::env::temp_dir().join(format!("trailblaze-fuzz-hang-{}.txt", name.replace(' ', "-")));
+                    let _ = std::fs::write(&at, &current);
+                    eprintln!(
+                        "fuzz {name}: no answer within {HANG:?}; the input is in {}",
+                        at.display()
+                    );
+                    std::process::exit(101);
+                }
+            }
+        }
+    });
+    tx
+}
+
+/// Feeds mutants of `seeds` to `target` (true: accepted, false: refused with an error). Every seed
+/// must be accepted (the control: the target is reached and can say yes), the mutants must include
+/// refusals (the mutations reach its errors), and no input may hang.
+fn fuzz(name: &'static str, seed: u64, seeds: &[String], tokens: &[&str], mut target: impl FnMut(&str) -> bool) {
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let beat = watchdog(name);
+    for (i, s) in seeds.iter().enumerate() {
+        let _ = beat.send(Some(s.to_string()));
+        assert!(
+            target(s),
+            "fuzz {name}: seed {i} is refused, so the mutants test nothing"
+        );
+    }
     let (until, rounds) = budget();
     let mut rng = Rng(seed);
     let mut corpus: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
-    let mut n = 0usize;
+    let (mut n, mut refused) = (0usize, 0usize);
     while n < rounds && until.is_none_or(|u| Instant::now() < u) {
         let base = corpus[rng.below(corpus.len())].clone();
         let input = mutate(&mut rng, &base, tokens, &seeds);
-        target(&input);
+        let _ = beat.send(Some(input.clone()));
+        if !target(&input) {
+            refused += 1;
+        }
         // Keep some mutants as bases: mutations compound into deeper shapes.
         if corpus.len() < 256 && rng.below(8) == 0 {
             corpus.push(input);
         }
         n += 1;
     }
-    eprintln!("fuzz {name}: {n} inputs, corpus {}", corpus.len());
+    let _ = beat.send(None);
+    eprintln!("fuzz {name}: {n} inputs ({refused} refused), corpus {}", corpus.len());
+    assert!(
+        refused > 0 && refused < n,
+        "fuzz {name}: {refused} of {n} mutants refused: the mutations miss the target's errors or never pass"
+    );
 }
 
 #[test]
@@ -122,7 +171,7 @@ fn the_trail_reader_answers_every_input() {
         "é",
     ];
     fuzz("trail reader", 0xA5A5_1234_5678_9ABC, &seeds, &tokens, |text| {
-        let _ = trailblaze::internals::parse_trail(text, Path::new("fuzz.trail.yaml"));
+        trailblaze::internals::parse_trail(text, Path::new("fuzz.trail.yaml")).is_ok()
     });
 }
 
@@ -135,7 +184,7 @@ fn the_transpile_guard_answers_every_input() {
         "?", ":", "<T>", "async ", "await ", "new ", "!", "-", "++", ";", ",", "\\", "\u{2028}",
     ];
     fuzz("transpile guard", 0x1357_9BDF_2468_ACE0, &seeds, &tokens, |src| {
-        let _ = trailblaze::internals::transpile_uncached("fuzz.ts", src);
+        trailblaze::internals::transpile_uncached("fuzz.ts", src).is_ok()
     });
 }
 
@@ -209,13 +258,12 @@ fn the_trailmap_loader_answers_every_input() {
         let n = slot.get();
         slot.set(n + 1);
         let f = files[n % files.len()];
-        if std::fs::write(map.join(f), text).is_err() {
-            return;
-        }
-        if let Ok(project) = trailblaze::Project::open(&dir.path().join("trailmaps"), opts()) {
-            let _ = project.catalog("demo");
-            let _ = project.surface("demo");
-        }
-        let _ = std::fs::write(map.join(f), &originals[n % files.len()]);
+        std::fs::write(map.join(f), text).expect("write the input");
+        let accepted = match trailblaze::Project::open(&dir.path().join("trailmaps"), opts()) {
+            Ok(project) => project.catalog("demo").is_ok() && project.surface("demo").is_ok(),
+            Err(_) => false,
+        };
+        std::fs::write(map.join(f), &originals[n % files.len()]).expect("restore the seed");
+        accepted
     });
 }

@@ -46,7 +46,10 @@ fn every_trail_is_found_from_inside_the_workspace_and_passes_both_gates() {
     let o = in_dir(&f, &home, &["check", "--tsc"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(err.contains("4 tool script(s): 0 finding(s)"), "{err}");
+    assert!(
+        err.contains("4 tool script(s),") && err.contains("1 waypoint(s),") && err.contains(": 0 finding(s)"),
+        "{err}"
+    );
 }
 
 #[test]

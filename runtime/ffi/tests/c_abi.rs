@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{demo_secrets, have, lib_dir, repo};
+use common::{demo_secrets, have, lib_dir, repo, require};
 
 const CANARY: &str = "canary-c-9d2e-never-printed";
 
@@ -48,8 +48,8 @@ fn the_c_program_runs_the_demo_and_frees_everything_under_valgrind() {
     let dir = tempfile::tempdir().expect("tmp");
     let exe = build_smoke(dir.path());
     let args = smoke_args(dir.path());
-    // valgrind when installed (test.sh installs it); the program alone otherwise, said loudly.
-    let valgrind = have("valgrind");
+    // Under valgrind (test.sh installs it); the program alone only when TRAILBLAZE_ALLOW_MISSING says so.
+    let valgrind = require("valgrind", "valgrind");
     let mut cmd = if valgrind {
         let mut c = Command::new("valgrind");
         c.args([
@@ -62,7 +62,6 @@ fn the_c_program_runs_the_demo_and_frees_everything_under_valgrind() {
         .arg(&exe);
         c
     } else {
-        eprintln!("valgrind not installed: running the C test without memcheck");
         Command::new(&exe)
     };
     // cargo's LD_LIBRARY_PATH would win over the rpath and may hold a stale copy of the library.
@@ -112,8 +111,7 @@ fn control_the_c_program_sees_a_failed_run() {
 /// Control for memcheck: valgrind does catch a leak in a program built the same way.
 #[test]
 fn control_valgrind_catches_a_definite_leak() {
-    if !have("valgrind") {
-        eprintln!("valgrind not installed: skipped");
+    if !require("valgrind", "valgrind") {
         return;
     }
     let dir = tempfile::tempdir().expect("tmp");

@@ -24,6 +24,22 @@ pub fn lib_dir() -> PathBuf {
     panic!("libtrailblaze_ffi.so not found beside {}", deps.display());
 }
 
+/// Whether `tool` answers `--version`; when it does not, a failure naming the package (./test.sh
+/// installs every one), unless `TRAILBLAZE_ALLOW_MISSING=tool,...` says to go on without it (loudly).
+pub fn require(tool: &str, package: &str) -> bool {
+    if have(tool) {
+        return true;
+    }
+    let allowed = std::env::var("TRAILBLAZE_ALLOW_MISSING").is_ok_and(|v| v.split(',').any(|t| t.trim() == tool));
+    assert!(
+        allowed,
+        "`{tool}` is not installed: ./test.sh installs it (apt-get install {package}); \
+         set TRAILBLAZE_ALLOW_MISSING={tool} to skip what needs it"
+    );
+    eprintln!("notice: `{tool}` is not installed and TRAILBLAZE_ALLOW_MISSING names it: this check did not run");
+    false
+}
+
 /// Whether `tool` answers `--version` (cc, java, valgrind).
 pub fn have(tool: &str) -> bool {
     std::process::Command::new(tool)

@@ -2,6 +2,187 @@
 import type { TrailblazeNodeSelector } from "@trailblaze/scripting";
 declare module "@trailblaze/scripting" {
   interface TrailblazeToolMap {
+    /**
+     * Runs a command in the Android device's shell and returns its output (stdout, then stderr); a
+     * non-zero exit fails the call.
+     */
+    android_adbShell: {
+      args: {
+        /**
+         * The program and its arguments, e.g. `["am", "force-stop", "com.example.app"]`. Each element
+         * reaches the program as one argument, exactly as written: the shell interprets none of them.
+         */
+        command: string[];
+        /** Run as this app (`run-as <appId>`, for a debuggable app's private files). */
+        runAs?: string | null;
+      };
+      result: { output: string };
+    };
+    /**
+     * Allows an AppOps operation for an app with `appops set <app> <op> allow` (MANAGE_EXTERNAL_STORAGE,
+     * SYSTEM_ALERT_WINDOW, WRITE_SETTINGS, ...). For runtime permissions use `android_grantPermission`.
+     */
+    android_grantAppOpsPermission: {
+      args: {
+        /** The app's package, e.g. `com.example.app`. */
+        appId: string;
+        /** The operation's AppOps name, e.g. `MANAGE_EXTERNAL_STORAGE` (not `android.permission.…`). */
+        permission: string;
+      };
+      result: {
+        /**
+         * Whether the device granted it now; `false` when it had nothing to grant (the app does not
+         * declare the permission, or it was not changeable), which is not a failure.
+         */
+        granted: boolean;
+      };
+    };
+    /**
+     * Grants a runtime (`dangerous`) permission to an app with `pm grant`, e.g. before launching it so
+     * no permission dialog appears. For AppOps operations use `android_grantAppOpsPermission`.
+     */
+    android_grantPermission: {
+      args: {
+        /** The app's package, e.g. `com.example.app`. */
+        appId: string;
+        /**
+         * The permission's full name, e.g. `android.permission.CAMERA`. One the app does not declare
+         * is not granted and the call still succeeds (`granted: false`).
+         */
+        permission: string;
+      };
+      result: {
+        /**
+         * Whether the device granted it now; `false` when it had nothing to grant (the app does not
+         * declare the permission, or it was not changeable), which is not a failure.
+         */
+        granted: boolean;
+      };
+    };
+    /** Grants several runtime permissions to an app in one call (`pm grant` for each, in order). */
+    android_grantPermissions: {
+      args: {
+        /** The app's package, e.g. `com.example.app`. */
+        appId: string;
+        /** The permissions' full names; ones the app does not declare are skipped, not failures. */
+        permissions: string[];
+      };
+      result: {
+        /** The permissions the device granted now, in the order given; the others it had nothing to grant. */
+        granted: string[];
+      };
+    };
+    /** Sends a broadcast intent to a component of an app on the Android device, with typed extras. */
+    android_sendBroadcast: {
+      args: {
+        /** The intent's action, e.g. `com.example.app.SET_MODE`. */
+        action: string;
+        /** The receiving app's package; empty (with `componentClass`) for a broadcast to any receiver. */
+        componentPackage: string;
+        /** The receiver's class, full or starting with `.` (relative to the package). */
+        componentClass: string;
+        /** The intent's extras; each key at most once. */
+        extras?: {
+          key: string;
+          /** The value as text (`42`, `true`, `hello`), read as `type` says. */
+          value: string;
+          /** `string` (default), `boolean`, `int`, `long` or `float`; also `am`'s `es`, `ez`, `ei`, `el`, `ef`. */
+          type?: string | null;
+        }[];
+      };
+      result: {
+        /** The intent's action. */
+        sent: string;
+      };
+    };
+    /**
+     * Turns the status bar's demo mode on (a fixed 12:00 clock, full signal and battery, no
+     * notification icons) so screens stay the same between runs, or off.
+     */
+    android_systemUiDemoMode: {
+      args: {
+        /** `true` turns demo mode on, `false` off. */
+        enable?: boolean;
+      };
+      result: { demoMode: boolean };
+    };
+    /**
+     * Writes bytes, given as base64, to an absolute path on the device, creating its folders and
+     * replacing any file there (no media-store entry: see `android_writeImageToMediaStore`).
+     */
+    android_writeBytesToFile: {
+      args: {
+        /** Where to write, starting with `/`, e.g. `/sdcard/Download/setup.bin`. */
+        devicePath: string;
+        /** The file's bytes in standard base64. */
+        base64Content: string;
+      };
+      result: { path: string; bytes: number };
+    };
+    /**
+     * Writes a UTF-8 text file into the device's public Downloads folder (e.g. a setup file an app
+     * reads when it starts).
+     */
+    android_writeFileToDownloads: {
+      args: {
+        /** The file's name, without folders, e.g. `setup.json`. */
+        fileName: string;
+        /** The file's text. */
+        content: string;
+      };
+      result: { path: string; bytes: number };
+    };
+    /**
+     * Writes an image into the device's public Pictures folder and registers it in the media store,
+     * so the gallery and photo pickers offer it.
+     */
+    android_writeImageToMediaStore: {
+      args: {
+        /** The file's name: letters, digits, `.`, `_` and `-` only, e.g. `receipt.png`. */
+        fileName: string;
+        /** The image's bytes in standard base64. */
+        base64Content: string;
+        /** The image's type (default `image/png`); the media store reads it from the name's extension. */
+        mimeType?: string | null;
+      };
+      result: { path: string; bytes: number };
+    };
+    /**
+     * Asserts that two values are equal, e.g. a remembered `{{total}}` and the text expected; both
+     * may hold `{{name}}` tokens.
+     */
+    assertEquals: {
+      args: {
+        /** The value found, usually a `{{name}}` token. */
+        actual: string;
+        /** The value it must equal. */
+        expected: string;
+      };
+      result: { held: boolean };
+    };
+    /**
+     * Computes an arithmetic expression and asserts it equals the expected number (to 0.0001). The
+     * expression may use `{{name}}` tokens and `[[prompt]]`, the number on the node the prompt names.
+     */
+    assertMath: {
+      args: {
+        /** E.g. `{{subtotal}} * 1.08` or `[[item_price]] * 2`: `+ - * / % ^`, parentheses, functions. */
+        expression: string;
+        /** The number it must come to. */
+        expected: string;
+      };
+      result: { value: number };
+    };
+    /** Asserts that two values differ; both may hold `{{name}}` tokens. */
+    assertNotEquals: {
+      args: {
+        /** The value found, usually a `{{name}}` token. */
+        actual: string;
+        /** The value it must not equal. */
+        expected: string;
+      };
+      result: { held: boolean };
+    };
     /** Passes when no node matching the selector is on the screen. */
     assertNotVisibleBySelector: {
       args: {
@@ -9,6 +190,27 @@ declare module "@trailblaze/scripting" {
         nodeSelector: TrailblazeNodeSelector;
         /** Why this check exists, for people reading the trail. */
         reason?: string | null;
+      };
+      result: { visible: boolean };
+    };
+    /**
+     * Asserts that no element with the provided text is visible on the screen. The text is matched
+     * case-insensitively, as a regular expression and as the literal text alike (so `$5.00` needs no
+     * escaping); a leading `(?-i)` makes it case-sensitive. On a device whose screen changes by
+     * itself it waits up to 5 seconds for the text to go.
+     */
+    assertNotVisibleWithText: {
+      args: {
+        /** The text that must not be shown. */
+        text: string;
+        /** Among the nodes matching all other fields, the 0-based one that must not be shown. */
+        index?: number;
+        /** A regular expression for the node's resource id, to tell apart nodes with the same text. */
+        id?: string | null;
+        /** Only nodes in this enabled state count. */
+        enabled?: boolean | null;
+        /** Only nodes in this selected state count. */
+        selected?: boolean | null;
       };
       result: { visible: boolean };
     };
@@ -33,6 +235,198 @@ declare module "@trailblaze/scripting" {
       };
       result: { visible: boolean };
     };
+    /**
+     * Asserts that a node with this accessibility text (a whole-value pattern) is on the screen,
+     * waiting up to 5 seconds on a device whose screen changes by itself.
+     */
+    assertVisibleWithAccessibilityText: {
+      args: {
+        /** The node's whole accessibility text. */
+        accessibilityText: string;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        /** 0-based index among the nodes that match every other field. */
+        index?: number;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { visible: boolean };
+    };
+    /**
+     * Asserts that a node with this resource id (a whole-value pattern, e.g. `com.example:id/total`
+     * or `total`) is on the screen, waiting up to 5 seconds on a device whose screen changes by itself.
+     */
+    assertVisibleWithResourceId: {
+      args: {
+        /** The node's resource id. */
+        resourceId: string;
+        /** A pattern for the node's accessibility text, to tell apart nodes with the same id. */
+        accessibilityText?: string | null;
+        /** 0-based index among the nodes that match every other field. */
+        index?: number;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { visible: boolean };
+    };
+    /**
+     * Asserts that a node whose text, description or hint is `text` (a whole-value pattern) is on the
+     * screen, waiting up to 5 seconds on a device whose screen changes by itself.
+     */
+    assertVisibleWithText: {
+      args: {
+        /** The node's whole text. */
+        text: string;
+        /** 0-based index among the nodes that match every other field. */
+        index?: number;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { visible: boolean };
+    };
+    /**
+     * Asserts that the screen has reached a named waypoint (a known place in the app, e.g.
+     * `clock/android/alarm_tab`): every one of its required selectors present and none of its
+     * forbidden ones. Waits up to `timeoutMs` for the screen to settle there; fails naming the missing
+     * and the present-forbidden selectors. Use it to pin where a step landed instead of trusting that
+     * a tap succeeded.
+     */
+    assertWaypoint: {
+      args: {
+        /** The waypoint's id, e.g. `clock/android/alarm_tab` (`trailblaze waypoints` lists them). */
+        waypoint: string;
+        /** How long to wait for the screen to settle into the waypoint, in milliseconds (default 5000). */
+        timeoutMs?: number | null;
+        /** How often to look again while waiting, in milliseconds (default 250). */
+        pollIntervalMs?: number | null;
+      };
+      result: { waypoint: string };
+    };
+    /**
+     * Verifies the current screen against a natural-language statement, judged by an LLM; fails when
+     * the statement does not hold.
+     */
+    assertWithAi: {
+      args: {
+        /** The statement about the screen, e.g. `the cart shows two items`; `{{name}}` tokens resolve. */
+        prompt: string;
+      };
+      result: unknown;
+    };
+    /**
+     * Evaluates whether a statement about the current screen is true: `result` false fails the step
+     * with `reason`.
+     */
+    booleanAssertion: {
+      args: {
+        /** Why the statement is true or false. */
+        reason: string;
+        /** Whether the statement is true. */
+        result: boolean;
+      };
+      result: { result: boolean; reason: string };
+    };
+    /**
+     * Clears all the text of the focused field (its length read from the screen), before `inputText`
+     * replaces a value. Prefer it to `eraseText`, which removes a given number of characters.
+     */
+    clearText: { args: Record<string, never>; result: { erased: number } };
+    /** Clicks a Compose element by its element id, test tag or text. (desktop only: this host has no desktop device.) */
+    compose_click: { args: { elementId?: string; testTag?: string; text?: string; element?: string }; result: string };
+    /** Asks for more detail in the next Compose snapshot. (desktop only: this host has no desktop device.) */
+    compose_request_details: { args: { include: string[] }; result: string };
+    /** Scrolls a Compose list to an element or index. (desktop only: this host has no desktop device.) */
+    compose_scroll: { args: { elementId?: string; testTag?: string; text?: string; index?: number }; result: string };
+    /** Types text into a Compose input, clearing it first unless told not to. (desktop only: this host has no desktop device.) */
+    compose_type: {
+      args: {
+        text: string;
+        elementId?: string;
+        testTag?: string;
+        existingText?: string;
+        element?: string;
+        clearFirst?: boolean;
+      };
+      result: string;
+    };
+    /** Asserts that a Compose element is visible. (desktop only: this host has no desktop device.) */
+    compose_verify_element_visible: {
+      args: { testTag?: string; elementId?: string; element?: string };
+      result: string;
+    };
+    /** Asserts that the Compose app shows the text. (desktop only: this host has no desktop device.) */
+    compose_verify_text_visible: { args: { text: string }; result: string };
+    /** Waits a number of seconds in the Compose app. (desktop only: this host has no desktop device.) */
+    compose_wait: { args: { seconds?: number }; result: string };
+    /** Drags between two points on the screen, in device pixels: what a recorded `dragTo` holds. */
+    dragByPoints: {
+      args: {
+        startX: number;
+        startY: number;
+        endX: number;
+        endY: number;
+        /** How long the drag takes, in milliseconds (default 1000). */
+        durationMs?: number | null;
+      };
+      result: { from: { x: number; y: number }; to: { x: number; y: number } };
+    };
+    /**
+     * Drags an element to another element or to a point, in one continuous press-move-release: give
+     * the source `ref`, then `toRef` (onto another element) or both `toX` and `toY` (a screen point),
+     * never both. For reordering list items, moving a card onto a target, dragging a slider. Recorded
+     * as a drag between points.
+     */
+    dragTo: {
+      args: {
+        /** The element to drag, by its ref from the snapshot. */
+        ref: string;
+        /** The element to drop it on, by ref. Give this or `toX` and `toY`. */
+        toRef?: string | null;
+        /** The x of the point to drop it at (with `toY`). */
+        toX?: number | null;
+        /** The y of the point to drop it at (with `toX`). */
+        toY?: number | null;
+        /** How long the drag takes, in milliseconds (default 1000: slow enough to read as a drag). */
+        durationMs?: number | null;
+        /** Why (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: unknown;
+    };
+    /**
+     * Shows every value the session remembers, by name: for debugging trails that remember on one
+     * screen and compare on a later one.
+     */
+    dumpMemory: { args: Record<string, never>; result: { memory: Record<string, string> } };
+    /**
+     * Finds the element a natural-language description names by the locator an LLM chose for it
+     * (resource id, content description or text, and an index among equals); fails when the answer
+     * says no reliable locator exists or the locator matches nothing on the screen.
+     */
+    elementRetriever: {
+      args: {
+        /** The description of the element that was looked for. */
+        identifier: string;
+        /** Which property `value` is: RESOURCE_ID, CONTENT_DESCRIPTION or TEXT. */
+        locatorType: "RESOURCE_ID" | "CONTENT_DESCRIPTION" | "TEXT";
+        /** The property's value as the view tree has it. */
+        value: string;
+        /** 0-based index among the nodes with that value. */
+        index?: number;
+        /** Whether a reliable locator was found (default true). */
+        success?: boolean;
+        /** Why this locator, or why none. */
+        reason?: string;
+      };
+      result: {
+        ref: string;
+        text?: string | null;
+        resourceId?: string | null;
+        contentDescription?: string | null;
+      };
+    };
     /** Deletes characters from the focused field by pressing BACKSPACE. */
     eraseText: {
       args: {
@@ -40,6 +434,59 @@ declare module "@trailblaze/scripting" {
         charactersToErase?: number | null;
       };
       result: { erased: number };
+    };
+    /**
+     * Runs a process on the host by its argv (no shell: `;`, `&&` and quotes are plain text) and
+     * returns its stdout followed by its stderr. An exit code other than `expectedExitCode` fails the
+     * call. For tool authors: hidden from the LLM and never recorded.
+     */
+    exec: {
+      args: {
+        /** The program and its arguments, each passed as it is; `["sh", "-c", "..."]` opts into a shell. */
+        argv: string[];
+        /** The folder it runs in (default: trailblaze's current folder). */
+        workingDir?: string | null;
+        /** The exit code that means success (default 0). */
+        expectedExitCode?: number | null;
+        /** Keep only the output lines this regular expression matches (on success). */
+        outputFilterRegex?: string | null;
+        /** Kill the process after this many seconds (default: the call's own time budget). */
+        timeoutSeconds?: number | null;
+      };
+      result: string;
+    };
+    /**
+     * Every node `selector` matches on the current screen, each with its position in the tree, its
+     * bounds, text and ids; an empty list when none does. With `timeoutMs` it waits up to that long
+     * for a first match. It never fails for want of a match, so a script can branch on the count.
+     */
+    findMatches: {
+      args: {
+        /** The selector to match against the current screen. */
+        selector: TrailblazeNodeSelector;
+        /** Wait up to this many milliseconds for a first match (default: look once). */
+        timeoutMs?: number | null;
+      };
+      result: {
+        /** Child indexes from the root to the node (`[]` is the root); valid for this capture only. */
+        indexPath: number[];
+        /** The node's ref in the snapshot (`y778`). */
+        ref: string;
+        bounds: { left: number; top: number; right: number; bottom: number };
+        /** The node's text (`***` where a secret was typed); absent when it has none. */
+        matchedText?: string | null;
+        /** The content description, the accessibility id a screen reader uses. */
+        accessibilityId?: string | null;
+        resourceId?: string | null;
+      }[];
+    };
+    /** Hides the on-screen keyboard, e.g. after typing into a field, so it no longer covers the screen. */
+    hideKeyboard: {
+      args: Record<string, never>;
+      result: {
+        /** Whether a keyboard was shown (and so was hidden). */
+        hidden: boolean;
+      };
     };
     /** Reads the subjects of the messages in the inbox. Changes nothing on the device. */
     inboxSubjects: {
@@ -59,8 +506,30 @@ declare module "@trailblaze/scripting" {
         text: string;
         /** The field to type into; the focused field when absent. */
         nodeSelector?: TrailblazeNodeSelector | null;
+        /** Why the caller did this (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+        /** Hide the soft keyboard after typing. */
+        hideKeyboardAfter?: boolean;
       };
       result: { typed: number };
+    };
+    /**
+     * Types a fresh unique value (a prefix and random digits, e.g. `TBZ-481732`) into the focused field
+     * and remembers it as `variable`, so a later step finds what this run created with `{{variable}}`.
+     * Tap the field first; the keyboard is hidden afterwards unless `hideKeyboardAfter` is false.
+     */
+    inputTextRandom: {
+      args: {
+        /** The name to remember the value under (recall it as `{{variable}}`). */
+        variable: string;
+        /** The text before the digits (default `TBZ-`). */
+        prefix?: string | null;
+        /** How many random digits follow it (default 6, at most 64). */
+        digitCount?: number | null;
+        /** Hide the keyboard after typing (default true). */
+        hideKeyboardAfter?: boolean | null;
+      };
+      result: { variable: string; value: string };
     };
     /** Launches an app by its id. */
     launchApp: {
@@ -69,8 +538,120 @@ declare module "@trailblaze/scripting" {
         appId: string;
         /** REINSTALL (default: fresh data), FORCE_RESTART (keep data) or RESUME. */
         launchMode?: "REINSTALL" | "FORCE_RESTART" | "RESUME" | null;
+        /** Why the caller did this (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
       };
       result: { launched: string };
+    };
+    /**
+     * Presses and holds an element by its ref from the snapshot (e.g. `y778` from `[y778]`): to open a
+     * context menu, reveal drag handles, enter multi-select, or any press-and-hold. Recorded as the
+     * long press on the element's selector.
+     */
+    longPress: {
+      args: {
+        /** The element's ref from the snapshot, e.g. `y778`. */
+        ref: string;
+        /** Why (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: unknown;
+    };
+    /** Long-presses the node with this accessibility text (a whole-value pattern). */
+    longPressElementWithAccessibilityText: {
+      args: {
+        /** The node's whole accessibility text. */
+        accessibilityText: string;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        /** 0-based index among the matches, written as text (`"1"`). */
+        index?: string | null;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
+    /** Long-presses the node whose text, description or hint is `text` (a whole-value pattern). */
+    longPressOnElementWithText: {
+      args: {
+        /** The node's whole text. */
+        text: string;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        /** 0-based index among the matches, written as text (`"1"`). */
+        index?: string | null;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
+    /** Clears an app's data, as if it had just been installed; the app stops. */
+    mobile_clearAppData: {
+      args: {
+        /** The app's id, e.g. `com.example.app`. */
+        appId: string;
+      };
+      result: { cleared: string };
+    };
+    /** Lists the ids of the apps installed on the device, sorted (`{appIds: [...]}`). */
+    mobile_listInstalledApps: { args: Record<string, never>; result: { appIds: string[] } };
+    /**
+     * Lists the apps installed on the device with what it reports about each (system app or not,
+     * version, build number, install path), sorted by id.
+     */
+    mobile_listInstalledAppsDetailed: {
+      args: {
+        /** Include the platform's own apps; `false` lists only the apps users installed. */
+        includeSystemApps?: boolean;
+      };
+      result: {
+        apps: {
+          /** The package name (`com.example.app`). */
+          appId: string;
+          /** A platform app (Android's `SYSTEM` flag, updated system apps included). */
+          isSystemApp: boolean;
+          /** The name the launcher shows. */
+          label?: string | null;
+          /** The version people see (Android's `versionName`). */
+          version?: string | null;
+          /** The build number behind it (Android's `versionCode`). */
+          buildNumber?: string | null;
+          /** Where the app is installed on the device (its APK folder). */
+          installPath?: string | null;
+        }[];
+      };
+    };
+    /** Pastes the clipboard's text into the focused field (typed as `inputText` types). */
+    mobile_pasteClipboard: { args: Record<string, never>; result: { typed: number } };
+    /** Puts text on the device's clipboard, for `mobile_pasteClipboard` or the app's own paste. */
+    mobile_setClipboard: {
+      args: {
+        /** The text to put on the clipboard. May hold `{{secret:NAME}}` placeholders. */
+        text: string;
+      };
+      result: { characters: number };
+    };
+    /** Takes the device offline (airplane mode) or back online. */
+    networkConnection: {
+      args: {
+        /** `true` to connect the device to the network, `false` to take it offline. */
+        connected: boolean;
+      };
+      result: { connected: boolean };
+    };
+    /**
+     * Reports the status of the current objective: IN_PROGRESS while its goals are not all met,
+     * COMPLETED when they are, FAILED only after every option was tried. A replayed FAILED fails the
+     * step with the explanation.
+     */
+    objectiveStatus: {
+      args: {
+        /** What was done, or how far the objective got. */
+        explanation: string;
+        /** IN_PROGRESS (still working), COMPLETED (fully done) or FAILED. */
+        status: "IN_PROGRESS" | "COMPLETED" | "FAILED";
+      };
+      result: { status: "IN_PROGRESS" | "COMPLETED" | "FAILED" };
     };
     /** Opens a message in the inbox (sign in first) and returns its subject. */
     openMessage: {
@@ -80,6 +661,26 @@ declare module "@trailblaze/scripting" {
       };
       result: { subject: string };
     };
+    /** Opens a URL on the device, in the browser or the app that handles its link. */
+    openUrl: {
+      args: {
+        /** The URL to open, e.g. `https://example.com/page`. */
+        url: string;
+        /** Why the caller opened it (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: { opened: string };
+    };
+    /** Checks that the Goose desktop app is running and connected, and returns the page's address and title (web only: the Goose app is an Electron page). */
+    playwright_desktop_launchGoose: {
+      args: {
+        /** Why (it changes nothing). */
+        reasoning?: string;
+      };
+      result: string;
+    };
+    /** Goes back one screen (the system BACK key). Use `wait` after it if the app loads the screen. */
+    pressBack: { args: Record<string, never>; result: unknown };
     /** Presses a key: BACK, ENTER, HOME, BACKSPACE, TAB or ESCAPE. */
     pressKey: {
       args: {
@@ -88,6 +689,43 @@ declare module "@trailblaze/scripting" {
       };
       result: { pressed: "BACK" | "ENTER" | "HOME" | "BACKSPACE" | "TAB" | "ESCAPE" };
     };
+    /**
+     * Finds a number on the current screen by the prompt and remembers it under the variable name
+     * (`$1,234.50` is remembered as `1234.5`).
+     */
+    rememberNumber: {
+      args: {
+        /** What to find: a node's resource id, content description, hint or text. */
+        prompt: string;
+        /** The name to remember the number under. */
+        variable: string;
+      };
+      result: { variable: string; value: string };
+    };
+    /**
+     * Finds text on the current screen by the prompt and remembers it under the variable name; later
+     * arguments use it as `{{variable}}`. The prompt names a node: its resource id, content
+     * description, hint or text.
+     */
+    rememberText: {
+      args: {
+        /** What to find: a node's resource id (`order_total`), content description, hint or text. */
+        prompt: string;
+        /** The name to remember the text under. */
+        variable: string;
+      };
+      result: { variable: string; value: string };
+    };
+    /** Remembers what an LLM reads off the current screen for the prompt, under the variable name. */
+    rememberWithAi: {
+      args: {
+        /** What to read off the screen, in words. */
+        prompt: string;
+        /** The name to remember it under. */
+        variable: string;
+      };
+      result: unknown;
+    };
     /** Clears the sign-in form's email field and types a new address into it. */
     replaceEmail: {
       args: {
@@ -95,6 +733,38 @@ declare module "@trailblaze/scripting" {
         email: string;
         /** How many characters to erase first (default 64). */
         maxLength?: number;
+      };
+      result: unknown;
+    };
+    /**
+     * Lists the whole view tree: every node, static labels and layout containers included, each with
+     * its ref, class, texts, id and bounds. Use it when the element you expect is not in the snapshot's
+     * compact list; tap what you find by ref as usual.
+     */
+    requestDetailedViewHierarchy: {
+      args: {
+        /** Why (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: { text: string };
+    };
+    /**
+     * Runs a shell command line on the host (`sh -c`, `cmd /c` on Windows) and returns its output:
+     * `exec` with a shell in front, for wrappers of host command-line tools. Anything untrusted in
+     * `command` is the caller's to quote. Hidden from the LLM and never recorded.
+     */
+    runCommand: {
+      args: {
+        /** The command line, as typed at a prompt: pipes, redirects and globs work. */
+        command: string;
+        /** The folder it runs in (default: trailblaze's current folder). */
+        workingDir?: string | null;
+        /** The exit code that means success (default 0). */
+        expectedExitCode?: number | null;
+        /** Keep only the output lines this regular expression matches (on success). */
+        outputFilterRegex?: string | null;
+        /** Kill the process after this many seconds (default: the call's own time budget). */
+        timeoutSeconds?: number | null;
       };
       result: unknown;
     };
@@ -113,6 +783,85 @@ declare module "@trailblaze/scripting" {
         }[];
       };
       result: unknown;
+    };
+    /**
+     * Runs every recorded step of another trail file (its trailhead first), in order, stopping at the
+     * first failure: for deterministic setup such as launching and signing in. Every step must have a
+     * recording for this device.
+     */
+    runTrail: {
+      args: {
+        /**
+         * The trail file (`trail.yaml`, `<name>.trail.yaml` or `blaze.yaml`), relative to the current
+         * folder.
+         */
+        path: string;
+      };
+      result: unknown;
+    };
+    /**
+     * Runs a JavaScript function body that may call tools (`trailblaze.execute(name, params)`) and
+     * returns YAML of further tool calls, which then run in order. For trails and scripts; never
+     * offered to the LLM. A live session's recording holds the calls it made, not the script.
+     */
+    script: {
+      args: {
+        /**
+         * The function body; `return` a YAML list of tool calls (`- launchApp: {appId: ...}`) or
+         * nothing.
+         */
+        source: string;
+        /** Values the body reads as `input.params`. */
+        params?: Record<string, string>;
+      };
+      result: unknown;
+    };
+    /**
+     * Scrolls until a node with the given text or id is visible. Give `text` (in the node's text),
+     * `textRegex` (its whole text) or `id`.
+     */
+    scrollUntilTextIsVisible: {
+      args: {
+        /** Text the node's text contains, taken literally. */
+        text?: string;
+        /** A regular expression for the node's whole text; wins over `text`. */
+        textRegex?: string | null;
+        /** The node's resource id (a regular expression), e.g. `email`. */
+        id?: string | null;
+        /** Which match, from 0 top to bottom. */
+        index?: number;
+        /** Which way the content moves: DOWN (default) shows what is below. */
+        direction?: "UP" | "DOWN" | "RIGHT" | "LEFT";
+        /** Percent of the node that must be on the screen (1–100). */
+        visibilityPercentage?: number;
+        /** Keep scrolling until the node is near the middle. */
+        centerElement?: boolean;
+        /** Where the finger swipes: CENTER (default), TOP or BOTTOM. */
+        scrollStartPosition?: "CENTER" | "TOP" | "BOTTOM";
+        /** Why the caller scrolled (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: {
+        /** The centre of the node. */
+        found: { x: number; y: number };
+        swipes: number;
+      };
+    };
+    /**
+     * Chooses the tool sets whose tools you are offered from now on, replacing the current choice (the
+     * always-enabled ones, such as `core_interaction` and `meta`, stay). Call it with the ids you need
+     * (e.g. `navigation`, `verification`, `memory`); an empty list resets to the always-enabled ones.
+     * The tool list you see is updated after the call.
+     */
+    setActiveToolSets: {
+      args: {
+        /** The tool set ids to activate, e.g. `["navigation", "memory"]`. */
+        toolSetIds: string[];
+      };
+      result: {
+        /** Every active tool set id (the always-enabled ones included), sorted. */
+        active: string[];
+      };
     };
     /** Opens Settings from the inbox, sets the dark-mode toggle, then goes back. */
     setDarkMode: {
@@ -137,7 +886,77 @@ declare module "@trailblaze/scripting" {
       };
     };
     /** Returns the current screen: the view tree, from the cache when no tool changed the screen since. */
-    snapshot: { args: Record<string, never>; result: { appId?: string | null; text: string; root: unknown } };
+    snapshot: {
+      args: Record<string, never>;
+      result: {
+        appId?: string | null;
+        /** Starts with `waypoint: <id>` when the screen is at one of the trailmap's waypoints. */
+        text: string;
+        root: unknown;
+        /** The waypoints the screen is at (absent when none). */
+        waypoints?: string[];
+      };
+    };
+    /** Stops (kills) the app with this id, e.g. when it is in a bad state; `launchApp` starts it again. */
+    stopApp: {
+      args: {
+        /** The app's id (its Android package name). */
+        appId: string;
+      };
+      result: { stopped: string };
+    };
+    /** Extracts or evaluates a piece of text from the current screen: the answer is `result`. */
+    stringEvaluation: {
+      args: {
+        /** How the value was determined. */
+        reason: string;
+        /** The value or answer. */
+        result: string;
+      };
+      result: { result: string; reason: string };
+    };
+    /** Swipes the screen in a direction, e.g. to move through a long list or pages. */
+    swipe: {
+      args: {
+        /** The finger's direction, not the content's: UP shows what is below, DOWN what is above. Default DOWN. */
+        direction?: "UP" | "DOWN" | "LEFT" | "RIGHT";
+        /** Swipe on the element with this text (a regex); the screen's centre when absent. */
+        swipeOnElementText?: string | null;
+        /** Why the caller swiped (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: { from: { x: number; y: number }; to: { x: number; y: number } };
+    };
+    /**
+     * Swipes between two points given as percentages of the screen (`"50%,80%"` to `"50%,20%"`), or
+     * of the bounds of the node whose text is `swipeOnElementText` when given.
+     */
+    swipeWithRelativeCoordinates: {
+      args: {
+        /** Where the finger goes down, `"x%,y%"`. */
+        startRelative: string;
+        /** Where it lifts, `"x%,y%"`. */
+        endRelative: string;
+        /** A pattern for the text of the node whose bounds the percentages are of. */
+        swipeOnElementText?: string | null;
+        /** How long the swipe takes, in milliseconds (default 400). */
+        durationMs?: number | null;
+      };
+      result: { from: { x: number; y: number }; to: { x: number; y: number } };
+    };
+    /**
+     * Takes a snapshot of the current screen and saves it under a screen name: the run's report keeps
+     * that step's screen whatever `--screenshots` says.
+     */
+    takeSnapshot: {
+      args: {
+        /** A name for the screen, e.g. `login_screen` or `payment_confirmation`. */
+        screenName: string;
+        /** What the snapshot captures or why it was taken. */
+        description?: string | null;
+      };
+      result: { screenName: string; description?: string | null; nodes: number };
+    };
     /**
      * Taps an element picked by its ref from the latest `snapshot` (e.g. `y778`). Recorded as a tap on
      * the element's selector, or on its centre when nothing identifies it uniquely.
@@ -146,6 +965,46 @@ declare module "@trailblaze/scripting" {
       args: {
         /** The element's ref from the latest snapshot, e.g. `y778`. */
         ref: string;
+        /** Hold the press instead of tapping. */
+        longPress?: boolean;
+        /** Why the caller taps: the recorded tap's `reason`, and the saved step's text. */
+        reasoning?: string | null;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
+    /**
+     * Taps (or long-presses) the one node the selector matches, at its centre or at `relativePoint`
+     * within its bounds. No match, or several, is an error.
+     */
+    tapOn: {
+      args: {
+        /** The node to tap; it must match exactly one node. */
+        selector: TrailblazeNodeSelector;
+        /**
+         * Where within the node, as `"x%,y%"` of its width and height (e.g. `"90%,50%"`); its centre
+         * when absent.
+         */
+        relativePoint?: string | null;
+        /** Hold the press instead of tapping. */
+        longPress?: boolean;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
+    /**
+     * Taps an Android accessibility node by its content description (or text), with its class and
+     * resource id to tell nodes apart: for canvas widgets whose buttons have no text (PIN pads,
+     * palettes). Never falls back to a point: no match is an error.
+     */
+    tapOnAccessibilityNode: {
+      args: {
+        /** A pattern for the node's content description. Give this, `textRegex`, or both. */
+        contentDescriptionRegex?: string | null;
+        /** A pattern for the node's text. Give this, `contentDescriptionRegex`, or both. */
+        textRegex?: string | null;
+        /** A pattern for the node's class. */
+        classNameRegex?: string | null;
+        /** A pattern for the node's resource id. */
+        resourceIdRegex?: string | null;
         /** Hold the press instead of tapping. */
         longPress?: boolean;
       };
@@ -163,6 +1022,40 @@ declare module "@trailblaze/scripting" {
       };
       result: { tapped: { x: number; y: number } };
     };
+    /**
+     * Taps the node with this accessibility text (a whole-value pattern), e.g. an icon or an avatar
+     * with no text of its own.
+     */
+    tapOnElementWithAccessibilityText: {
+      args: {
+        /** The node's whole accessibility text. */
+        accessibilityText: string;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        /** 0-based index among the matches, written as text (`"1"`). */
+        index?: string | null;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
+    /**
+     * Taps the first node whose text, description or hint contains `text` (as text, not a pattern).
+     * The other fields only tell apart nodes with the same text.
+     */
+    tapOnElementWithText: {
+      args: {
+        /** Text the node shows; it may appear anywhere in the node's text. */
+        text: string;
+        /** 0-based index among the nodes that match every other field. */
+        index?: number;
+        /** A regular expression for the node's resource id. */
+        id?: string | null;
+        enabled?: boolean | null;
+        selected?: boolean | null;
+      };
+      result: { tapped: { x: number; y: number } };
+    };
     /** Taps the screen at a point, in device pixels. */
     tapOnPoint: {
       args: {
@@ -172,6 +1065,8 @@ declare module "@trailblaze/scripting" {
         y: number;
         /** Hold the press instead of tapping. */
         longPress?: boolean;
+        /** Why the caller did this (recordings of the original carry it; it changes nothing). */
+        reasoning?: string | null;
       };
       result: { tapped: { x: number; y: number } };
     };
@@ -190,6 +1085,325 @@ declare module "@trailblaze/scripting" {
         keyCode?: "BACK" | "ENTER" | "HOME" | "BACKSPACE" | "TAB" | "ESCAPE" | null;
       };
       result: unknown;
+    };
+    /**
+     * Waits for a number of seconds, e.g. while a loading screen is shown; prefer it to pressing
+     * BACK.
+     */
+    wait: {
+      args: {
+        /** How long to wait, in seconds (default 5). */
+        timeToWaitInSeconds?: number | null;
+      };
+      result: { waitedMs: number };
+    };
+    /**
+     * Waits until the screen has changed and then stayed still for `quietWindowMs`, e.g. after an
+     * action that loads a screen; better than a fixed `wait`. It cannot wait for a change that has not
+     * started yet: for that, assert the element you expect. On a device whose screen only changes when
+     * a tool acts (the simulated one) the screen is settled already.
+     */
+    waitForChange: {
+      args: {
+        /** The longest wait, in milliseconds (default 8000). */
+        timeoutMs?: number | null;
+        /** How long the screen must stay unchanged to count as settled, in milliseconds (default 300). */
+        quietWindowMs?: number | null;
+        /**
+         * When true (the default), no change within `timeoutMs` is a failure; when false it is a
+         * settled screen.
+         */
+        requireChange?: boolean | null;
+      };
+      result: {
+        /** Whether the screen changed while it was watched. */
+        changed: boolean;
+        waited_ms: number;
+      };
+    };
+    /**
+     * Waits (up to `timeoutMs`) for the node `nodeSelector` matches to be gone, and says whether it
+     * went: `true` when it is not (or no longer) visible, `false` when it still is. It never fails
+     * on a visible node, so a script can branch on it.
+     */
+    waitUntilNotVisible: {
+      args: {
+        /** The node whose disappearance is awaited. */
+        nodeSelector: TrailblazeNodeSelector;
+        /** How long to wait, in milliseconds (default 5000). */
+        timeoutMs?: number | null;
+      };
+      result: boolean;
+    };
+    /**
+     * Adds cookies to the browser context: a JSON array in Playwright's storage-state cookie shape, or
+     * a whole storage state (its `cookies` are read).
+     */
+    web_applyCookies: {
+      args: {
+        /** `[{"name":"sid","value":"abc","domain":".example.com","path":"/"}]`, or `{"cookies": [...]}`. */
+        cookiesJson?: string | null;
+      };
+      result: string;
+    };
+    /**
+     * Asserts that a request whose URL or body names the event was sent during the session
+     * (case-insensitive), polling until `timeoutMs` (default 5000; at least one look).
+     */
+    web_assertNetworkEvent: {
+      args: {
+        /** The event's name, e.g. `checkout-started`. */
+        eventName: string;
+        /** Milliseconds to wait for it (default 5000). */
+        timeoutMs?: number | null;
+        /** Why the caller checks (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /**
+     * Clicks a web element named by its snapshot ref, an ARIA descriptor (`button "Submit"`), a
+     * `css=` selector, or `nodeSelector`; waits for it to be visible, stable, enabled and uncovered.
+     */
+    web_click: {
+      args: {
+        /** A snapshot ref (`k123`), an ARIA descriptor (`button "Submit"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** Why the caller clicks (recordings carry it; it changes nothing). */
+        reasoning?: string | null;
+        /** The element, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Returns the current page's URL. */
+    web_currentUrl: { args: Record<string, never>; result: string };
+    /**
+     * Evaluates a JavaScript expression in the page (as its own scripts would) and returns the result
+     * as text. Values of fields holding a secret read `***`.
+     */
+    web_evaluate: {
+      args: {
+        /** An expression, or `(() => { ... })()` for statements; a promise is awaited. */
+        script: string;
+      };
+      result: string;
+    };
+    /**
+     * Fills a form field with a value that is never logged or shown: scripts pass a password or a
+     * token (best as `{{secret:NAME}}`); the field reads `***` in snapshots and is masked in screenshots.
+     */
+    web_fillSecret: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`textbox "Password"`) or a CSS selector after `css=`. */
+        ref: string;
+        /** The secret value (or a `{{secret:NAME}}` placeholder); never logged anywhere. */
+        value: string;
+      };
+      result: string;
+    };
+    /**
+     * Returns the browser context's storage state (cookies, and the page origin's local storage) as
+     * JSON in Playwright's shape.
+     */
+    web_getStorageState: { args: Record<string, never>; result: string };
+    /** Moves the pointer over a web element (hover states, tooltips, menus). */
+    web_hover: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`link "About"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** Why the caller hovers (it changes nothing). */
+        reasoning?: string | null;
+        /** The element, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /**
+     * Goes to a URL (GOTO, the default) and waits for it to load, or moves BACK or FORWARD in the
+     * browser's history. A relative path resolves against the trail file's folder.
+     */
+    web_navigate: {
+      args: {
+        /** GOTO (default) needs `url`; BACK and FORWARD move through history. */
+        action?: "GOTO" | "BACK" | "FORWARD";
+        /**
+         * The URL (`https://...`), or a path relative to the trail's folder (`sample-app/index.html`),
+         * served from the trail's workspace.
+         */
+        url?: string | null;
+        /** Why the caller navigates (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Presses a key or a combination in the page (`Enter`, `Tab`, `ArrowDown`, `Control+A`, `Shift+Tab`). */
+    web_pressKey: {
+      args: {
+        /** The key or combination, as Playwright names keys. */
+        key: string;
+        /** Why the caller presses it (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Shows more about the page's elements than the snapshot does: boxes, CSS selectors. */
+    web_requestDetails: {
+      args: {
+        /** BOUNDS, CSS_SELECTORS, OFFSCREEN_ELEMENTS and/or OCCLUDED_ELEMENTS. */
+        include: ("BOUNDS" | "CSS_SELECTORS" | "OFFSCREEN_ELEMENTS" | "OCCLUDED_ELEMENTS")[];
+        /** Why the caller asks (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Resizes the page's viewport (CSS pixels); the user agent stays a desktop one. */
+    web_resize: {
+      args: {
+        /** Width in CSS pixels (1 to 10000). */
+        width: number;
+        /** Height in CSS pixels (1 to 10000). */
+        height: number;
+        /** Why the caller resizes (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Scrolls the page, or a container named by ref or `nodeSelector`, in a direction. */
+    web_scroll: {
+      args: {
+        /** UP, DOWN (default), LEFT or RIGHT. */
+        direction?: "UP" | "DOWN" | "LEFT" | "RIGHT";
+        /** Pixels to scroll (default 500). */
+        amount?: number | null;
+        /** The container to scroll: a snapshot ref, an ARIA descriptor or `css=...`; the page when absent. */
+        ref?: string | null;
+        /** Why the caller scrolls (it changes nothing). */
+        reasoning?: string | null;
+        /** The container, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Selects options of a `<select>` by their values or visible labels. */
+    web_selectOption: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`combobox "Category"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** The options' values or visible labels. */
+        values: string[];
+        /** Why the caller selects (it changes nothing). */
+        reasoning?: string | null;
+        /** The `<select>`, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Captures the page afresh and names the screen (for logs and reports). */
+    web_snapshot: {
+      args: {
+        /** A name for the screen, e.g. `login_page`. */
+        screenName: string;
+        /** Why the caller takes it (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /**
+     * Types text into a web field named by ref or `nodeSelector`: by default the field is cleared and
+     * filled; `clearFirst: false` appends. The text may hold `{{secret:NAME}}`.
+     */
+    web_type: {
+      args: {
+        /** The text to type; may hold `{{secret:NAME}}` placeholders, resolved only at the browser. */
+        text: string;
+        /** A snapshot ref, an ARIA descriptor (`textbox "Email"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** Clear the field first (default true); false appends to its text. */
+        clearFirst?: boolean | null;
+        /** Why the caller types (it changes nothing). */
+        reasoning?: string | null;
+        /** The field, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Asserts that an element is visible, retrying until the timeout. */
+    web_verifyElementVisible: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`button "Submit"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** Why the caller checks (it changes nothing). */
+        reasoning?: string | null;
+        /** The element, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Asserts that a list (or any container) is visible and shows every given item's text. */
+    web_verifyListVisible: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`list "Results"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** The texts the container must show. */
+        items: string[];
+        /** Why the caller checks (it changes nothing). */
+        reasoning?: string | null;
+        /** The container, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /**
+     * Asserts that the page shows the text (a case-insensitive match within the visible text),
+     * retrying until the timeout.
+     */
+    web_verifyTextVisible: {
+      args: {
+        /** The text that must be visible. */
+        text: string;
+        /** Why the caller checks (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Asserts an element's text, a field's value or an attribute, retrying until the timeout. */
+    web_verifyValue: {
+      args: {
+        /** A snapshot ref, an ARIA descriptor (`textbox "Email"`) or a CSS selector after `css=`. */
+        ref?: string | null;
+        /** TEXT (default), VALUE or ATTRIBUTE. */
+        type?: "TEXT" | "VALUE" | "ATTRIBUTE";
+        /** The expected text or value. */
+        expected: string;
+        /** The attribute's name (for ATTRIBUTE). */
+        attribute?: string | null;
+        /** Why the caller checks (it changes nothing). */
+        reasoning?: string | null;
+        /** The element, as recordings hold it (wins over `ref`). */
+        nodeSelector?: TrailblazeNodeSelector | null;
+      };
+      result: string;
+    };
+    /** Waits a number of seconds (1 to 30). */
+    web_wait: {
+      args: {
+        /** Seconds to wait, 1 to 30 (default 1). */
+        seconds?: number | null;
+        /** Why the caller waits (it changes nothing). */
+        reasoning?: string | null;
+      };
+      result: string;
+    };
+    /** Waits until the page's URL matches a regular expression (searched in the URL), and returns it. */
+    web_waitForUrl: {
+      args: {
+        /** The pattern, e.g. `.*(dashboard|home).*` (Java's `\Q...\E` quoting is read). */
+        pattern: string;
+        /** Milliseconds to wait (default 30000). */
+        timeoutMs?: number | null;
+      };
+      result: string;
     };
   }
   interface TrailblazeHostFunctionMap {

@@ -18,6 +18,9 @@ use super::{Cli, Failure, MapArg, SessionArgs};
 use server::Server;
 
 #[derive(Args)]
+#[command(
+    after_help = "Examples:\n  trailblaze mcp                          serve over stdio (what an IDE's MCP client starts)\n  trailblaze mcp --device android         each client's session drives the phone\n  trailblaze mcp --http 8765              streamable HTTP on http://127.0.0.1:8765/mcp"
+)]
 pub struct McpArgs {
     /// Serve streamable HTTP on 127.0.0.1:PORT (path `/mcp`; 0 picks a free port) instead of stdio.
     #[arg(long, value_name = "PORT")]

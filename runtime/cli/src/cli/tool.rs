@@ -60,6 +60,9 @@ pub struct ToolsArgs {
 }
 
 #[derive(Args)]
+#[command(
+    after_help = "Examples:\n  trailblaze snapshot                      the simulated app's first screen, one line per element\n  trailblaze snapshot --json               the same as a tree\n  trailblaze snapshot --device android     the phone's screen (`trailblaze devices` lists them)\n  trailblaze snapshot --device web         a headless Chromium's page"
+)]
 pub struct SnapshotArgs {
     /// The snapshot as JSON.
     #[arg(long)]

@@ -245,6 +245,9 @@ pub struct CheckArgs {
 }
 
 #[derive(Args)]
+#[command(
+    after_help = "Examples:\n  trailblaze dts              the only trailmap's tools/trailblaze-client.d.ts and tools/tsconfig.json\n  trailblaze dts demo         trailmap `demo`'s\n  tsc -p trailmaps/demo/tools type-check its scripted tools afterwards"
+)]
 pub struct DtsArgs {
     /// The trailmap (defaults to `--trailmap`, or the only one).
     pub trailmap: Option<String>,

@@ -322,9 +322,12 @@ impl ScriptRuntime for Entered<'_, '_> {
             .with(back, || run_tool(self.state, self.ctx, tool, name, args))
     }
 
-    fn run_inline(&self, _back: &dyn Callbacks, source: &str, input: Json) -> Result<Json, String> {
+    fn run_inline(&self, back: &dyn Callbacks, source: &str, input: Json) -> Result<Json, String> {
         self.state.heap_changed.set(true);
-        run_inline(self.state, self.ctx, source, input)
+        // `trailblaze.execute` reaches the dispatcher through the same port as a tool's `ctx.tools`.
+        self.state
+            .back
+            .with(back, || run_inline(self.state, self.ctx, source, input))
     }
 }
 

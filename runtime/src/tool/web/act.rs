@@ -125,6 +125,8 @@ pub struct WebType {
 impl BuiltinTool for WebType {
     const NAME: &'static str = "web_type";
     const FLAGS: ToolFlags = ACTION;
+    // Typing is what a secret is for; the result shows the text redacted.
+    const SECRET_ARGS: &'static [&'static str] = &["text"];
     const PLATFORMS: &'static [Platform] = WEB;
     fn result_schema() -> Option<serde_json::Value> {
         string_result()
@@ -154,6 +156,7 @@ pub struct WebFillSecret {
 impl BuiltinTool for WebFillSecret {
     const NAME: &'static str = "web_fillSecret";
     const FLAGS: ToolFlags = ACTION;
+    const SECRET_ARGS: &'static [&'static str] = &["value"];
     const PLATFORMS: &'static [Platform] = WEB;
     fn result_schema() -> Option<serde_json::Value> {
         string_result()
