@@ -311,9 +311,7 @@ fn command_drift(words: &[String], help: &mut impl FnMut(&[&str]) -> Option<Stri
             2
         };
     }
-    let Some(sub) = words.get(i) else {
-        return None;
-    };
+    let sub = words.get(i)?;
     let Some(sub_help) = help(&[sub.as_str()]) else {
         return Some(format!("`trailblaze {sub}` is no subcommand"));
     };

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use trailblaze::Settings;
 use trailblaze::internals::TrailOutcome as Outcome;
 use trailblaze::{Finding, check_native, check_tsc};
