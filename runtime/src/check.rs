@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::project::Project;
-use crate::surface::catalog::{Surface, selectors, write_if_changed};
+use crate::surface::client_files::{Surface, selectors, write_if_changed};
 use crate::surface::{self, GenCall, check_value, client_dts, trail_gen_ts, trails_tsconfig};
 use crate::trail::{Trail, load_trail};
 use crate::yaml::YamlError;
@@ -373,7 +373,7 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
                 continue;
             }
         };
-        let files = surface::catalog::write_client_files(&catalog, &map.dir)?;
+        let files = surface::client_files::write_client_files(&catalog, &map.dir)?;
         report.tool_files += scripts;
         for d in surface::run_tsc(&tsc, &files.tsconfig)? {
             // A diagnostic about no file (a bad compiler option) is the tsconfig's.
@@ -452,7 +452,9 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         };
         let gen_names: Vec<String> = gens.iter().map(|(_, g, _)| abs(g)).collect();
         let gen_refs: Vec<&str> = gen_names.iter().map(String::as_str).collect();
-        let sdk = abs(&crate::surface::catalog::write_vendored_sdk(&map.dir.join("tools"))?);
+        let sdk = abs(&crate::surface::client_files::write_vendored_sdk(
+            &map.dir.join("tools"),
+        )?);
         let config = dir.join("tsconfig.trail-gen.json");
         write_if_changed(&config, &trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
         for d in surface::run_tsc(&tsc, &config)? {

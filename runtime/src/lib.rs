@@ -72,7 +72,7 @@ pub mod internals {
     pub use crate::script::transpile::{Transpiler, transpile_uncached};
     pub use crate::secret::Redaction;
     pub use crate::session::SessionConfig;
-    pub use crate::surface::catalog::write_client_files;
+    pub use crate::surface::client_files::write_client_files;
     pub use crate::surface::{find_tsc, run_tsc};
     pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
     pub use crate::trail::filter_by_tags;

@@ -10,7 +10,7 @@ use crate::catalog::{Catalog, CatalogError};
 use crate::device::{Device, DeviceError, DeviceSpec, sim};
 use crate::script::transpile::Transpiler;
 use crate::session::{Session, SessionConfig, SessionError, Settings, WarmPool};
-use crate::surface::catalog::Surface;
+use crate::surface::client_files::Surface;
 use crate::trailmap::{LoadErrors, Trailmaps};
 
 #[derive(Debug, thiserror::Error)]

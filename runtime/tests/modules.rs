@@ -382,3 +382,27 @@ fn a_planted_circle_between_top_level_modules_is_found() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].starts_with("in the crate root: b -> c -> b"), "{}", found[0]);
 }
+
+/// The files that break the one module convention (`foo.rs` beside `foo/`, never `foo/mod.rs`) in
+/// the module trees of `roots`.
+fn mod_rs_files(roots: &[PathBuf]) -> Vec<PathBuf> {
+    roots
+        .iter()
+        .flat_map(|root| modules(root).into_values())
+        .filter(|f| f.file_name().is_some_and(|n| n == "mod.rs"))
+        .collect()
+}
+
+#[test]
+fn every_crate_follows_one_module_convention_foo_rs_beside_foo() {
+    let roots: Vec<PathBuf> = CRATES.iter().map(|r| workspace().join(r)).collect();
+    let found = mod_rs_files(&roots);
+    assert!(
+        found.is_empty(),
+        "`foo/mod.rs` where the workspace uses `foo.rs` beside `foo/`: {found:?}"
+    );
+    // Control: a tree that declares a module as `b/mod.rs` is found.
+    let (dir, _) = planted(&[("lib.rs", "mod b;\n"), ("b/mod.rs", "mod inner;\n"), ("b/inner.rs", "")]);
+    let planted = mod_rs_files(&[dir.path().join("lib.rs")]);
+    assert_eq!(planted, [dir.path().join("b/mod.rs")]);
+}

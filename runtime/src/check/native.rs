@@ -12,7 +12,7 @@ use super::cache::Cache;
 use super::targets::{Targets, TrailResult, Uses};
 use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
 use crate::project::Project;
-use crate::surface::catalog::selectors;
+use crate::surface::client_files::selectors;
 use crate::trail::{parse_trail_owned, read_trail};
 use crate::yaml::{Pos, YamlError};
 

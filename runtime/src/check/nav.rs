@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{CheckReport, Finding, TscCheckError, find_tsc_for, sort};
 use crate::catalog::Edge;
 use crate::project::Project;
-use crate::surface::catalog::{Surface, selectors, write_if_changed, write_vendored_sdk};
+use crate::surface::client_files::{Surface, selectors, write_if_changed, write_vendored_sdk};
 use crate::surface::{self, check_value, client_dts, json_for_ts, trails_tsconfig};
 use crate::trailmap::nav::NavToolSpec;
 use crate::trailmap::{ParamType, Trailmap};

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Finding, exempt};
 use crate::project::Project;
-use crate::surface::catalog::Surface;
+use crate::surface::client_files::Surface;
 
 /// What the native gate says about one trail file: what it adds to the report.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ pub(super) fn digest(parts: &[&[u8]]) -> String {
 pub(super) struct Hashes {
     /// How the target loads: its catalog's error, or that it loads and whether it is exempt.
     pub env: String,
-    /// Each tool of its surface (the first of a name, as [`crate::surface::catalog::Surface::tool`]).
+    /// Each tool of its surface (the first of a name, as [`crate::surface::client_files::Surface::tool`]).
     tools: HashMap<String, String>,
     /// Its recordable names, in order.
     pub names: String,

@@ -85,7 +85,7 @@ fn map_interface(out: &mut String, name: &str, entries: &[SurfaceEntry]) {
 }
 
 /// `tools/tsconfig.json` for a trailmap: `sdk_src` is the path from the tools folder to the SDK's
-/// `index.ts`: `dts` writes the vendored copy's ([`super::catalog::VENDORED_INDEX`]); the SDK's own
+/// `index.ts`: `dts` writes the vendored copy's ([`super::client_files::VENDORED_INDEX`]); the SDK's own
 /// tests compile every type case through this text pointed at their checkout
 /// (`sdk-ts/test/fixtures/trailmap-tools.tsconfig.json`).
 pub fn tools_tsconfig(sdk_src: &str) -> String {

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::surface::check::check_value;
 use crate::surface::dts::client_dts;
 use crate::surface::dts::tests::{sample_host_functions, sample_tools};
 use crate::surface::tsc::{run_tsc, testing};
+use crate::surface::value_check::check_value;
 
 struct Case {
     tool: &'static str,

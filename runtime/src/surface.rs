@@ -2,26 +2,27 @@
 //! and TypeScript. Built-in tools and host functions get their schemas from schemars, scripted tools
 //! from the swc analyzer; this module reads both dialects the same way.
 //!
-//! - [`check`]: the native type gate, a value against a schema;
+//! - [`value_check`]: the native type gate, a value against a schema;
+//! - [`client_files`]: a catalog's tools and host functions as entries, and the files `dts` writes;
 //! - [`dts`]: schemas as TypeScript, the generated `trailblaze-client.d.ts` and `tsconfig.json`;
 //! - [`tsgen`]: recorded trail calls as a `.trail.gen.ts` file with a line table (`check --tsc`);
 //! - [`tsc`]: running the pinned TypeScript compiler and reading its diagnostics.
 
-pub mod catalog;
-pub mod check;
+pub mod client_files;
 pub mod dts;
 pub mod reference;
 #[cfg(test)]
 mod test_support;
 pub mod tsc;
 pub mod tsgen;
+pub mod value_check;
 
 use serde_json::Value;
 
-pub use check::check_value;
 pub use dts::{client_dts, tools_tsconfig};
 pub use tsc::{TscError, find_tsc, run_tsc};
 pub use tsgen::{GenCall, LineEntry, entry_for_line, trail_gen_ts, trails_tsconfig};
+pub use value_check::check_value;
 
 /// One entry of the surface: a tool or a host function with its argument and result schemas.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,10 +13,10 @@ pub mod exec;
 mod expr;
 pub mod gesture;
 pub mod llm;
-pub mod memory;
 pub mod nav;
 pub mod platform;
 pub mod process;
+pub mod remember;
 pub mod results;
 pub mod rules;
 pub mod run_trail;
@@ -161,7 +161,7 @@ pub fn builtin_tools() -> Vec<ToolDescriptor> {
         exec::entries(),
         by_selector::entries(),
         verify::entries(),
-        memory::entries(),
+        remember::entries(),
         process::entries(),
         android::entries(),
         waypoint::entries(),

@@ -28,9 +28,9 @@ use super::transpile::{Transpiled, Transpiler};
 use crate::budget::{Deadline, Limits};
 use server::{Msg, Server};
 
-const RUNNER: &str = include_str!("runner.mjs");
-const HOOKS: &str = include_str!("hooks.mjs");
-const CONSOLE: &str = include_str!("../console.mjs");
+const RUNNER: &str = include_str!("subprocess/runner.mjs");
+const HOOKS: &str = include_str!("subprocess/hooks.mjs");
+const CONSOLE: &str = include_str!("console.mjs");
 
 /// The longest stderr line read whole; the rest of a longer line is skipped (the host keeps 8 KiB).
 const MAX_STDERR_LINE: usize = 1 << 20;

@@ -315,7 +315,7 @@ pub fn validate(tool: &ToolDescriptor, args: &Value) -> Result<(), DecodeError> 
                     path: String::new(),
                     kind: trailblaze_host_functions::decode::DecodeErrorKind::WrongType {
                         expected: "an object".into(),
-                        found: crate::surface::check::kind_of(args),
+                        found: crate::surface::value_check::kind_of(args),
                     },
                 });
             }

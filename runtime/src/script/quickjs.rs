@@ -29,10 +29,10 @@ use crate::budget::{Deadline, Limits};
 use loader::{ScriptLoader, ScriptResolver};
 
 const BOOTSTRAP_MODULE: &str = "trailblaze:bootstrap";
-const BOOTSTRAP_SOURCE: &str = include_str!("bootstrap.js");
+const BOOTSTRAP_SOURCE: &str = include_str!("quickjs/bootstrap.js");
 /// How `console.*` arguments become a line: shared with the Node runner.
 const CONSOLE_MODULE: &str = "trailblaze:console";
-const CONSOLE_SOURCE: &str = include_str!("../console.mjs");
+const CONSOLE_SOURCE: &str = include_str!("console.mjs");
 
 /// Stack for the session thread: the JS stack limit plus room for the Rust frames between re-entrant
 /// calls (16 levels of dispatcher, binding and engine).
