@@ -16,6 +16,8 @@ command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-ins
 cargo build -p trailblaze-cli --bin trailblaze
 cargo test --workspace --all-targets --no-fail-fast
 npm test --prefix sdk-ts
+# The library's API docs build without a broken link or a private item named in public docs.
+RUSTDOCFLAGS="-D warnings" cargo doc -p trailblaze --no-deps
 # The feature matrix: the on-device library with no optional part (no adb or HTTP client) and the
 # CLI's with all. Last: its minimal .so replaces the one the C and JNI tests loaded.
 CHECK_FEATURES_TARGET_DIR=target scripts/check-features.sh

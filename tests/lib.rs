@@ -237,9 +237,8 @@ pub fn session_with(
     let project = f.project();
     let secrets = std::sync::Arc::new(secrets);
     let catalog =
-        trailblaze::internals::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry))
-            .expect("catalog");
-    let session = Session::start(trailblaze::internals::SessionConfig {
+        trailblaze::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry)).expect("catalog");
+    let session = Session::start(trailblaze::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device(&f.id).expect("device"),
         secrets: secrets.clone(),

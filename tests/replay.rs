@@ -85,7 +85,7 @@ pub fn replay_demo(project: &Project, device: &mut dyn FnMut() -> Box<dyn Device
     let mut r = Replay::default();
     let started = Instant::now();
     for file in demo_trails() {
-        let trail = trailblaze::internals::load_trail(&file).unwrap_or_else(|e| panic!("{e:?}"));
+        let trail = trailblaze::Trail::load(&file).unwrap_or_else(|e| panic!("{e:?}"));
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use trailblaze::{CheckOptions, check_native, check_native_with, check_tsc};
+use trailblaze::gates::{CheckOptions, check_native, check_native_with, check_tsc};
 use trailblaze::{Project, ProjectOptions};
 
 const CALLS: usize = 20;
@@ -88,7 +88,7 @@ fn main() {
     }
     let t = Instant::now();
     for f in &files {
-        trailblaze::internals::load_trail(f).expect("parses");
+        trailblaze::Trail::load(f).expect("parses");
     }
     println!("  (parsing alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
@@ -100,7 +100,7 @@ fn main() {
     println!("  (saphyr alone: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();
     for (f, s) in files.iter().zip(&texts) {
-        let _ = trailblaze::internals::parse_yaml(s, f);
+        let _ = trailblaze::gates::parse_yaml(s, f);
     }
     println!("  (yaml::parse: {:.1} ms)", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();
@@ -110,7 +110,7 @@ fn main() {
         runs.sort();
         runs[runs.len() / 2]
     };
-    let expect_clean = |r: &trailblaze::CheckReport| {
+    let expect_clean = |r: &trailblaze::gates::CheckReport| {
         assert_eq!(
             (r.trails, r.calls, r.findings.len()),
             (trails_n, trails_n * CALLS, 0),

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use trailblaze::internals::SessionConfig;
+use trailblaze::SessionConfig;
 use trailblaze::{Project, ProjectOptions};
 use trailblaze::{Session, Settings};
 
@@ -154,7 +154,7 @@ fn write_node_bundle(project: &Project, dir: &Path) {
             .replace("\"./screen\"", "\"./screen.mjs\"");
         std::fs::write(dir.join(format!("{name}.mjs")), js).expect("write");
     }
-    let sdk = trailblaze::internals::sdk::javascript().expect("the SDK builds");
+    let sdk = trailblaze::scripting::sdk_javascript().expect("the SDK builds");
     std::fs::write(dir.join("scripting.mjs"), sdk).expect("write");
     let snapshot = json!({ "appId": "com.example.demo", "text": "", "root": { "ref": "a000", "className": "android.widget.FrameLayout", "children": [] } });
     let runner = format!(

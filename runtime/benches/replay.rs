@@ -11,7 +11,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use trailblaze::{Project, ProjectOptions, RunOptions, ScreenshotPolicy, Settings, run_trails};
+use trailblaze::report::ScreenshotPolicy;
+use trailblaze::{Project, ProjectOptions, RunOptions, Settings, run_trails};
 
 const OPEN: &str = "{ androidAccessibility: { textRegex: Build Bot } }";
 const BACK: &str = "{ androidAccessibility: { textRegex: Back to inbox } }";

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use trailblaze::internals::{Transpiler, transpile_uncached};
+use trailblaze::scripting::{Transpiler, transpile_uncached};
 
 /// One "tool file" worth of TypeScript, varied by `i` so no two units are identical.
 fn unit(out: &mut String, i: usize) {

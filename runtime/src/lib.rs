@@ -2,7 +2,8 @@
 //!
 //! The embedding API is what this page lists: open a [`Project`] (a trailmaps folder), start a
 //! [`Session`] on a [`device::Device`] and [`Session::call`] tools through the one dispatcher, or
-//! [`run_trails`] / [`check_native`] whole trails. Everything else is the crate's own.
+//! [`run_trails`] / [`gates::check_native`] whole trails; [`Session::replay`] one trail on an open
+//! session. The modules below the root group the rest by what it is for (docs/embedding.md).
 //!
 //! Inside, modules follow DESIGN.md's words: a `trailmap` declares `tool`s and host functions; a
 //! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
@@ -38,44 +39,65 @@ pub(crate) mod waypoint;
 pub mod workspace;
 pub(crate) mod yaml;
 
-#[cfg(feature = "agent")]
-pub use agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind, WriteBack};
+// The everyday API: open a project, start a session, call tools, replay and run trails.
 pub use budget::{CancelHandle, Limits};
-pub use catalog::ToolDefinition;
-pub use check::{
-    CheckOptions, CheckReport, CheckStats, Finding, NavCounts, TOOLS_NOT_TYPE_CHECKED, check_native, check_native_with,
-    check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
-};
+pub use catalog::Catalog;
 pub use dispatch::CallError;
 pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
-pub use replay::{Notice, ReplayOptions, RunSink, ScreenshotPolicy};
-pub use run::{RunOptions, RunOutput, run_trails};
-pub use session::{Session, SessionError, Settings, WarmPool};
-pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
-pub use state::log::StepRecord;
-pub use trail::{Step, Trail, migrate_file, migrate_text};
+pub use replay::{ReplayOptions, RunSink};
+pub use run::{RunOptions, run_trails};
+pub use secret::Redaction;
+pub use session::{Session, SessionConfig, Settings};
+pub use trail::{Step, Trail};
 
-/// What a run and a replay report: per trail, per step, per call.
+/// What a run and a replay report: per trail, per step, per call, and what a sink hears.
 pub mod report {
+    pub use crate::replay::{Notice, ScreenshotPolicy};
+    pub use crate::run::RunOutput;
+    pub use crate::state::log::StepRecord;
     pub use crate::trail::report::{
         AgentReport, AgentTurn, CallReport, Outcome, Point, RunReport, StepReport, Summary, TrailReport,
     };
 }
-pub use trailmap::LoadErrors;
-pub use yaml::{Pos, YamlError};
 
-/// The crate's insides, for this workspace's CLI, tests and benches only: no stability promise.
-#[doc(hidden)]
-pub mod internals {
-    pub use crate::catalog::{Catalog, NotLlmVisible};
-    pub use crate::script::sdk;
-    pub use crate::script::transpile::{Transpiler, transpile_uncached};
-    pub use crate::secret::Redaction;
-    pub use crate::session::SessionConfig;
-    pub use crate::surface::client_files::write_client_files;
-    pub use crate::surface::{find_tsc, run_tsc};
-    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
-    pub use crate::trail::filter_by_tags;
-    pub use crate::trail::{Outcome as TrailOutcome, find_trails, load_trail, parse_shard, parse_trail, shard};
+/// The two gates a trail passes before it runs: the strict parse gate and the type gate (native, or
+/// the real TypeScript compiler with `check_tsc`).
+pub mod gates {
+    pub use crate::check::{
+        CheckOptions, CheckReport, CheckStats, Finding, NavCounts, TOOLS_NOT_TYPE_CHECKED, check_native,
+        check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
+    };
+    pub use crate::surface::{TscError, find_tsc, run_tsc};
     pub use crate::yaml::parse as parse_yaml;
+}
+
+/// Finding, choosing and rewriting trail files (loading one is [`Trail::load`]).
+pub mod trails {
+    pub use crate::trail::{FindError, filter_by_tags, find_trails, migrate_file, migrate_text, parse_shard, shard};
+}
+
+/// Scripts' `console.*` lines, for an embedder that shows them its own way.
+pub mod console {
+    pub use crate::state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
+}
+
+/// The tools a catalog offers, and writing a built-in tool of your own in Rust
+/// ([`Catalog::register_builtin`]).
+pub mod tools {
+    pub use crate::catalog::{NotLlmVisible, ToolDefinition};
+    pub use crate::surface::client_files::write_client_files;
+    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
+}
+
+/// The scripted-tool toolchain on its own: transpiling TypeScript and the SDK's JavaScript.
+pub mod scripting {
+    pub use crate::script::sdk::javascript as sdk_javascript;
+    pub use crate::script::transpile::{Transpiler, transpile_uncached};
+}
+
+/// The errors of loading files and starting sessions, with their positions.
+pub mod errors {
+    pub use crate::session::SessionError;
+    pub use crate::trailmap::LoadErrors;
+    pub use crate::yaml::{Pos, YamlError};
 }

@@ -128,7 +128,7 @@ impl Project {
         self.trailmap_id(id)
     }
 
-    /// The catalog of trailmap `id` ([`NO_TARGET`]: the built-ins alone), built once per project.
+    /// The catalog of trailmap `id` (`NO_TARGET`: the built-ins alone), built once per project.
     pub fn catalog(&self, id: &str) -> Result<Arc<Catalog>, ProjectError> {
         if let Some(c) = self.catalogs.lock().ok().and_then(|m| m.get(id).cloned()) {
             return Ok(c);

@@ -227,7 +227,7 @@ pub fn parent_path(path: &str) -> Option<String> {
 /// The tree is built straight from the parser's events (no intermediate YAML tree), which is where
 /// the reader's limits hold: an alias is refused where it stands, before anything is expanded (1 MB
 /// of aliases to a 10 KB anchor would otherwise cost gigabytes), and nesting deeper than
-/// [`MAX_DEPTH`] is refused before anything recursive sees it.
+/// `MAX_DEPTH` is refused before anything recursive sees it.
 pub fn parse(text: &str, file: &Path) -> Result<Document, YamlError> {
     let (value, tree) = parse_tree(text, file)?;
     Ok(Document {

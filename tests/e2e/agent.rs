@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use trailblaze::agent::{AgentConfig, ApiKey, HttpSettings, ProviderConfig, ProviderKind, WriteBack};
-use trailblaze::internals::TrailOutcome as Outcome;
-use trailblaze::{Project, RunOptions, RunOutput, Settings, run_trails};
+use trailblaze::report::Outcome;
+use trailblaze::report::RunOutput;
+use trailblaze::{Project, RunOptions, Settings, run_trails};
 use trailblaze_e2e::fake_llm::{self, FakeLlm, Reply, Wire, call, dynamic, status};
 use trailblaze_e2e::{CANARY, Fixture};
 
@@ -115,7 +116,7 @@ pub(crate) fn healed(file: &Path) -> PathBuf {
 }
 
 fn recorded_tools(file: &Path, step: usize) -> Vec<String> {
-    let t = trailblaze::internals::load_trail(file).expect("the written trail parses");
+    let t = trailblaze::Trail::load(file).expect("the written trail parses");
     t.steps[step]
         .calls_for("android", None)
         .expect("recorded for android")
@@ -556,7 +557,7 @@ fn self_heal_reruns_a_failed_recorded_step_and_keeps_what_ran_before_the_failure
         recorded_tools(&file, 0),
         ["inputText", "inputText", "tapOnElementBySelector"]
     );
-    let t = trailblaze::internals::load_trail(&file).expect("parses");
+    let t = trailblaze::Trail::load(&file).expect("parses");
     let keys: Vec<&str> = t.steps[0].recording.as_ref().expect("rec").keys().collect();
     assert_eq!(keys, ["tools", "android"]);
     let again = run(&f, &project, &file, None);

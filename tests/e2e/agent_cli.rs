@@ -53,7 +53,7 @@ fn the_cli_round_trip_runs_checks_and_replays_the_agents_recording() {
     assert!(o.status.success(), "replay: {stdout}\n{stderr}");
     assert!(stdout.contains("3 steps") || stdout.contains("1 passed"), "{stdout}");
     // A folder run does not take the copy for a second trail.
-    let found = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("finds");
+    let found = trailblaze::trails::find_trails(&[f.map_dir().join("trails")]).expect("finds");
     assert!(found.contains(&file) && !found.contains(&copy), "{found:?}");
 }
 

@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use trailblaze::device::sim::SimDevice;
-use trailblaze::internals::{TrailOutcome, find_trails, parse_trail, parse_yaml};
-use trailblaze::{Project, ProjectOptions, RunOptions, Settings, check_native, run_trails};
+use trailblaze::gates::check_native;
+use trailblaze::gates::parse_yaml;
+use trailblaze::report::Outcome as TrailOutcome;
+use trailblaze::trails::find_trails;
+use trailblaze::{Project, ProjectOptions, RunOptions, Settings, run_trails};
 use trailblaze_e2e::{Fixture, repo_root};
 use trailblaze_host_functions::SecretStore;
 
@@ -84,7 +87,7 @@ fn doc_blocks(name: &str) -> Vec<Block> {
 
 /// The parse gate over a `yaml trail` block: its target, or every error at its line in the doc.
 fn parse_block(b: &Block) -> Result<Option<String>, String> {
-    match parse_trail(&b.text, Path::new(&b.doc)) {
+    match trailblaze::Trail::parse(&b.text, Path::new(&b.doc)) {
         Ok(trail) => Ok(trail.config.target),
         Err(errors) => {
             let lines: Vec<String> = errors
@@ -146,7 +149,7 @@ fn docs_trail_blocks_pass_the_gates() {
         .position(|b| b.is("yaml", "rejected"))
         .expect("writing-trails.md shows a rejected trail");
     let quoted = all[at + 1..].iter().find(|b| b.is("text", "text")).expect("its output");
-    let Err(errors) = parse_trail(&all[at].text, Path::new("trailmaps/demo/trails/x.trail.yaml")) else {
+    let Err(errors) = trailblaze::Trail::parse(&all[at].text, Path::new("trailmaps/demo/trails/x.trail.yaml")) else {
         panic!("{}: the counter-example is accepted", all[at].at());
     };
     let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
@@ -386,5 +389,87 @@ fn every_command_line_in_the_docs_names_real_subcommands_and_flags() {
             Some("`trailblaze frobnicate` is no subcommand".to_string()),
             None
         ]
+    );
+}
+
+/// The names at a crate root: `pub use ...::{A, B}` / `pub use ...::A` lines and `pub mod a`
+/// (outside any `pub mod a { ... }` block, whose contents are that module's).
+fn root_names(lib: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut depth = 0usize;
+    let mut statement = String::new();
+    for line in lib.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        if depth == 0 {
+            let t = code.trim();
+            if let Some(rest) = t.strip_prefix("pub mod ") {
+                names.insert(rest.trim_end_matches(['{', ';', ' ']).to_string());
+            } else if t.starts_with("pub use ") || !statement.is_empty() {
+                statement.push_str(t);
+                if t.ends_with(';') {
+                    let body = statement.trim_start_matches("pub use ").trim_end_matches(';');
+                    let list = match body.split_once('{') {
+                        Some((_, group)) => group.trim_end_matches('}').to_string(),
+                        None => body.rsplit("::").next().unwrap_or_default().to_string(),
+                    };
+                    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                        names.insert(item.rsplit(" as ").next().unwrap_or(item).to_string());
+                    }
+                    statement.clear();
+                }
+            }
+        }
+        depth = (depth + code.matches('{').count()).saturating_sub(code.matches('}').count());
+    }
+    names
+}
+
+/// The names the first column of embedding.md's "The public names" table lists.
+fn documented_names(md: &str) -> std::collections::BTreeSet<String> {
+    let section = md.split("## The public names").nth(1).unwrap_or_default();
+    let section = section.split("\n## ").next().unwrap_or_default();
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .flat_map(|l| {
+            let first = l.split(" | ").next().unwrap_or_default();
+            first
+                .split('`')
+                .map(str::trim)
+                .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn embedding_md_lists_exactly_the_crate_roots_public_names() {
+    let root = repo_root();
+    let lib = std::fs::read_to_string(root.join("runtime/src/lib.rs")).expect("lib.rs");
+    let md = std::fs::read_to_string(root.join("docs/embedding.md")).expect("embedding.md");
+    let public = root_names(&lib);
+    let documented = documented_names(&md);
+    assert_eq!(
+        public, documented,
+        "runtime/src/lib.rs (left) and docs/embedding.md (right) differ"
+    );
+    // About fifteen everyday names, the rest in modules.
+    let items = public
+        .iter()
+        .filter(|n| n.starts_with(char::is_uppercase) || n.contains('_'))
+        .count();
+    assert!(items <= 20, "{items} names at the crate root: {public:?}");
+    // Controls: the reader sees a planted name and a planted module, and none inside a module block.
+    let planted = format!("{lib}\npub use crate::x::{{Extra, Other as Renamed}};\npub mod planted;\n");
+    let seen = root_names(&planted);
+    assert!(seen.contains("Extra") && seen.contains("Renamed") && seen.contains("planted"));
+    assert!(
+        !public.contains("TrailReport") && public.contains("report"),
+        "{public:?}"
+    );
+    assert!(
+        documented.contains("Project") && documented.contains("gates"),
+        "{documented:?}"
     );
 }

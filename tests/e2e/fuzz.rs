@@ -171,7 +171,7 @@ fn the_trail_reader_answers_every_input() {
         "é",
     ];
     fuzz("trail reader", 0xA5A5_1234_5678_9ABC, &seeds, &tokens, |text| {
-        trailblaze::internals::parse_trail(text, Path::new("fuzz.trail.yaml")).is_ok()
+        trailblaze::Trail::parse(text, Path::new("fuzz.trail.yaml")).is_ok()
     });
 }
 
@@ -184,7 +184,7 @@ fn the_transpile_guard_answers_every_input() {
         "?", ":", "<T>", "async ", "await ", "new ", "!", "-", "++", ";", ",", "\\", "\u{2028}",
     ];
     fuzz("transpile guard", 0x1357_9BDF_2468_ACE0, &seeds, &tokens, |src| {
-        trailblaze::internals::transpile_uncached("fuzz.ts", src).is_ok()
+        trailblaze::scripting::transpile_uncached("fuzz.ts", src).is_ok()
     });
 }
 

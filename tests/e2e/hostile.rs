@@ -111,7 +111,7 @@ fn a_syntax_error_names_the_file_and_line() {
 fn a_panicking_builtin_becomes_that_calls_error() {
     use schemars::JsonSchema;
     use serde::Deserialize;
-    use trailblaze::internals::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
+    use trailblaze::tools::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 
     /// Panics.
     #[derive(Deserialize, JsonSchema)]
@@ -133,10 +133,10 @@ fn a_panicking_builtin_becomes_that_calls_error() {
 export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.boom({}); return {}; });"#,
     );
     let project = f.project();
-    let mut catalog = trailblaze::internals::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone())
-        .expect("catalog");
+    let mut catalog =
+        trailblaze::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone()).expect("catalog");
     catalog.register_builtin(BuiltinEntry::of::<Boom>());
-    let s = Session::start(trailblaze::internals::SessionConfig {
+    let s = Session::start(trailblaze::SessionConfig {
         catalog: std::sync::Arc::new(catalog),
         device: project.sim_device("t").expect("device"),
         secrets: project.secrets.clone(),

@@ -2,7 +2,8 @@
 //! that fan out or call themselves, broken tools that say why.
 
 use serde_json::json;
-use trailblaze::{Settings, check_native};
+use trailblaze::Settings;
+use trailblaze::gates::check_native;
 use trailblaze_e2e::Fixture;
 
 #[test]
@@ -13,7 +14,7 @@ fn an_integer_outside_its_rust_width_is_a_finding_at_the_gate_and_refused_at_the
         "config:\n  id: t/wide\n  target: t\ntrail:\n  - step: Tap far away\n    recording:\n      tools:\n        - tapOnPoint: { x: 2147483648, y: 1 }\n        - tapOnPoint: { x: 2147483647, y: -2147483648 }\n",
     );
     let project = f.project();
-    let files = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("trails");
+    let files = trailblaze::trails::find_trails(&[f.map_dir().join("trails")]).expect("trails");
     let report = check_native(&project, &files);
     let messages: Vec<String> = report.findings.iter().map(|x| x.to_string()).collect();
     assert_eq!(
@@ -108,9 +109,9 @@ fn an_invalid_regex_is_refused_by_both_gates_and_at_run_time() {
         "config:\n  id: t/typo\n  target: t\ntrail:\n  - verify: Gone\n    recording:\n      tools:\n        - assertNotVisibleBySelector:\n            nodeSelector: { androidAccessibility: { textRegex: 'Inbox (' } }\n        - assertNotVisibleBySelector:\n            nodeSelector: { androidAccessibility: { textRegex: 'Inbox \\(' } }\n",
     );
     let project = f.project();
-    let files = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("trails");
+    let files = trailblaze::trails::find_trails(&[f.map_dir().join("trails")]).expect("trails");
     let native = check_native(&project, &files);
-    let tsc = trailblaze::check_tsc(&project, &files).expect("tsc runs");
+    let tsc = trailblaze::gates::check_tsc(&project, &files).expect("tsc runs");
     for (gate, report) in [("native", &native), ("tsc", &tsc)] {
         let found: Vec<String> = report.findings.iter().map(|x| x.to_string()).collect();
         assert_eq!(

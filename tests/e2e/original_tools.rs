@@ -3,7 +3,9 @@
 //! name, and the type gate knowing them all.
 
 use serde_json::{Value, json};
-use trailblaze::{CallError, RunOptions, ScreenshotPolicy, Session, Settings, check_native, run_trails};
+use trailblaze::gates::check_native;
+use trailblaze::report::ScreenshotPolicy;
+use trailblaze::{CallError, RunOptions, Session, Settings, run_trails};
 use trailblaze_e2e::{CANARY, Fixture, device_tree, field_text, session_with};
 use trailblaze_host_functions::{HostRegistry, SecretStore};
 

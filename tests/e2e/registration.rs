@@ -1,8 +1,8 @@
 //! What a trailmap declares: composed tools, host registrations, dependencies.
 
 use serde_json::json;
+use trailblaze::Catalog;
 use trailblaze::Settings;
-use trailblaze::internals::Catalog;
 use trailblaze_e2e::{Fixture, device_tree, field_text};
 use trailblaze_host_functions::HostRegistry;
 

@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use trailblaze::internals::TrailOutcome as Outcome;
-use trailblaze::{Project, RunOptions, RunOutput, Settings, run_trails};
+use trailblaze::report::Outcome;
+use trailblaze::report::RunOutput;
+use trailblaze::{Project, RunOptions, Settings, run_trails};
 use trailblaze_e2e::Fixture;
 
 /// The password the simulated app accepts, given to runs as the secret `PW`.
@@ -182,7 +183,7 @@ export const checkInbox = trailblaze.tool<{}, {}>(async (_i, ctx) => {
         screenshots,
         ..opts(&f)
     };
-    use trailblaze::ScreenshotPolicy::{All, Failures, None};
+    use trailblaze::report::ScreenshotPolicy::{All, Failures, None};
     let overlapped = run(&f, std::slice::from_ref(&file), with(None));
     let screens = run(&f, std::slice::from_ref(&file), with(All));
     let failures = run(&f, std::slice::from_ref(&file), with(Failures));

@@ -421,7 +421,7 @@ fn console_lines_and_unawaited_failures_read_the_same_under_node() {
     use crate::scripts_debug::{check_unawaited, expected_talk, talk_lines, unawaited_outcomes};
     // Across processes a tool's lines and a nested call's may interleave differently; within one
     // tool the order holds.
-    let by_tool = |mut v: Vec<(String, trailblaze::ConsoleLevel, String)>| {
+    let by_tool = |mut v: Vec<(String, trailblaze::console::ConsoleLevel, String)>| {
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
     };

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use trailblaze::{ConsoleLevel, ConsoleLine, ConsoleSink, Limits, Session, SessionOptions, Settings};
+use trailblaze::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
+use trailblaze::{Limits, Session, SessionOptions, Settings};
 use trailblaze_e2e::{CANARY, Fixture, trailblaze_bin};
 use trailblaze_host_functions::SecretStore;
 

@@ -76,7 +76,7 @@ fn ten_thousand_random_secrets_never_survive_the_redactor() {
             value[format!("k{i}{s}")] = json!([s, { "inner": format!("<{s}>") }]);
         }
         text.push_str(&serde_json::to_string(&value).unwrap_or_default());
-        let redaction = trailblaze::internals::Redaction::new(&secrets);
+        let redaction = trailblaze::Redaction::new(&secrets);
         let redacted = redaction.text(&text);
         assert_eq!(
             leak(&redacted, &secrets),
@@ -287,12 +287,9 @@ fn no_llm_visible_tool_shows_a_secret_or_anything_derived_from_one() {
     let _ = traces();
     let f = Fixture::demo();
     let project = f.project();
-    let catalog = trailblaze::internals::Catalog::for_trailmap(
-        &project.trailmaps,
-        "demo",
-        std::sync::Arc::new(HostRegistry::builtin()),
-    )
-    .expect("catalog");
+    let catalog =
+        trailblaze::Catalog::for_trailmap(&project.trailmaps, "demo", std::sync::Arc::new(HostRegistry::builtin()))
+            .expect("catalog");
     let tools = catalog.tool_definitions_on(trailblaze::device::Platform::Android);
     assert!(tools.len() > 20, "the catalog: {}", tools.len());
     let pins = ["734215", "591846"];

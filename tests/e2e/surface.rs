@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use serde_json::Value;
-use trailblaze::internals::write_client_files;
-use trailblaze::internals::{find_tsc, run_tsc};
+use trailblaze::gates::{find_tsc, run_tsc};
+use trailblaze::tools::write_client_files;
 use trailblaze_e2e::{Fixture, repo_root};
 
 fn generate(f: &Fixture) -> (String, String) {

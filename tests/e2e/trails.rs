@@ -5,8 +5,8 @@ use std::process::Command;
 
 use serde_json::Value;
 use trailblaze::Settings;
-use trailblaze::internals::TrailOutcome as Outcome;
-use trailblaze::{Finding, check_native, check_tsc};
+use trailblaze::gates::{Finding, check_native, check_tsc};
+use trailblaze::report::Outcome;
 use trailblaze::{RunOptions, run_trails};
 use trailblaze_e2e::{Fixture, trailblaze_bin};
 
@@ -210,7 +210,7 @@ fn the_native_gate_and_tsc_agree_on_a_mutation_corpus() {
 fn both_gates_find_nothing_in_the_demo_trails() {
     let f = Fixture::demo();
     let project = f.project();
-    let files = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("trails");
+    let files = trailblaze::trails::find_trails(&[f.map_dir().join("trails")]).expect("trails");
     assert!(files.len() >= 3);
     let native = check_native(&project, &files);
     let tsc = check_tsc(&project, &files).expect("tsc runs");
@@ -274,7 +274,7 @@ fn an_exempt_trailmap_reports_warnings() {
 fn run_passes_the_demo_trails_and_reports_every_step() {
     let f = Fixture::demo();
     let project = f.project();
-    let files = trailblaze::internals::find_trails(&[f.map_dir().join("trails")]).expect("trails");
+    let files = trailblaze::trails::find_trails(&[f.map_dir().join("trails")]).expect("trails");
     let secrets = trailblaze_host_functions::SecretStore::from_pairs([
         ("DEMO_USERNAME".to_string(), "jane@example.com".to_string()),
         ("DEMO_PASSWORD".to_string(), "hunter2".to_string()),

@@ -266,7 +266,7 @@ fn report(e: &anyhow::Error) {
 }
 
 /// A YAML file error as a diagnostic; about a folder or an unreadable file, no frame.
-pub fn file_error(y: &trailblaze::YamlError) -> Diagnostic {
+pub fn file_error(y: &trailblaze::errors::YamlError) -> Diagnostic {
     if y.file.is_file() {
         Diagnostic::error(y.message.clone()).at(&y.file, y.pos.line, y.pos.col, Some(y.source_line.clone()))
     } else {
@@ -396,8 +396,9 @@ pub fn open_project_for(
     )?;
     output::set_secrets(project.secrets.values_to_redact());
     if let Some(anchor) = &located.anchor {
-        let config = trailblaze::workspace::WorkspaceConfig::load(anchor)
-            .map_err(|e| Failure::Usage(ProjectError::Load(trailblaze::LoadErrors { errors: vec![e] }).into()))?;
+        let config = trailblaze::workspace::WorkspaceConfig::load(anchor).map_err(|e| {
+            Failure::Usage(ProjectError::Load(trailblaze::errors::LoadErrors { errors: vec![e] }).into())
+        })?;
         let ids: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
         warn_all(&config.unknown_targets(&ids));
     }

@@ -153,7 +153,7 @@ pub(crate) fn run_trails(project: u64, options: &Value) -> Result<u64, FfiError>
     let entry = PROJECTS.get(project)?;
     let out = opt_str(options, "out")?.ok_or_else(|| bad("options: `out` (the reports folder) is required"))?;
     let files: Vec<PathBuf> = match options.get("trails") {
-        None => trailblaze::internals::find_trails(std::slice::from_ref(&entry.project.trailmaps.root))
+        None => trailblaze::trails::find_trails(std::slice::from_ref(&entry.project.trailmaps.root))
             .map_err(|e| bad(e.to_string()))?,
         Some(Value::Array(a)) => a
             .iter()

@@ -25,7 +25,7 @@ pub struct Trail {
     /// The `trail` steps, numbered from 1.
     pub steps: Vec<Step>,
     /// The parsed file, to position findings anywhere in it (see [`Trail::error_in_call`]). Its
-    /// value no longer holds the calls' arguments: they were moved into the [`ToolCall`]s.
+    /// value no longer holds the calls' arguments: they were moved into the `ToolCall`s.
     pub doc: Document,
 }
 

@@ -215,7 +215,7 @@ pub fn emit_to(stream: Stream, d: &Diagnostic) {
 }
 
 /// A check finding: `step 3 · tap: message` at its file:line:col.
-pub fn finding(f: &trailblaze::Finding) -> Diagnostic {
+pub fn finding(f: &trailblaze::gates::Finding) -> Diagnostic {
     let mut message = String::new();
     if let Some(step) = &f.step {
         message.push_str(step);

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use trailblaze::device::DeviceSpec;
-use trailblaze::internals::{Catalog, Redaction};
 use trailblaze::recording::{self, SessionRecording, TrailMeta};
 use trailblaze::{CancelHandle, Project, Session, Settings};
+use trailblaze::{Catalog, Redaction};
 
 use super::{Cli, Failure, MapArg, SessionArgs, open_project, out_dir, warn_all};
 
@@ -136,7 +136,7 @@ impl Live {
 
     /// The tool definitions the client is offered now: the session's (its active toolsets, the
     /// shortcuts where the screen is), or what a session starts with before the first call.
-    pub fn offered(&mut self) -> Vec<trailblaze::ToolDefinition> {
+    pub fn offered(&mut self) -> Vec<trailblaze::tools::ToolDefinition> {
         // Which shortcuts are offered depends on the screen: look at it, starting the session now.
         if self.session.is_none() && self.shared.catalog.has_shortcuts() {
             let _ = self.session();

@@ -25,7 +25,7 @@ pub struct MigrateArgs {
 pub fn migrate(a: &MigrateArgs) -> Result<(), Failure> {
     let mut failed = false;
     for file in &a.files {
-        match trailblaze::migrate_file(file) {
+        match trailblaze::trails::migrate_file(file) {
             Ok(Some(current)) if a.stdout => out!("{}", current.trim_end()),
             Ok(Some(current)) => match trailblaze::recording::write_trail(file, &current, true) {
                 Ok(()) => out!("migrated {}", file.display()),

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use trailblaze::internals::Redaction;
+use trailblaze::Redaction;
 
 static SECRETS: OnceLock<Redaction> = OnceLock::new();
 
@@ -96,10 +96,10 @@ pub fn progress(stream: Stream, text: &str) {
 
 /// Traces and warnings on stderr as `warning: message`, no module paths, colour on a terminal only.
 /// Scripts' `console.*` lines, on stderr as `[tool] level: text` (the session log has them too).
-pub fn console_sink() -> trailblaze::ConsoleSink {
-    trailblaze::ConsoleSink::new(|l: &trailblaze::ConsoleLine| {
+pub fn console_sink() -> trailblaze::console::ConsoleSink {
+    trailblaze::console::ConsoleSink::new(|l: &trailblaze::console::ConsoleLine| {
         let level = match l.level {
-            trailblaze::ConsoleLevel::Log => String::new(),
+            trailblaze::console::ConsoleLevel::Log => String::new(),
             other => format!("{}: ", other.as_str()),
         };
         line(Stream::Err, &format!("[{}] {level}{}", l.tool, l.text));

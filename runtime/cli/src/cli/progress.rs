@@ -2,8 +2,9 @@
 //! replay tells them, and the summary line after the run.
 
 use trailblaze::device::Screenshot;
+use trailblaze::report::Notice;
 use trailblaze::report::{Outcome, RunReport, StepReport, TrailReport};
-use trailblaze::{Notice, RunSink, Session, Step, Trail};
+use trailblaze::{RunSink, Session, Step, Trail};
 
 use super::output::{Stream, progress};
 

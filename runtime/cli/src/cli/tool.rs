@@ -3,7 +3,8 @@
 use anyhow::anyhow;
 use clap::Args;
 use serde_json::{Map, Value, json};
-use trailblaze::internals::{Catalog, NotLlmVisible, ToolDescriptor};
+use trailblaze::Catalog;
+use trailblaze::tools::{NotLlmVisible, ToolDescriptor};
 use trailblaze::{CallError, Settings};
 
 use super::device::DeviceArgs;
@@ -427,7 +428,7 @@ fn print_agent_tokens(
     use trailblaze::agent::{Objective, ProviderKind, first_request, schema};
     let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
     let count = |text: String| bpe.encode_with_special_tokens(&text).len();
-    let json_text = |d: &trailblaze::ToolDefinition| serde_json::to_string(d).unwrap_or_default();
+    let json_text = |d: &trailblaze::tools::ToolDefinition| serde_json::to_string(d).unwrap_or_default();
     let full = catalog.tool_definitions();
     let min = schema::definitions_for_model(catalog);
     let mut rows: Vec<(String, usize, usize)> = full

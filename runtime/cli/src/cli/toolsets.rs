@@ -1,7 +1,7 @@
 //! `trailblaze tools --toolsets`, and what `tools` says about toolsets and shortcuts under its list.
 
+use trailblaze::Catalog;
 use trailblaze::device::Platform;
-use trailblaze::internals::Catalog;
 
 use super::Failure;
 use super::output::{err, out};

@@ -4,13 +4,14 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::internals::write_client_files;
-use trailblaze::internals::{filter_by_tags, find_trails, parse_shard, shard};
-use trailblaze::{
+use trailblaze::gates::{
     CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
+use trailblaze::report::ScreenshotPolicy;
+use trailblaze::tools::write_client_files;
+use trailblaze::trails::{filter_by_tags, find_trails, parse_shard, shard};
 use trailblaze::{Project, ProjectError};
-use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
+use trailblaze::{RunOptions, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out};
@@ -136,7 +137,7 @@ pub enum LlmProvider {
 
 impl AgentArgs {
     /// The agent's config when --agent or --self-heal is given; a usage error names what is missing.
-    fn config(&self) -> Result<Option<trailblaze::AgentConfig>, Failure> {
+    fn config(&self) -> Result<Option<trailblaze::agent::AgentConfig>, Failure> {
         use trailblaze::agent::{ApiKey, ProviderConfig, ProviderKind, WriteBack};
         if !self.agent && !self.self_heal {
             if self.write_back || self.no_write_back {
@@ -179,7 +180,7 @@ impl AgentArgs {
             .map(ApiKey::new);
         provider.http.read_timeout = std::time::Duration::from_secs_f64(self.llm_timeout);
         provider.http.max_tries = self.llm_max_tries;
-        let mut config = trailblaze::AgentConfig::new(provider);
+        let mut config = trailblaze::agent::AgentConfig::new(provider);
         config.max_turns = self.agent_max_steps;
         config.max_run_tokens = self.agent_max_tokens;
         config.self_heal = self.self_heal;

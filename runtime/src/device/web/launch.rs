@@ -23,7 +23,7 @@ const NAMES: &[&str] = &[
     "chrome",
 ];
 
-/// Where to find the browser: `TRAILBLAZE_CHROMIUM`, else the first of [`NAMES`] on `PATH`.
+/// Where to find the browser: `TRAILBLAZE_CHROMIUM`, else the first of `NAMES` (chromium, chromium-browser, google-chrome) on `PATH`.
 pub fn find_chromium() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("TRAILBLAZE_CHROMIUM").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
