@@ -131,7 +131,6 @@ struct Target {
     map: Option<String>,
 }
 
-
 /// Parses `files`; parse errors become findings, the rest come back with their targets.
 fn load(project: &Project, files: &[PathBuf], report: &mut CheckReport) -> Vec<Target> {
     let mut out = Vec::new();

@@ -58,7 +58,8 @@ pub use trail::{Step, Trail, migrate_file, migrate_text};
 /// What a run and a replay report: per trail, per step, per call.
 pub mod report {
     pub use crate::trail::report::{
-        AgentReport, AgentTurn, CallReport, Outcome, Point, RunReport, StepReport, Summary, TrailReport,
+        AgentReport, AgentTurn, CallReport, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport, Summary,
+        TrailReport, merge, suite_digest,
     };
 }
 pub use trailmap::LoadErrors;

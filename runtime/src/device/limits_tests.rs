@@ -1,8 +1,8 @@
 //! The limits on every path a view tree comes in by (here, above `limits` and `adb`, so that neither
 //! imports the other).
 
-use super::limits::*;
 use super::ViewNode;
+use super::limits::*;
 use crate::device::adb::parse_dump;
 
 fn node(class: &str) -> ViewNode {
