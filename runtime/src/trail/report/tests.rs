@@ -344,6 +344,8 @@ fn a_device_failure_is_a_junit_error_not_a_failure_and_never_ok() {
         started_unix_ms: 0,
         duration_ms: 1.0,
         device: "flaky".into(),
+        shard: None,
+        suite: None,
         trails: vec![
             trail("trails/lost.trail.yaml", "Lost", Outcome::Error, vec![lost]),
             trail("trails/ok.trail.yaml", "Fine", Outcome::Passed, Vec::new()),
