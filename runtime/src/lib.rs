@@ -56,7 +56,8 @@ pub mod report {
     pub use crate::run::RunOutput;
     pub use crate::state::log::StepRecord;
     pub use crate::trail::report::{
-        AgentReport, AgentTurn, CallReport, Outcome, Point, RunReport, StepReport, Summary, TrailReport,
+        AgentReport, AgentTurn, CallReport, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport, Summary,
+        TrailReport, merge, suite_digest,
     };
 }
 

@@ -128,11 +128,16 @@ pub enum Notice {
     },
     /// The agent's recordings could not be written (the run's outcome stands).
     RecordingNotWritten { error: String },
+    /// A phone of the run's pool was lost while it ran `trail`; it left the pool. `again`: the
+    /// trail runs once more on another phone (else it is reported as stopped by the device).
+    DeviceLost { device: String, trail: String, again: bool },
 }
 
 /// A trail's report before it runs: its file, id and title, passed so far.
 pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
     TrailReport {
+        device: None,
+        lost_devices: Vec::new(),
         file: trail.file.display().to_string(),
         id: trail.config.id.clone(),
         title: trail.config.title.clone().or(trail.config.description.clone()),

@@ -15,6 +15,7 @@ use crate::trail::report::{ReportFiles, Screens};
 use crate::trail::{self, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
 mod interim;
+mod pool;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -29,6 +30,17 @@ pub struct RunOptions {
     pub args: BTreeMap<String, String>,
     /// The device every trail runs on (each trail gets a fresh session on it).
     pub device: DeviceSpec,
+    /// More phones besides `device` (`--device` given again, `android:all`): the run's device
+    /// pool, one trail per phone at a time.
+    pub pool: Vec<DeviceSpec>,
+    /// `--shard I/N`, noted in the report for `merge`.
+    pub shard: Option<crate::trail::report::Shard>,
+    /// The suite this run is part of ([`crate::report::suite_digest`] of the trails before sharding).
+    pub suite: Option<String>,
+    /// How many trails run at once (`--jobs`), each on its own session and device: a simulated
+    /// device or a browser of its own per job, a phone of the pool. 0: one per phone of the pool,
+    /// else one at a time.
+    pub jobs: usize,
     /// Which steps keep a picture of the screen in the report.
     pub screenshots: ScreenshotPolicy,
     /// Run steps with no recording (and, with self-heal, recorded steps that fail) through an LLM,
@@ -79,10 +91,11 @@ pub fn run_trails(
     let mut report = RunReport {
         started_unix_ms: now_ms(),
         duration_ms: 0.0,
-        device: opts.device.label(),
+        device: pool::label(opts),
+        shard: opts.shard,
+        suite: opts.suite.clone(),
         trails: Vec::new(),
     };
-    let mut used_ids: Vec<String> = Vec::new();
     let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
     let mut screens = Screens::new(&dir, secrets.clone());
     // One agent for the run: its token budget is the run's.
@@ -104,19 +117,47 @@ pub fn run_trails(
     // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
     // that finished reported), written on a thread of their own.
     let mut interim = interim::InterimReports::start(&report, &dir);
-    for file in files {
-        let mut t = run_one(
+    let ids = session_ids(files);
+    let slots = pool::slots(opts);
+    if slots.parallel() {
+        let ctx = pool::Ctx {
             project,
-            file,
-            (&dir, opts, &mut used_ids),
-            (&replay, &secrets),
-            &mut Both(&mut KeepScreens(&mut screens), sink),
-        );
-        t.redact(&secrets);
-        report.trails.push(t);
-        if report.trails.len() < files.len() {
-            report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            interim.trail_finished(&report);
+            files,
+            ids: &ids,
+            dir: &dir,
+            opts,
+            replay: &replay,
+            secrets: &secrets,
+        };
+        let trails = pool::run(&ctx, slots, &mut screens, sink, &mut |index, trail, so_far| {
+            let header = RunReport {
+                duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                trails: Vec::new(),
+                ..report.clone()
+            };
+            interim.finished_at(index, trail, &header, || RunReport {
+                trails: so_far(),
+                ..header.clone()
+            });
+        });
+        report.trails = trails;
+    } else {
+        for (file, id) in files.iter().zip(&ids) {
+            let mut both = Both(&mut KeepScreens(&mut screens), sink);
+            let begun = run_one(
+                project,
+                file,
+                (&dir, opts, id, &opts.device),
+                (&replay, &secrets),
+                &mut both,
+            );
+            let mut t = begun.finish(&replay, &mut both);
+            t.redact(&secrets);
+            report.trails.push(t);
+            if report.trails.len() < files.len() {
+                report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                interim.trail_finished(&report);
+            }
         }
     }
     let interim_writes = interim.finish();
@@ -184,6 +225,8 @@ fn point_latest(_out: &Path, _run_dir: &Path) -> Option<PathBuf> {
 
 fn failed_trail(file: &Path, error: String) -> TrailReport {
     TrailReport {
+        device: None,
+        lost_devices: Vec::new(),
         file: file.display().to_string(),
         id: None,
         title: None,
@@ -196,16 +239,39 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
     }
 }
 
-/// Loads, opens a session for and replays one trail; a trail that does not load, does not run on
+/// A trail loaded and its session open, ready to replay; or its report when it does not run.
+pub(crate) enum Started {
+    Done(TrailReport),
+    Open {
+        trail: Box<Trail>,
+        session: Session,
+        device: String,
+    },
+}
+
+impl Started {
+    /// Replays an open trail on its session (dropped after); the report names the device.
+    fn finish(self, replay: &ReplayOptions<'_>, sink: &mut dyn RunSink) -> TrailReport {
+        match self {
+            Started::Done(report) => report,
+            Started::Open { trail, session, device } => TrailReport {
+                device: Some(device),
+                ..session.replay(&trail, replay, sink)
+            },
+        }
+    }
+}
+
+/// Loads and opens a session for one trail on `spec`; a trail that does not load, does not run on
 /// this device (skipped, an `{{args.*}}` without a value) or whose session cannot start is
 /// reported without a replay.
-fn run_one(
+pub(crate) fn run_one(
     project: &Project,
     file: &Path,
-    (dir, opts, used_ids): (&Path, &RunOptions, &mut Vec<String>),
+    (dir, opts, id, spec): (&Path, &RunOptions, &str, &DeviceSpec),
     (replay, secrets): (&ReplayOptions<'_>, &crate::secret::Redaction),
     sink: &mut dyn RunSink,
-) -> TrailReport {
+) -> Started {
     let trail = match trail::load_trail(file) {
         Ok(t) => t,
         Err(errors) => {
@@ -213,20 +279,20 @@ fn run_one(
             let mut report = failed_trail(file, format!("does not parse\n{}", text.join("\n")));
             report.redact(secrets);
             sink.trail_finished(&report);
-            return report;
+            return Started::Done(report);
         }
     };
-    if let Some(mut report) = replay::not_run(&trail, opts.device.platform().as_str(), replay) {
+    if let Some(mut report) = replay::not_run(&trail, spec.platform().as_str(), replay) {
         report.redact(secrets);
         sink.trail_finished(&report);
-        return report;
+        return Started::Done(report);
     }
     // No target, or one that is no loaded trailmap (an app's package id): the built-ins alone.
     let target = project
         .target_of(&trail)
         .filter(|id| project.trailmaps.get(id).is_some())
         .unwrap_or_else(|| crate::project::NO_TARGET.to_string());
-    let session = match start_session(project, &target, &trail, dir, opts, used_ids) {
+    let session = match start_session(project, &target, &trail, (dir, opts, id, spec)) {
         Ok(s) => s,
         Err(e) => {
             // A device that cannot be reached is the infrastructure's failure, not the trail's.
@@ -234,42 +300,57 @@ fn run_one(
             let mut report = TrailReport {
                 error: Some(e.to_string()),
                 outcome: if unreachable { Outcome::Error } else { Outcome::Failed },
+                device: Some(spec.label()),
                 ..replay::blank_report(&trail)
             };
             report.redact(secrets);
             sink.trail_finished(&report);
-            return report;
+            return Started::Done(report);
         }
     };
-    session.replay(&trail, replay, sink)
+    Started::Open {
+        trail: Box::new(trail),
+        session,
+        device: spec.label(),
+    }
 }
 
 fn start_session(
     project: &Project,
     target: &str,
     trail: &Trail,
-    dir: &Path,
-    opts: &RunOptions,
-    used_ids: &mut Vec<String>,
+    (dir, opts, id, spec): (&Path, &RunOptions, &str, &DeviceSpec),
 ) -> Result<Session, ProjectError> {
-    let stem = session_stem(&trail.file);
-    let mut id = stem.clone();
-    let mut n = 1;
-    while used_ids.contains(&id) {
-        n += 1;
-        id = format!("{stem}-{n}");
-    }
-    used_ids.push(id.clone());
     project.open_session(
         target,
         SessionOptions {
-            device: Some(project.device(target, &opts.device.for_trail(&trail.file))?),
+            device: Some(project.device(target, &spec.for_trail(&trail.file))?),
             out_dir: Some(dir.to_path_buf()),
             settings: opts.settings.clone(),
-            id: Some(id),
+            id: Some(id.to_string()),
             ..SessionOptions::default()
         },
     )
+}
+
+/// Each trail's session folder, in trail order: its stem, numbered when taken (`sign-in-2`).
+/// Made before the run, so every trail has the same folder however many run at once.
+fn session_ids(files: &[PathBuf]) -> Vec<String> {
+    let mut used = std::collections::HashSet::new();
+    files
+        .iter()
+        .map(|file| {
+            let stem = session_stem(file);
+            let mut id = stem.clone();
+            let mut n = 1;
+            while used.contains(&id) {
+                n += 1;
+                id = format!("{stem}-{n}");
+            }
+            used.insert(id.clone());
+            id
+        })
+        .collect()
 }
 
 /// The session folder's name for a trail file: its stem, cut to characters that are safe in a path,
@@ -293,7 +374,7 @@ fn session_stem(file: &Path) -> String {
 }
 
 /// The run's own sink: keeps each step's screen in `<run>/screens/`, noting where in the step.
-struct KeepScreens<'a>(&'a mut Screens);
+pub(crate) struct KeepScreens<'a>(pub(crate) &'a mut Screens);
 
 impl RunSink for KeepScreens<'_> {
     fn step_finished(&mut self, _step: &Step, report: &mut StepReport, screen: Option<Screenshot>) {

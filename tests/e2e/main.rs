@@ -15,6 +15,7 @@ mod fuzz;
 mod host;
 mod hostile;
 mod hostile_device;
+mod jobs;
 mod last_builtins;
 mod limits;
 mod llm_tools;

@@ -4,6 +4,7 @@ mod device;
 mod diag;
 mod live;
 mod mcp;
+mod merge;
 mod migrate;
 mod output;
 mod progress;
@@ -85,8 +86,10 @@ pub enum Command {
     Dts(trails::DtsArgs),
     /// Serve the LLM-visible tools over MCP (stdio, or streamable HTTP with `--http PORT`).
     Mcp(mcp::McpArgs),
-    /// List the devices `--device` can name: `sim` and the adb server's Android devices.
+    /// List the devices `--device` can name: `sim`, `web` and the adb server's Android devices.
     Devices(device::DevicesArgs),
+    /// Merge the reports of shard runs (`run --shard I/N`) into one report.
+    Merge(merge::MergeArgs),
     /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
     Shell(shell::ShellArgs),
     /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
@@ -200,6 +203,7 @@ pub fn main() -> ExitCode {
         Command::Dts(a) => trails::dts(&cli, a),
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
+        Command::Merge(a) => merge::merge(a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),

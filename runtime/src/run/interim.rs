@@ -16,8 +16,8 @@ use crate::trail::{self, RunReport, TrailReport};
 /// The wait after a write, as a multiple of how long it took.
 const PACE: u32 = 4;
 
-/// A finished trail and the run's duration so far.
-type Finished = (TrailReport, f64);
+/// A finished trail, its place in the run's order and the run's duration so far.
+type Finished = (usize, TrailReport, f64);
 
 pub(super) struct InterimReports {
     /// `None` when the thread could not start: then each trail's reports are written in line.
@@ -47,12 +47,24 @@ impl InterimReports {
     /// `report` has just had a trail pushed, and another trail follows.
     pub(super) fn trail_finished(&mut self, report: &RunReport) {
         let Some(trail) = report.trails.last() else { return };
+        self.finished_at(report.trails.len() - 1, trail, report, || report.clone());
+    }
+
+    /// Trail number `index` of the run finished (`--jobs`: in any order); `so_far` is the run's
+    /// report with the trails finished so far, in trail order, made only when no thread writes.
+    pub(super) fn finished_at(
+        &mut self,
+        index: usize,
+        trail: &TrailReport,
+        header: &RunReport,
+        so_far: impl FnOnce() -> RunReport,
+    ) {
         let sent = match &self.writer {
-            Some((tx, _)) => tx.send((trail.clone(), report.duration_ms)).is_ok(),
+            Some((tx, _)) => tx.send((index, trail.clone(), header.duration_ms)).is_ok(),
             None => false,
         };
         if !sent {
-            let _ = trail::report::write_all(report, &self.dir);
+            let _ = trail::report::write_all(&so_far(), &self.dir);
             self.inline_writes += 1;
         }
     }
@@ -76,8 +88,12 @@ impl InterimReports {
 fn write_while_running(mut report: RunReport, dir: &Path, rx: &Receiver<Finished>) -> usize {
     let mut next_write = Instant::now();
     let mut writes = 0;
-    let take = |report: &mut RunReport, (trail, duration_ms): Finished| {
-        report.trails.push(trail);
+    // Each trail's place in the run, parallel to `report.trails`: they may finish in any order.
+    let mut places: Vec<usize> = Vec::new();
+    let mut take = |report: &mut RunReport, (index, trail, duration_ms): Finished| {
+        let at = places.partition_point(|&p| p < index);
+        places.insert(at, index);
+        report.trails.insert(at, trail);
         report.duration_ms = duration_ms;
     };
     while let Ok(m) = rx.recv() {

@@ -56,7 +56,21 @@ pub struct RunReport {
     pub duration_ms: f64,
     /// The device the run used (`sim`, an adb serial, ...).
     pub device: String,
+    /// `--shard I/N`: which part of the suite this run is ([`merge`] puts the parts together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// What the run was a part of: a digest of every trail selected before sharding, so that
+    /// [`merge`] can refuse runs of different suites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     pub trails: Vec<TrailReport>,
+}
+
+/// Shard `index` (1-based) of `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: usize,
+    pub total: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,6 +91,13 @@ pub struct TrailReport {
     /// Where the agent's recordings were written (the trail itself, or its `.healed.yaml` copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
+    /// The device that ran it (`sim`, `android:SERIAL`, `web`); `None` when it ran on none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// The devices lost while running it, in order: each time it ran again on another device of
+    /// the pool (`--jobs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost_devices: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -513,9 +534,11 @@ fn utc(unix_ms: u64, sep: char) -> String {
 }
 
 mod html;
+mod merge;
 mod nest;
 mod screens;
 pub use html::render_html;
+pub use merge::{MergeError, Merged, merge, suite_digest};
 pub use nest::nest_calls;
 pub use screens::Screens;
 

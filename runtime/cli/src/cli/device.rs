@@ -16,9 +16,10 @@ pub struct DeviceArgs {
     /// `sim` (the simulated device running the trailmap's app.yaml; the default), `android` (the
     /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `web` (a page of
     /// headless Chromium) or `web:ws://HOST:PORT` (a running browser). `run` picks `web` by itself
-    /// for trails that name only a web device.
+    /// for trails that name only a web device. `run` takes several phones (`--device android:A
+    /// --device android:B`, or `android:all`: every device the adb server lists) as its pool.
     #[arg(long, env = "TRAILBLAZE_DEVICE", value_name = "DEVICE")]
-    pub device: Option<String>,
+    pub device: Vec<String>,
     #[command(flatten)]
     pub server: AdbServerArg,
     /// Show the browser's window (`--device web`), for a person watching.
@@ -39,17 +40,61 @@ pub struct AdbServerArg {
 
 impl DeviceArgs {
     pub fn spec(&self) -> Result<DeviceSpec, Failure> {
-        let spec = DeviceSpec::parse(
-            self.device.as_deref().unwrap_or("sim"),
-            self.server.adb_server.as_deref(),
-        )
-        .map_err(|e| Failure::Usage(anyhow!(e)))?;
+        if self.device.len() > 1 {
+            return Err(Failure::Usage(anyhow!(
+                "--device was given {} times: only `run` takes a pool of several devices",
+                self.device.len()
+            )));
+        }
+        self.parse(self.device.first().map_or("sim", String::as_str))
+    }
+
+    fn parse(&self, text: &str) -> Result<DeviceSpec, Failure> {
+        let spec =
+            DeviceSpec::parse(text, self.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
         self.with_browser_flags(spec)
+    }
+
+    /// `run`'s devices: one, or a pool of phones (`android:all` becomes every device the adb
+    /// server lists as ready). Phones only: a pool of sims or browsers is `--jobs`.
+    pub fn pool(&self) -> Result<Vec<DeviceSpec>, Failure> {
+        if self.device.len() <= 1 && self.device.first().is_none_or(|d| d != "android:all") {
+            return Ok(vec![self.spec()?]);
+        }
+        let mut pool = Vec::new();
+        for text in &self.device {
+            if text == "android:all" {
+                let server =
+                    server_address(self.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
+                let ready = list_devices(server).map_err(|e| Failure::Usage(anyhow!(e)))?;
+                let ready: Vec<_> = ready.into_iter().filter(|d| d.state == "device").collect();
+                if ready.is_empty() {
+                    return Err(Failure::Usage(anyhow!(
+                        "`android:all`: the adb server at {server} lists no device ready to use (`trailblaze devices`)"
+                    )));
+                }
+                for d in ready {
+                    pool.push(self.parse(&format!("android:{}", d.serial))?);
+                }
+                continue;
+            }
+            let spec = self.parse(text)?;
+            if !matches!(spec, DeviceSpec::Android { serial: Some(_), .. }) {
+                return Err(Failure::Usage(anyhow!(
+                    "`{text}` in a pool: a pool holds phones named by serial (`android:SERIAL`, `android:all`); \
+                     for several simulated devices or browsers use --jobs"
+                )));
+            }
+            if !pool.contains(&spec) {
+                pool.push(spec);
+            }
+        }
+        Ok(pool)
     }
 
     /// Whether the user named a device (flag or `TRAILBLAZE_DEVICE`).
     pub fn given(&self) -> bool {
-        self.device.is_some()
+        !self.device.is_empty()
     }
 
     /// `--headed` and `--viewport` applied to a web device; refused for any other.
@@ -94,13 +139,20 @@ pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
         Ok(path) => out!("web\ta page of headless Chromium ({})", path.display()),
         Err(_) => out!("web\tunavailable: no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)"),
     }
-    let list = list_devices(server).map_err(|e| Failure::Usage(anyhow!(e)))?;
+    // No adb server is no error: the sim and the web still work (exit 0, a note on stderr).
+    let list = match list_devices(server) {
+        Ok(list) => list,
+        Err(e) => {
+            err!("note: no Android devices listed: the adb server at {server} cannot be reached ({e})");
+            return Ok(());
+        }
+    };
     for d in &list {
         let model = d.model.as_deref().unwrap_or("-");
         out!("android:{}\t{}\t{model}", d.serial, d.state);
     }
     if list.is_empty() {
-        err!("no Android device on the adb server at {server}");
+        err!("note: no Android device on the adb server at {server}");
     }
     Ok(())
 }

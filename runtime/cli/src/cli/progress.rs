@@ -67,6 +67,15 @@ impl RunSink for ProgressLines {
                 format!("  ↳ the agent's recording of {steps} step(s) written to {path}{note}")
             }
             Notice::RecordingNotWritten { error } => format!("  ! the agent's recordings were not written: {error}"),
+            Notice::DeviceLost { device, trail, again } => {
+                let then = if *again {
+                    "it runs again on another device of the pool"
+                } else {
+                    "it was lost on a device before, so it is reported as stopped by the device"
+                };
+                super::output::err!("warning: device {device} was lost during {trail} and left the pool; {then}");
+                return;
+            }
             // A notice this CLI does not know yet is still shown.
             #[allow(unreachable_patterns)]
             other => format!("  · {other:?}"),

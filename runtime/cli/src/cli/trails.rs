@@ -27,6 +27,8 @@ Examples:
   trailblaze run --shard 2/4                  one quarter of the trails, for a CI matrix
   trailblaze run --tag smoke --junit out/junit.xml
   trailblaze run --device android:emulator-5554 --arg user=qa1
+  trailblaze run --jobs 4                     four trails at once, each on its own simulated device
+  trailblaze run --device android:all         every phone on the adb server, one trail per phone
   TRAILBLAZE_LLM_MODEL=gpt-4.1 TRAILBLAZE_LLM_API_KEY=... trailblaze run --agent
                                               steps with no recording run by an LLM, written
                                               back to <trail>.healed.yaml
@@ -69,6 +71,11 @@ pub struct RunArgs {
     /// Print the run's report as JSON on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Trails run at once, each on its own session and device: a simulated device or a browser of
+    /// its own per job, or a phone of the pool (`--device` given several times, `android:all`)
+    /// [default: one per phone of the pool, else 1].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
@@ -292,7 +299,11 @@ fn targets(project: &Project, located: &Located, given: &[String], all: bool) ->
 }
 
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
-    let device = a.session.device.spec()?;
+    let pool = a.session.device.pool()?;
+    let Some((device, pool)) = pool.split_first() else {
+        return Err(Failure::Usage(anyhow!("no device to run on")));
+    };
+    let (device, pool) = (device.clone(), pool.to_vec());
     let args = parse_args(&a.args)?;
     let agent = a.agent.config()?;
     let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
@@ -306,6 +317,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         )));
     }
     let found = files.len();
+    let suite = trailblaze::report::suite_digest(&files);
     if let Some((i, n)) = a.shard {
         files = shard(files, i, n);
     }
@@ -356,6 +368,10 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         junit: a.junit.clone(),
         args,
         device,
+        pool,
+        jobs: a.jobs.map_or(0, usize::from),
+        shard: a.shard.map(|(index, total)| trailblaze::report::Shard { index, total }),
+        suite: Some(suite),
         screenshots: match a.screenshots {
             Screenshots::All => ScreenshotPolicy::All,
             Screenshots::Failures => ScreenshotPolicy::Failures,

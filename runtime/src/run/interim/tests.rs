@@ -5,6 +5,8 @@ use crate::trail::Outcome;
 
 fn header() -> RunReport {
     RunReport {
+        shard: None,
+        suite: None,
         started_unix_ms: 1,
         duration_ms: 0.0,
         device: "sim".into(),
@@ -14,6 +16,8 @@ fn header() -> RunReport {
 
 fn trail(n: usize) -> TrailReport {
     TrailReport {
+        device: None,
+        lost_devices: Vec::new(),
         file: format!("t{n}.trail.yaml"),
         id: Some(format!("demo/t{n}")),
         title: None,

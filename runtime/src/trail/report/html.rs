@@ -153,6 +153,16 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
         e(&t.file),
         took(t.duration_ms)
     );
+    if let Some(d) = &t.device {
+        let _ = writeln!(out, "<p class=\"meta\">device <code>{}</code></p>", e(d));
+    }
+    for lost in &t.lost_devices {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">device <code>{}</code> was lost while running it: it ran again on another device</p>",
+            e(lost)
+        );
+    }
     if let Outcome::Skipped { reason } = &t.outcome {
         let _ = writeln!(out, "<p>Skipped: {}</p>", e(reason));
     }

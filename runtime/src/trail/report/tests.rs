@@ -38,6 +38,8 @@ fn call(tool: &str, args: Value, ok: bool) -> CallReport {
 
 fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> TrailReport {
     TrailReport {
+        device: None,
+        lost_devices: Vec::new(),
         file: file.into(),
         id: Some(format!("demo/{title}")),
         title: Some(title.into()),
@@ -80,6 +82,8 @@ fn sample() -> RunReport {
     );
     let agent = step(1, "step", "Decide with the agent", Outcome::NotRecorded);
     RunReport {
+        shard: None,
+        suite: None,
         started_unix_ms: 1_700_000_000_000,
         duration_ms: 5000.0,
         device: "sim".into(),
@@ -340,6 +344,8 @@ fn a_device_failure_is_a_junit_error_not_a_failure_and_never_ok() {
         started_unix_ms: 0,
         duration_ms: 1.0,
         device: "flaky".into(),
+        shard: None,
+        suite: None,
         trails: vec![
             trail("trails/lost.trail.yaml", "Lost", Outcome::Error, vec![lost]),
             trail("trails/ok.trail.yaml", "Fine", Outcome::Passed, Vec::new()),

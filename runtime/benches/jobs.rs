@@ -1,0 +1,119 @@
+//! `run --jobs`: the same trails one at a time and several at once, in one run, the ratio printed.
+//! 16 sign-in trails on 4 fake phones behind the adb protocol with a slow `uiautomator dump`
+//! (`--jobs 4` over the pool vs `--jobs 1` on one phone), and 1,000 short trails on the simulated
+//! device (`--jobs 2` vs `--jobs 1`).
+//!
+//! `cargo bench -p trailblaze --bench jobs` (dump 300 ms; `TRAILBLAZE_DUMP_MS` changes it; under
+//! `cargo test` a smoke-sized pass)
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use trailblaze::device::DeviceSpec;
+use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
+use trailblaze_e2e::fake_adb::FakeAdb;
+use trailblaze_e2e::replay::demo_project;
+
+/// `n` copies of the demo's sign-in trail in `dir`.
+fn trails(dir: &Path, n: usize) -> Vec<PathBuf> {
+    let body = std::fs::read_to_string(trailblaze_e2e::repo_root().join("trailmaps/demo/trails/sign-in.trail.yaml"))
+        .expect("the demo's sign-in trail");
+    std::fs::create_dir_all(dir).expect("trails folder");
+    (0..n)
+        .map(|i| {
+            let path = dir.join(format!("t{i:04}.trail.yaml"));
+            std::fs::write(&path, &body).expect("write a trail");
+            path
+        })
+        .collect()
+}
+
+/// Runs `files` with `opts`, checks every trail passed, and gives the time it took.
+fn timed(project: &trailblaze::Project, files: &[PathBuf], opts: &RunOptions) -> Duration {
+    let started = Instant::now();
+    let out = run_trails(project, files, opts, &mut ()).expect("the run");
+    let took = started.elapsed();
+    let s = out.report.summary();
+    assert_eq!(s.passed, files.len(), "every trail passes: {s:?}");
+    took
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let dump_ms: u64 = std::env::var("TRAILBLAZE_DUMP_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if full { 300 } else { 5 });
+    let (phone_trails, sim_trails) = if full { (16, 1000) } else { (4, 20) };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = demo_project(&tmp.path().join("cache"));
+    let base = |name: &str| RunOptions {
+        out: tmp.path().join("out"),
+        report_dir: Some(tmp.path().join(name)),
+        screenshots: ScreenshotPolicy::None,
+        ..RunOptions::default()
+    };
+
+    let serials = ["phone-1", "phone-2", "phone-3", "phone-4"];
+    let fake = FakeAdb::demo_many(&serials);
+    for d in fake.devices() {
+        d.set_dump_delay(Duration::from_millis(dump_ms));
+    }
+    let server = fake.addr().to_string();
+    let phone = |s: &str| DeviceSpec::parse(&format!("android:{s}"), Some(&server)).expect("a phone");
+    let files = trails(&tmp.path().join("phones"), phone_trails);
+    let one = timed(
+        &project,
+        &files,
+        &RunOptions {
+            device: phone(serials[0]),
+            jobs: 1,
+            ..base("phones-1")
+        },
+    );
+    let four = timed(
+        &project,
+        &files,
+        &RunOptions {
+            device: phone(serials[0]),
+            pool: serials[1..].iter().map(|s| phone(s)).collect(),
+            jobs: 4,
+            ..base("phones-4")
+        },
+    );
+    println!(
+        "{phone_trails} trails on fake phones (dump {dump_ms} ms): --jobs 1 on one phone {:.2} s, --jobs 4 on four {:.2} s: {:.2}× faster",
+        one.as_secs_f64(),
+        four.as_secs_f64(),
+        one.as_secs_f64() / four.as_secs_f64()
+    );
+    for d in fake.devices() {
+        assert!(d.most_at_once() <= 1, "{} drove two trails at once", d.serial());
+    }
+
+    let files = trails(&tmp.path().join("sims"), sim_trails);
+    let one = timed(
+        &project,
+        &files,
+        &RunOptions {
+            jobs: 1,
+            ..base("sim-1")
+        },
+    );
+    let two = timed(
+        &project,
+        &files,
+        &RunOptions {
+            jobs: 2,
+            ..base("sim-2")
+        },
+    );
+    println!(
+        "{sim_trails} trails on the sim: --jobs 1 {:.2} s ({:.1} ms/trail), --jobs 2 {:.2} s: {:.2}× faster (cores: {})",
+        one.as_secs_f64(),
+        one.as_secs_f64() * 1000.0 / sim_trails as f64,
+        two.as_secs_f64(),
+        one.as_secs_f64() / two.as_secs_f64(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+}

@@ -1,0 +1,475 @@
+//! Many devices at once (`run --jobs`, device pools): `--jobs 1` and `--jobs 4` give the same
+//! report; a pool of fake phones never has two trails on one phone; a phone lost mid-trail sends
+//! its trail to another phone and leaves the pool; with no phone left the rest is `error`.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+
+use serde_json::Value;
+use trailblaze_e2e::fake_adb::FakeAdb;
+use trailblaze_e2e::{Fixture, in_dir, text};
+
+/// The demo with each of its trails copied `copies` times: `3 × copies` trails.
+fn demo_times(copies: usize) -> Fixture {
+    let f = Fixture::demo();
+    let trails = f.map_dir().join("trails");
+    let names: Vec<_> = std::fs::read_dir(&trails)
+        .expect("trails")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".trail.yaml"))
+        .collect();
+    for path in &names {
+        let body = std::fs::read_to_string(path).expect("trail");
+        let stem = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .trim_end_matches(".trail.yaml");
+        for n in 2..=copies {
+            std::fs::write(trails.join(format!("{stem}-copy{n}.trail.yaml")), &body).expect("copy");
+        }
+    }
+    f
+}
+
+fn secrets(f: &Fixture) -> String {
+    f.root().join("demo/demo.secrets").display().to_string()
+}
+
+/// `report.json` of `dir`.
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// The report without what differs between runs of the same trails: times, and the devices.
+fn comparable(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.retain(|k, _| !k.ends_with("_ms") && k != "device");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+fn run(f: &Fixture, extra: &[&str]) -> (std::process::Output, String, String) {
+    let pw = secrets(f);
+    let mut args = vec!["run", "--secrets", &pw];
+    args.extend_from_slice(extra);
+    let o = in_dir(f, f.dir.path(), &args);
+    let (out, err) = text(&o);
+    (o, out, err)
+}
+
+#[test]
+fn jobs_1_and_jobs_4_on_the_sim_give_the_same_outcomes_steps_and_recordings() {
+    let f = demo_times(3);
+    let (one, four) = (f.dir.path().join("one"), f.dir.path().join("four"));
+    let (o, out, err) = run(&f, &["--jobs", "1", "--report-dir", one.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let (o, out4, err) = run(&f, &["--jobs", "4", "--report-dir", four.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(0), "{out4}{err}");
+    assert!(out4.contains("9 passed, 0 failed"), "{out4}");
+    let (a, b) = (report(&one), report(&four));
+    let files: Vec<&str> = b["trails"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["file"].as_str())
+        .collect();
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(files, sorted, "the report lists trails in trail order");
+    assert!(
+        b["trails"][0]["steps"][1]["calls"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "steps with calls"
+    );
+    assert_eq!(
+        comparable(a.clone()),
+        comparable(b.clone()),
+        "the same outcomes, steps, calls and screens"
+    );
+    assert!(
+        b["trails"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|t| t["device"] == "sim"),
+        "{b}"
+    );
+    // Each trail's lines come together: its header is followed by its own steps only.
+    let headers = out4.lines().filter(|l| l.starts_with("trail ")).count();
+    assert_eq!(headers, 9, "{out4}");
+    // Control: the comparison sees a difference when there is one (a trail that fails).
+    let broken = f.map_dir().join("trails/sign-in-copy3.trail.yaml");
+    let body = std::fs::read_to_string(&broken)
+        .expect("trail")
+        .replace("Inbox", "Outbox");
+    std::fs::write(&broken, body).expect("write");
+    let other = f.dir.path().join("other");
+    let (o, ..) = run(
+        &f,
+        &[
+            "--no-check",
+            "--jobs",
+            "4",
+            "--report-dir",
+            other.to_str().unwrap_or_default(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_ne!(comparable(report(&other)), comparable(a));
+}
+
+/// Runs `uiautomator dump` on `serial` over the adb protocol, by hand.
+fn raw_dump(addr: std::net::SocketAddr, serial: &str) {
+    let Ok(mut c) = TcpStream::connect(addr) else { return };
+    let send = |c: &mut TcpStream, req: &str| c.write_all(format!("{:04x}{req}", req.len()).as_bytes());
+    let mut okay = [0u8; 4];
+    if send(&mut c, &format!("host:transport:{serial}")).is_err() || c.read_exact(&mut okay).is_err() {
+        return;
+    }
+    let _ = send(&mut c, "shell:uiautomator dump /sdcard/x.xml");
+    let mut rest = Vec::new();
+    let _ = c.read_to_end(&mut rest);
+}
+
+#[test]
+fn a_pool_of_phones_runs_one_trail_per_phone_at_a_time() {
+    let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
+    for d in fake.devices() {
+        d.set_dump_delay(std::time::Duration::from_millis(20));
+    }
+    let server = fake.addr().to_string();
+    let f = demo_times(2);
+    let dir = f.dir.path().join("pool");
+    let (o, out, err) = run(
+        &f,
+        &[
+            "--device",
+            "android:phone-a",
+            "--device",
+            "android:phone-b",
+            "--adb-server",
+            &server,
+            "--jobs",
+            "4",
+            "--report-dir",
+            dir.to_str().unwrap_or_default(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("6 passed, 0 failed"), "{out}");
+    let r = report(&dir);
+    let used: Vec<&str> = r["trails"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["device"].as_str())
+        .collect();
+    assert_eq!(used.len(), 6, "every trail names its device: {r}");
+    assert!(
+        used.contains(&"android:phone-a") && used.contains(&"android:phone-b"),
+        "{used:?}"
+    );
+    assert_eq!(r["device"], "android:phone-a, android:phone-b");
+    for d in fake.devices() {
+        assert_eq!(d.most_at_once(), 1, "{} ran two trails' commands at once", d.serial());
+    }
+    // `android:all` is every ready phone of the server.
+    let all = f.dir.path().join("all");
+    let (o, out, err) = run(
+        &f,
+        &[
+            "--device",
+            "android:all",
+            "--adb-server",
+            &server,
+            "--report-dir",
+            all.to_str().unwrap_or_default(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert_eq!(report(&all)["device"], "android:phone-a, android:phone-b");
+    // Control: the check sees two clients on one phone at once.
+    let control = FakeAdb::demo_many(&["phone-c"]);
+    control.set_dump_delay(std::time::Duration::from_millis(300));
+    let addr = control.addr();
+    std::thread::scope(|s| {
+        s.spawn(|| raw_dump(addr, "phone-c"));
+        s.spawn(|| raw_dump(addr, "phone-c"));
+    });
+    assert_eq!(
+        control.most_at_once(),
+        2,
+        "two dumps of 300 ms started together overlap"
+    );
+}
+
+#[test]
+fn a_phone_lost_mid_trail_leaves_the_pool_and_its_trail_runs_again_elsewhere() {
+    let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
+    fake.device("phone-b").drop_on("uiautomator dump");
+    let server = fake.addr().to_string();
+    let f = demo_times(2);
+    let dir = f.dir.path().join("lost");
+    let (o, out, err) = run(
+        &f,
+        &[
+            "--device",
+            "android:all",
+            "--adb-server",
+            &server,
+            "--report-dir",
+            dir.to_str().unwrap_or_default(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "every trail passed in the end: {out}{err}");
+    assert!(fake.device("phone-b").is_gone());
+    assert!(
+        err.contains("warning: device android:phone-b was lost") && err.contains("runs again"),
+        "{err}"
+    );
+    let r = report(&dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 6);
+    let moved: Vec<&Value> = trails
+        .iter()
+        .filter(|t| t["lost_devices"] == serde_json::json!(["android:phone-b"]))
+        .collect();
+    assert_eq!(moved.len(), 1, "one trail was on phone-b when it went: {r}");
+    assert_eq!(moved[0]["device"], "android:phone-a");
+    assert!(
+        trails
+            .iter()
+            .all(|t| t["outcome"]["status"] == "passed" && t["device"] == "android:phone-a"),
+        "{r}"
+    );
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("html");
+    assert!(
+        html.contains("android:phone-b</code> was lost"),
+        "the report names the lost device"
+    );
+}
+
+#[test]
+fn with_every_phone_lost_the_trails_left_are_errors_never_skipped() {
+    let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
+    for d in fake.devices() {
+        d.drop_on("uiautomator dump");
+    }
+    let server = fake.addr().to_string();
+    let f = demo_times(2);
+    let dir = f.dir.path().join("gone");
+    let (o, out, err) = run(
+        &f,
+        &[
+            "--device",
+            "android:phone-a",
+            "--device",
+            "android:phone-b",
+            "--adb-server",
+            &server,
+            "--report-dir",
+            dir.to_str().unwrap_or_default(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "a device error: {out}{err}");
+    let r = report(&dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 6, "every trail is reported: {r}");
+    assert!(trails.iter().all(|t| t["outcome"]["status"] == "error"), "{r}");
+    assert!(
+        trails.iter().any(|t| t["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no device of the pool is left"))),
+        "{r}"
+    );
+}
+
+#[test]
+fn devices_lists_the_sim_without_an_adb_server_and_says_why_there_are_no_phones() {
+    let f = Fixture::demo();
+    // A port nothing listens on: bind one, then free it.
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port");
+    let o = in_dir(&f, f.dir.path(), &["devices", "--adb-server", &free.to_string()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(out.starts_with("sim\t") && out.contains("\nweb\t"), "{out}");
+    assert!(err.contains("cannot be reached"), "{err}");
+    // Control: with a server, its phones are listed and there is no such note.
+    let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
+    let o = in_dir(&f, f.dir.path(), &["devices", "--adb-server", &fake.addr().to_string()]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("android:phone-a\tdevice") && out.contains("android:phone-b\tdevice"),
+        "{out}"
+    );
+    assert!(!err.contains("cannot be reached"), "{err}");
+}
+
+/// Each trail's file and outcome, in the report's order.
+fn outcomes(r: &Value) -> Vec<(String, String)> {
+    r["trails"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let file = t["file"].as_str().unwrap_or_default().to_string();
+            (file, t["outcome"]["status"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn four_shards_merged_are_the_unsharded_run() {
+    let f = demo_times(3);
+    // One trail fails, so outcomes differ between trails and the order matters.
+    let broken = f.map_dir().join("trails/sign-in-copy2.trail.yaml");
+    let body = std::fs::read_to_string(&broken)
+        .expect("trail")
+        .replace("Inbox", "Outbox");
+    std::fs::write(&broken, body).expect("write");
+    let p = |name: &str| f.dir.path().join(name);
+    let whole = p("whole");
+    let (o, ..) = run(&f, &["--no-check", "--report-dir", whole.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(1));
+    for i in 1..=4 {
+        let dir = p(&format!("shard-{i}"));
+        let shard = format!("{i}/4");
+        let (o, out, err) = run(
+            &f,
+            &[
+                "--no-check",
+                "--shard",
+                &shard,
+                "--report-dir",
+                dir.to_str().unwrap_or_default(),
+            ],
+        );
+        assert!(o.status.code().is_some_and(|c| c <= 1), "{out}{err}");
+    }
+    let merged = p("merged");
+    let args = |runs: &[&str], to: &Path| {
+        let mut v: Vec<String> = vec!["merge".into()];
+        v.extend(runs.iter().map(|r| p(r).display().to_string()));
+        v.extend(["--report-dir".into(), to.display().to_string()]);
+        v
+    };
+    let a = args(&["shard-3", "shard-1", "shard-4", "shard-2"], &merged);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = in_dir(&f, f.dir.path(), &a);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "one trail failed: {out}{err}");
+    let (u, m) = (report(&whole), report(&merged));
+    assert_eq!(outcomes(&u).len(), 9);
+    assert_eq!(
+        outcomes(&m),
+        outcomes(&u),
+        "the same trails and outcomes, in the same order"
+    );
+    assert!(outcomes(&u).iter().any(|(_, o)| o == "failed"));
+    // Screens included: every screen the merged report names is in its folder.
+    let screens: Vec<String> = m["trails"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["steps"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["screen"].as_str().map(str::to_string))
+        .collect();
+    assert!(!screens.is_empty());
+    assert!(screens.iter().all(|s| merged.join(s).is_file()), "{screens:?}");
+    assert!(merged.join("report.html").is_file() && merged.join("junit.xml").is_file());
+    // A shard missing is said; the same shard twice, and runs of another suite, are refused.
+    let a = args(&["shard-1", "shard-2"], &p("part"));
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = in_dir(&f, f.dir.path(), &a);
+    assert!(text(&o).1.contains("shard(s) 3, 4 were not given"), "{}", text(&o).1);
+    let a = args(&["shard-1", "shard-1"], &p("twice"));
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = in_dir(&f, f.dir.path(), &a);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("are both shard 1/4"), "{}", text(&o).1);
+    let other = p("smoke-2");
+    let (o, ..) = run(
+        &f,
+        &[
+            "--no-check",
+            "--tag",
+            "smoke",
+            "--shard",
+            "2/4",
+            "--report-dir",
+            other.to_str().unwrap_or_default(),
+        ],
+    );
+    assert!(o.status.code().is_some_and(|c| c <= 1));
+    let a = args(&["shard-1", "smoke-2"], &p("mixed"));
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = in_dir(&f, f.dir.path(), &a);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("different suites"), "{}", text(&o).1);
+}
+
+/// The number after `key` on the first line of `text` holding it.
+fn number_after(text: &str, key: &str) -> Option<usize> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let digits: String = rest.trim_start().chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[test]
+fn the_ci_docs_shard_arithmetic_deals_every_trail_once() {
+    use trailblaze::internals::{parse_shard, shard};
+    let doc = std::fs::read_to_string(trailblaze_e2e::repo_root().join("docs/ci.md")).expect("docs/ci.md");
+    // Kubernetes: JOB_COMPLETION_INDEX runs 0..completions; the docs' shard is index+1 of N.
+    let completions = number_after(&doc, "completions:").expect("completions: in the Indexed Job");
+    let n = number_after(&doc, "--shard $((JOB_COMPLETION_INDEX+1))/").expect("the Indexed Job's --shard");
+    assert_eq!(completions, n, "one pod per shard");
+    // GitHub Actions: `shard: [1, 2, 3, 4]` and `--shard ${{ matrix.shard }}/4`.
+    let matrix = &doc[doc.find("shard: [").expect("the matrix") + 8..];
+    let matrix: Vec<usize> = matrix[..matrix.find(']').unwrap_or(0)]
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let gha = number_after(&doc, "--shard ${{ matrix.shard }}/").expect("the matrix's --shard");
+    let trails: Vec<usize> = (0..23).collect();
+    for (name, shards) in [
+        (
+            "kubernetes",
+            (0..completions).map(|i| format!("{}/{n}", i + 1)).collect::<Vec<_>>(),
+        ),
+        ("github", matrix.iter().map(|i| format!("{i}/{gha}")).collect()),
+    ] {
+        let mut dealt: Vec<usize> = Vec::new();
+        for s in &shards {
+            let (i, n) = parse_shard(s).unwrap_or_else(|e| panic!("{name}: `--shard {s}` is refused: {e}"));
+            dealt.extend(shard(trails.clone(), i, n));
+        }
+        dealt.sort();
+        assert_eq!(dealt, trails, "{name}: every trail in exactly one shard");
+    }
+    // Control: an off-by-one (index without +1) would lose a trail and refuse shard 0.
+    assert!(parse_shard(&format!("0/{n}")).is_err());
+    let mut dealt: Vec<usize> = (1..n).flat_map(|i| shard(trails.clone(), i, n)).collect();
+    dealt.sort();
+    assert_ne!(dealt, trails);
+    // The merge step's command and flags exist.
+    let f = Fixture::demo();
+    let o = in_dir(&f, f.dir.path(), &["merge", "--help"]);
+    let help = text(&o).0;
+    assert!(help.contains("--report-dir") && help.contains("--junit"), "{help}");
+    assert!(doc.contains("trailblaze merge shards/*/trailblaze-report --report-dir report --junit junit.xml"));
+}
