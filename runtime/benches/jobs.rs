@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use trailblaze::device::DeviceSpec;
-use trailblaze::{RunOptions, ScreenshotPolicy, run_trails};
+use trailblaze::report::ScreenshotPolicy;
+use trailblaze::{RunOptions, run_trails};
 use trailblaze_e2e::fake_adb::FakeAdb;
 use trailblaze_e2e::replay::demo_project;
 

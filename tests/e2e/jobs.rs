@@ -432,7 +432,7 @@ fn number_after(text: &str, key: &str) -> Option<usize> {
 
 #[test]
 fn the_ci_docs_shard_arithmetic_deals_every_trail_once() {
-    use trailblaze::internals::{parse_shard, shard};
+    use trailblaze::trails::{parse_shard, shard};
     let doc = std::fs::read_to_string(trailblaze_e2e::repo_root().join("docs/ci.md")).expect("docs/ci.md");
     // Kubernetes: JOB_COMPLETION_INDEX runs 0..completions; the docs' shard is index+1 of N.
     let completions = number_after(&doc, "completions:").expect("completions: in the Indexed Job");
