@@ -53,7 +53,7 @@ pub use run::{RunOptions, RunOutput, run_trails};
 pub use session::{Session, SessionError, Settings, WarmPool};
 pub use state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 pub use state::log::StepRecord;
-pub use trail::{Step, Trail, migrate_file, migrate_text};
+pub use trail::{MigrateError, Step, Trail, migrate_file, migrate_in_place, migrate_text};
 
 /// What a run and a replay report: per trail, per step, per call.
 pub mod report {
@@ -68,6 +68,7 @@ pub use yaml::{Pos, YamlError};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::catalog::{Catalog, NotLlmVisible};
+    pub use crate::markup::{is_invisible_control, json_escape_invisible};
     pub use crate::script::sdk;
     pub use crate::script::transpile::{Transpiler, transpile_uncached};
     pub use crate::secret::Redaction;

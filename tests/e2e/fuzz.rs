@@ -1,6 +1,7 @@
 //! Mutation fuzzing of the readers a hostile file reaches first: the trail reader (YAML and the
 //! parse gate), the transpile guard (before swc) and the trailmap loader (manifest, app, composed
-//! tools, host functions, up to the catalog and its surface). Whatever comes in, the answer is a value or an
+//! tools, host functions, up to the catalog and its surface), and what a device sends (`device`).
+//! Whatever comes in, the answer is a value or an
 //! error, never a panic, an abort or a hang. CI runs a smoke-sized pass; `tests/fuzz.sh` runs it for
 //! as long as asked (`TRAILBLAZE_FUZZ_SECONDS`).
 
@@ -8,6 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use trailblaze_e2e::Rng;
+
+mod device;
 
 /// How long to fuzz each target: `TRAILBLAZE_FUZZ_SECONDS`, or a smoke-sized pass.
 fn budget() -> (Option<Instant>, usize) {
@@ -69,8 +72,14 @@ fn seeds_in(dir: &Path, suffix: &str) -> Vec<String> {
 }
 
 fn fuzz(name: &str, seed: u64, seeds: &[String], tokens: &[&str], target: impl Fn(&str)) {
+    fuzz_mut(name, seed, seeds, tokens, |s| target(s));
+}
+
+/// [`fuzz`] with a target that keeps state (a session it drives).
+fn fuzz_mut(name: &str, seed: u64, seeds: &[String], tokens: &[&str], mut target: impl FnMut(&str)) {
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
     let (until, rounds) = budget();
+    let started = Instant::now();
     let mut rng = Rng(seed);
     let mut corpus: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     let mut n = 0usize;
@@ -84,7 +93,11 @@ fn fuzz(name: &str, seed: u64, seeds: &[String], tokens: &[&str], target: impl F
         }
         n += 1;
     }
-    eprintln!("fuzz {name}: {n} inputs, corpus {}", corpus.len());
+    eprintln!(
+        "fuzz {name}: {n} inputs in {:.1} s, corpus {}",
+        started.elapsed().as_secs_f64(),
+        corpus.len()
+    );
 }
 
 #[test]
