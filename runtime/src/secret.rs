@@ -144,7 +144,7 @@ impl Placeholders {
                 pairs.push((value.clone(), format!("{OPEN}{name}}}}}")));
             }
         }
-        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         Placeholders { pairs }
     }
 
