@@ -5,8 +5,9 @@
 //! refused if it is not ours; with no cache folder, a fresh folder of an unpredictable name in the
 //! temp folder (`tempfile`: 0700, created exclusively), kept for the process.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -16,43 +17,53 @@ const RUNNER: &str = include_str!("runner.mjs");
 const HOOKS: &str = include_str!("hooks.mjs");
 const CONSOLE: &str = include_str!("../console.mjs");
 
-/// The runner, its module hooks and the SDK build, written once per process into a private folder
-/// named by their hash (under `cache` when there is one).
-pub(super) fn node_files(cache: Option<&Path>) -> Result<&'static Path, String> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let sdk = sdk::javascript().map_err(Clone::clone)?;
-        let files = [
-            ("runner.mjs", RUNNER),
-            ("hooks.mjs", HOOKS),
-            ("sdk.mjs", sdk),
-            ("console.mjs", CONSOLE),
-        ];
-        let mut h = Sha256::new();
-        for (name, text) in files {
-            h.update(name);
-            h.update(text);
+/// The runner, its module hooks and the SDK build, written into a private folder named by their
+/// hash (under `cache` when there is one). Known folders are reused while their runner is there: a
+/// cache folder may go away under a long-lived process (a test's, an embedder's), and is made again.
+pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
+    static DIRS: Mutex<BTreeMap<Option<PathBuf>, PathBuf>> = Mutex::new(BTreeMap::new());
+    let key = cache.map(Path::to_path_buf);
+    let mut dirs = DIRS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(dir) = dirs.get(&key)
+        && dir.join("runner.mjs").is_file()
+    {
+        return Ok(dir.clone());
+    }
+    let dir = write_files(cache)?;
+    dirs.insert(key, dir.clone());
+    Ok(dir)
+}
+
+fn write_files(cache: Option<&Path>) -> Result<PathBuf, String> {
+    let sdk = sdk::javascript().map_err(Clone::clone)?;
+    let files = [
+        ("runner.mjs", RUNNER),
+        ("hooks.mjs", HOOKS),
+        ("sdk.mjs", sdk),
+        ("console.mjs", CONSOLE),
+    ];
+    let mut h = Sha256::new();
+    for (name, text) in files {
+        h.update(name);
+        h.update(text);
+    }
+    let hash: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let dir = match cache {
+        Some(cache) => private_dir(&cache.join(format!("node-{hash}")))?,
+        None => unpredictable_dir()?,
+    };
+    for (name, text) in files {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+            continue;
         }
-        let hash: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        let dir = match cache {
-            Some(cache) => private_dir(&cache.join(format!("node-{hash}")))?,
-            None => unpredictable_dir()?,
-        };
-        for (name, text) in files {
-            let path = dir.join(name);
-            if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
-                continue;
-            }
-            // Written beside and renamed, so a concurrent process never reads half a file.
-            let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
-            std::fs::write(&tmp, text)
-                .and_then(|_| std::fs::rename(&tmp, &path))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        Ok(dir)
-    })
-    .as_deref()
-    .map_err(Clone::clone)
+        // Written beside and renamed, so a concurrent process never reads half a file.
+        let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(dir)
 }
 
 /// A fresh folder in the temp folder under a random name, made exclusively and 0700; kept (not
