@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Mutation fuzzing of the trail reader, the transpile guard and the trailmap loader, for as long as
-# asked (default an hour per target), in a release build. CI runs the same targets smoke-sized as part of ./test.sh.
+# Mutation fuzzing of the trail reader, the transpile guard, the trailmap loader and what a device
+# sends (uiautomator XML, JSON view trees, shown as snapshots), for as long as asked (default an hour
+# per target), in a release build. CI runs the same targets smoke-sized as part of ./test.sh.
 #   tests/fuzz.sh [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -106,6 +106,16 @@ impl SecretStore {
         self.values.values().filter(|v| !v.is_empty()).cloned().collect()
     }
 
+    /// Every (name, value) pair with a value, for writing a recorded value back as its placeholder
+    /// (`{{secret:NAME}}`). Not a lookup: it resolves nothing for a caller.
+    pub fn named_values(&self) -> Vec<(String, String)> {
+        self.values
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     /// How many times [`SecretStore::get`] has been called.
     pub fn lookups(&self) -> u64 {
         self.lookups.load(Ordering::Relaxed)

@@ -400,6 +400,10 @@ fn step(
     work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
 ) -> Result<Value, CallError> {
     let seq = {
+        // A secret's value typed literally is logged (and so recorded) as its placeholder: a
+        // recording replays the same text, where `***` would type the wrong one.
+        let recorded = s.placeholders.recorded(args);
+        let args = recorded.as_ref().unwrap_or(args);
         let masked = secret_arguments_masked(name, args);
         let mut log = s.log.borrow_mut();
         let seq = log.next_seq();
@@ -408,6 +412,7 @@ fn step(
             depth,
             tool: name,
             args: masked.as_ref().unwrap_or(args),
+            masked: masked.is_some(),
         });
         seq
     };

@@ -65,6 +65,12 @@ pub fn files_under(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// Whether `path` still holds `expected`, the text a caller read and based an edit on: an edit made
+/// since (by a person, another run) must be refused, never overwritten or misplaced.
+pub fn still_holds(path: &Path, expected: &str) -> std::io::Result<bool> {
+    Ok(read_text(path)? == expected)
+}
+
 /// Writes `data` to `path` through a temp file renamed over it, in the same folder (created if
 /// missing): a concurrent reader sees the old file, no file, or the whole new one, never half of
 /// it. The temp name is unique per process and call, so concurrent writers never share one; a

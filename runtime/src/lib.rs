@@ -74,11 +74,16 @@ pub mod gates {
 
 /// Finding, choosing and rewriting trail files (loading one is [`Trail::load`]).
 pub mod trails {
-    pub use crate::trail::{FindError, filter_by_tags, find_trails, migrate_file, migrate_text, parse_shard, shard};
+    pub use crate::trail::{
+        FindError, MigrateError, filter_by_tags, find_trails, migrate_file, migrate_in_place, migrate_text,
+        parse_shard, shard,
+    };
 }
 
-/// Scripts' `console.*` lines, for an embedder that shows them its own way.
+/// Scripts' `console.*` lines, for an embedder that shows them its own way, and the escapes that
+/// keep text from a device or a page from steering a terminal.
 pub mod console {
+    pub use crate::markup::{is_invisible_control, json_escape_invisible};
     pub use crate::state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
 }
 

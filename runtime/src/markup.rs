@@ -35,9 +35,55 @@ pub fn escape(s: &str, dialect: Dialect) -> String {
     out
 }
 
+/// Characters that change what a terminal or an editor shows without showing themselves: C0 and C1
+/// controls (ESC sequences), DEL, and the bidi marks, embeddings, overrides and isolates that
+/// reorder text (a right-to-left app's ordinary text holds them).
+pub fn is_invisible_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}')
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Serialized JSON (or a JSON string, which YAML reads as a double-quoted scalar) with each such
+/// character still raw written as its `\uXXXX` escape: the same value to a parser, nothing
+/// invisible to a person. Outside strings JSON holds only ASCII punctuation and whitespace, so the
+/// replacement can only land inside a string, where the escape is valid.
+pub fn json_escape_invisible(json: &str) -> std::borrow::Cow<'_, str> {
+    let raw = |c: char| is_invisible_control(c) && !matches!(c, '\n' | '\t' | '\r');
+    if !json.chars().any(raw) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invisible_characters_are_json_escaped_and_read_back_the_same() {
+        let text = "ab\u{202e}c\u{85}d\u{7f}e\u{2067}f\u{1b}[0m";
+        let json = serde_json::to_string(&serde_json::json!({ "t": text })).expect("json");
+        let escaped = json_escape_invisible(&json);
+        assert!(!escaped.chars().any(is_invisible_control), "{escaped}");
+        assert!(escaped.contains("\\u202e") && escaped.contains("\\u0085"), "{escaped}");
+        let back: serde_json::Value = serde_json::from_str(&escaped).expect("still valid JSON");
+        assert_eq!(back["t"], text);
+        // Control: text with nothing invisible is left as it is (multi-byte characters included).
+        assert!(matches!(
+            json_escape_invisible("{\"t\":\"שלום ✓\"}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn dialects_differ_only_in_apostrophe_and_del() {

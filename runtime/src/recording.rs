@@ -23,6 +23,9 @@ pub struct RecordedStep {
     pub text: String,
     /// The recordable calls, placeholders for secrets, in the order they ran.
     pub calls: Vec<(String, Value)>,
+    /// The first of them whose arguments read `***` (what it typed cannot be written): the
+    /// recording is refused rather than replay the wrong text.
+    pub masked: Option<String>,
 }
 
 /// A session's recording, step by step.
@@ -47,6 +50,13 @@ pub enum RecordingError {
     Empty,
     #[error("{} exists; pass `overwrite: true` to replace it", .0.display())]
     Exists(PathBuf),
+    #[error(
+        "step {step} ({tool}) typed a secret in a form its `{{{{secret:NAME}}}}` placeholder cannot stand for \
+         (it would be saved as `***` and replay the wrong text): type it as its placeholder, then save"
+    )]
+    Masked { step: usize, tool: String },
+    #[error("{} changed since this session saved it: not overwritten (save under another name)", .0.display())]
+    Changed(PathBuf),
     #[error("cannot write {}: {source}", .path.display())]
     Io { path: PathBuf, source: std::io::Error },
 }
@@ -64,10 +74,12 @@ impl SessionRecording {
     /// at its depth). A call that recorded nothing (a snapshot, a failure before the device) adds no
     /// step.
     pub fn add_call(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[StepRecord]) {
-        let calls = recordable_calls(catalog, steps);
-        if calls.is_empty() {
+        let kept = recordable_steps(catalog, steps);
+        if kept.is_empty() {
             return;
         }
+        let masked = kept.iter().find(|s| s.masked).map(|s| s.tool.clone());
+        let calls: Vec<(String, Value)> = kept.into_iter().map(|s| (s.tool.clone(), s.args.clone())).collect();
         let reasoning = args
             .get("reasoning")
             .and_then(Value::as_str)
@@ -78,6 +90,7 @@ impl SessionRecording {
             verify: tool.starts_with("assert"),
             text,
             calls,
+            masked,
         });
     }
 
@@ -85,6 +98,14 @@ impl SessionRecording {
     pub fn to_trail_yaml(&self, meta: &TrailMeta) -> Result<String, RecordingError> {
         if self.steps.is_empty() {
             return Err(RecordingError::Empty);
+        }
+        if let Some((i, tool)) = self
+            .steps
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| Some((i, s.masked.clone()?)))
+        {
+            return Err(RecordingError::Masked { step: i + 1, tool });
         }
         let mut out = String::from("# Recorded by trailblaze from a live session.\nconfig:\n");
         out.push_str(&format!("  id: {}\n", scalar(&Value::String(meta.id.clone()))));
@@ -130,6 +151,13 @@ fn write_recording(out: &mut String, s: &RecordedStep, indent: &str) {
 /// The recordable calls among one call's steps: a recordable step is kept (if it succeeded) and
 /// what ran inside it is not; a step that is not recordable (`tap`, `runSequence`) is looked into.
 pub fn recordable_calls(catalog: &Catalog, steps: &[StepRecord]) -> Vec<(String, Value)> {
+    recordable_steps(catalog, steps)
+        .into_iter()
+        .map(|s| (s.tool.clone(), s.args.clone()))
+        .collect()
+}
+
+fn recordable_steps<'a>(catalog: &Catalog, steps: &'a [StepRecord]) -> Vec<&'a StepRecord> {
     let mut calls = Vec::new();
     let mut inside: Option<u32> = None;
     for s in steps {
@@ -142,7 +170,7 @@ pub fn recordable_calls(catalog: &Catalog, steps: &[StepRecord]) -> Vec<(String,
         let recordable = catalog.tool(&s.tool).is_some_and(|t| t.flags.is_recordable);
         if recordable {
             if s.ok == Some(true) {
-                calls.push((s.tool.clone(), s.args.clone()));
+                calls.push(s);
             }
             inside = Some(s.depth);
         }
@@ -262,6 +290,7 @@ mod tests {
             tool: tool.into(),
             args,
             ok: Some(ok),
+            masked: false,
             error: None,
             millis: 0.0,
         }

@@ -252,7 +252,11 @@ impl Session {
         if let Some(agent) = opts.agent
             && !edits.is_empty()
         {
-            report.written = agent_step::write_back(&trail.file, &edits, agent.write_back(), redact, sink);
+            let secrets = agent_step::Secrets {
+                redact,
+                placeholders: self.placeholders(),
+            };
+            report.written = agent_step::write_back(trail, &edits, agent.write_back(), &secrets, sink);
         }
 
         report.redact(redact);

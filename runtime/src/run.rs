@@ -15,6 +15,7 @@ use crate::trail::report::{ReportFiles, Screens};
 use crate::trail::{self, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
 
 mod interim;
+mod lock;
 mod pool;
 
 #[derive(Debug, Clone, Default)]
@@ -87,6 +88,11 @@ pub fn run_trails(
         None => opts.out.join(format!("run-{}-{}", now_ms(), std::process::id())),
     };
     std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Usage(format!("{}: {e}", dir.display())))?;
+    // A fixed folder may be another run's at this moment (a folder of our own naming is not).
+    let _lock = match &opts.report_dir {
+        Some(_) => Some(lock::lock(&dir).map_err(|e| ProjectError::Usage(e.to_string()))?),
+        None => None,
+    };
     let latest = point_latest(&opts.out, &dir);
     let mut report = RunReport {
         started_unix_ms: now_ms(),

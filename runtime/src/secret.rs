@@ -127,6 +127,105 @@ impl Redaction {
     }
 }
 
+/// What a recording holds for a secret's value: its placeholder, so a replay types the same text
+/// (`***` is for what people read; a trail that replays `***` types the wrong text).
+#[derive(Debug, Clone, Default)]
+pub struct Placeholders {
+    /// (value, `{{secret:NAME}}`), longest value first: a secret that contains another is replaced
+    /// whole. Of two names with one value the first by name is used (the pairs come sorted).
+    pairs: Vec<(String, String)>,
+}
+
+impl Placeholders {
+    pub fn new(named_values: &[(String, String)]) -> Placeholders {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (name, value) in named_values.iter().filter(|(_, v)| !v.is_empty()) {
+            if !pairs.iter().any(|(v, _)| v == value) {
+                pairs.push((value.clone(), format!("{OPEN}{name}}}}}")));
+            }
+        }
+        pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        Placeholders { pairs }
+    }
+
+    /// `v` with every secret value inside its strings written as that secret's placeholder; `None`
+    /// when no string held one (the common case). Object keys are left to the redaction.
+    pub fn recorded(&self, v: &Value) -> Option<Value> {
+        if self.pairs.is_empty() || !self.holds_value(v) {
+            return None;
+        }
+        Some(self.replace(v))
+    }
+
+    fn holds_value(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.pairs.iter().any(|(value, _)| s.contains(value.as_str())),
+            Value::Array(items) => items.iter().any(|i| self.holds_value(i)),
+            Value::Object(map) => map.values().any(|i| self.holds_value(i)),
+            _ => false,
+        }
+    }
+
+    fn replace(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.text(s)),
+            Value::Array(items) => Value::Array(items.iter().map(|i| self.replace(i)).collect()),
+            Value::Object(map) => Value::Object(map.iter().map(|(k, i)| (k.clone(), self.replace(i))).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// One pass, longest value first, over the text as given: what a placeholder put in is not
+    /// scanned again (a secret's value that holds another's is not cut into two placeholders).
+    fn text(&self, s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        'outer: while !rest.is_empty() {
+            for (value, placeholder) in &self.pairs {
+                if let Some(tail) = rest.strip_prefix(value.as_str()) {
+                    out.push_str(placeholder);
+                    rest = tail;
+                    continue 'outer;
+                }
+            }
+            let mut chars = rest.chars();
+            if let Some(c) = chars.next() {
+                out.push(c);
+            }
+            rest = chars.as_str();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pairs() -> Placeholders {
+        Placeholders::new(&[
+            ("EMAIL".to_string(), "jane@example.com".to_string()),
+            ("LONG".to_string(), "jane@example.com-2".to_string()),
+            ("EMPTY".to_string(), String::new()),
+        ])
+    }
+
+    #[test]
+    fn a_secret_value_is_recorded_as_its_placeholder_longest_first() {
+        let p = pairs();
+        let v = json!({ "text": "jane@example.com", "n": [1, "to jane@example.com-2 and jane@example.com"] });
+        assert_eq!(
+            p.recorded(&v),
+            Some(json!({ "text": "{{secret:EMAIL}}", "n": [1, "to {{secret:LONG}} and {{secret:EMAIL}}"] }))
+        );
+        // Control: text with no secret value is left alone (and not copied).
+        assert_eq!(p.recorded(&json!({ "text": "jane@example.org", "e": "" })), None);
+        assert_eq!(Placeholders::default().recorded(&json!("jane@example.com")), None);
+    }
+}
+
 #[cfg(test)]
 mod redact_tests {
     use serde_json::json;

@@ -58,6 +58,8 @@ pub struct Session {
     platform: Platform,
     catalog: Arc<Catalog>,
     redact: Redaction,
+    /// Secret values as recordings hold them (write-back): their placeholders.
+    placeholders: crate::secret::Placeholders,
     deadline: Arc<Deadline>,
     jobs: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
@@ -107,6 +109,7 @@ impl Session {
         let platform = config.device.platform();
         let catalog = config.catalog.clone();
         let redact = Redaction::new(&config.secrets.values_to_redact());
+        let placeholders = crate::secret::Placeholders::new(&config.secrets.named_values());
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
         let log = match &dir {
             Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
@@ -135,6 +138,7 @@ impl Session {
                 platform,
                 catalog,
                 redact,
+                placeholders,
                 deadline,
                 jobs: Some(jobs_tx),
                 thread: Some(thread),
@@ -166,6 +170,11 @@ impl Session {
     /// Replaces the session's secrets in texts meant for people.
     pub(crate) fn redaction(&self) -> &Redaction {
         &self.redact
+    }
+
+    /// Writes secret values as their placeholders in what a recording will replay.
+    pub(crate) fn placeholders(&self) -> &crate::secret::Placeholders {
+        &self.placeholders
     }
 
     /// Ends the running call from another thread (it fails with `cancelled`; the session stays usable).

@@ -48,6 +48,8 @@ pub struct SessionCore {
     pub log: RefCell<SessionLog>,
     /// Secret values: what snapshots and logs show as `***`.
     pub redact: crate::secret::Redaction,
+    /// Secret values as the step log and recordings hold them: their placeholders.
+    pub placeholders: crate::secret::Placeholders,
     pub screen: Screen,
     /// What `remember*` stored: later calls' `{{name}}` tokens.
     pub memory: RefCell<crate::memory::Memory>,
@@ -75,6 +77,7 @@ impl SessionCore {
     ) -> SessionCore {
         let redact = crate::secret::Redaction::new(&secrets.values_to_redact());
         log.set_redactions(redact.clone());
+        let placeholders = crate::secret::Placeholders::new(&secrets.named_values());
         let host_env = HostEnv {
             secrets: secrets.clone(),
             ..catalog.host_env.clone()
@@ -87,6 +90,7 @@ impl SessionCore {
             host_env,
             log: RefCell::new(log),
             redact,
+            placeholders,
             screen,
             memory: RefCell::default(),
             active_toolsets,

@@ -37,14 +37,14 @@ trail:
   - verify: The inbox is shown
 ";
 
-fn project(f: &Fixture, extra: &[(&str, &str)]) -> Project {
+pub(crate) fn project(f: &Fixture, extra: &[(&str, &str)]) -> Project {
     let mut pairs = vec![("DEMO_PASSWORD".to_string(), PASSWORD.to_string())];
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     f.project()
         .with_secrets(trailblaze_host_functions::SecretStore::from_pairs(pairs))
 }
 
-fn config(fake: &FakeLlm, wire: Wire) -> AgentConfig {
+pub(crate) fn config(fake: &FakeLlm, wire: Wire) -> AgentConfig {
     let kind = match wire {
         Wire::OpenAi => ProviderKind::OpenAi,
         Wire::Anthropic => ProviderKind::Anthropic,
@@ -68,7 +68,7 @@ pub(crate) fn trail(f: &Fixture, name: &str, text: &str) -> PathBuf {
     f.map_dir().join(format!("trails/{name}.trail.yaml"))
 }
 
-fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) -> RunOutput {
+pub(crate) fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) -> RunOutput {
     let opts = RunOptions {
         out: f.out(),
         settings: Settings::default(),
@@ -106,7 +106,7 @@ pub(crate) fn script_inbox_check(fake: &FakeLlm) {
     .push(status("COMPLETED", "The inbox title is visible"));
 }
 
-fn outcomes(out: &RunOutput) -> Vec<Outcome> {
+pub(crate) fn outcomes(out: &RunOutput) -> Vec<Outcome> {
     out.report.trails[0].steps.iter().map(|s| s.outcome.clone()).collect()
 }
 

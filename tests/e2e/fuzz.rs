@@ -1,6 +1,7 @@
 //! Mutation fuzzing of the readers a hostile file reaches first: the trail reader (YAML and the
 //! parse gate), the transpile guard (before swc) and the trailmap loader (manifest, app, composed
-//! tools, host functions, up to the catalog and its surface). Whatever comes in, the answer is a value or an
+//! tools, host functions, up to the catalog and its surface), and what a device sends (`device`).
+//! Whatever comes in, the answer is a value or an
 //! error, never a panic, an abort or a hang. CI runs a smoke-sized pass; `tests/fuzz.sh` runs it for
 //! as long as asked (`TRAILBLAZE_FUZZ_SECONDS`).
 
@@ -9,6 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use trailblaze_e2e::Rng;
+
+mod device;
 
 /// How long to fuzz each target: `TRAILBLAZE_FUZZ_SECONDS`, or a smoke-sized pass.
 fn budget() -> (Option<Instant>, usize) {
@@ -112,6 +115,7 @@ fn fuzz(name: &'static str, seed: u64, seeds: &[String], tokens: &[&str], mut ta
         );
     }
     let (until, rounds) = budget();
+    let started = Instant::now();
     let mut rng = Rng(seed);
     let mut corpus: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     let (mut n, mut refused) = (0usize, 0usize);
@@ -129,7 +133,11 @@ fn fuzz(name: &'static str, seed: u64, seeds: &[String], tokens: &[&str], mut ta
         n += 1;
     }
     let _ = beat.send(None);
-    eprintln!("fuzz {name}: {n} inputs ({refused} refused), corpus {}", corpus.len());
+    eprintln!(
+        "fuzz {name}: {n} inputs ({refused} refused) in {:.1} s, corpus {}",
+        started.elapsed().as_secs_f64(),
+        corpus.len()
+    );
     assert!(
         refused > 0 && refused < n,
         "fuzz {name}: {refused} of {n} mutants refused: the mutations miss the target's errors or never pass"

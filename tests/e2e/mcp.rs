@@ -31,7 +31,7 @@ fn client_dir() -> PathBuf {
 
 /// The demo trailmap, its app taking the canary as the password (so signing in proves the real
 /// value reached the device), and a scripted tool that spins until cancelled.
-fn demo() -> Fixture {
+pub(crate) fn demo() -> Fixture {
     let f = Fixture::demo();
     let app = std::fs::read_to_string(f.map_dir().join("app.yaml")).expect("app.yaml");
     let app = app.replace("password: hunter2", &format!("password: {CANARY}"));
@@ -56,16 +56,21 @@ fn demo() -> Fixture {
     f
 }
 
-fn cli(f: &Fixture) -> Command {
+pub(crate) fn cli(f: &Fixture) -> Command {
     let mut cmd = Command::new(trailblaze_bin());
     cmd.arg("--trailmaps")
         .arg(f.root())
         .env("TRAILBLAZE_OUT", f.out())
         .env("TRAILBLAZE_CACHE_DIR", f.cache())
         .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", CANARY)
+        // `mcp --http`'s bearer token, which the SDK driver sends too.
+        .env("TRAILBLAZE_MCP_TOKEN", MCP_TOKEN)
         .env("NO_COLOR", "1");
     cmd
 }
+
+/// The token the HTTP tests' server is given.
+pub(crate) const MCP_TOKEN: &str = "test-token-7d2f0b";
 
 /// Runs the SDK driver with `ops`; returns its results and everything written to stderr (the
 /// server's too, over stdio).
@@ -97,8 +102,12 @@ pub(crate) fn drive(args: &[&str], ops: &Value, env_from: &Command) -> (Vec<Valu
 }
 
 /// `trailblaze mcp` over stdio, spawned by the SDK's stdio transport.
-fn drive_stdio(f: &Fixture, ops: &Value) -> (Vec<Value>, String) {
-    let base = cli(f);
+pub(crate) fn drive_stdio(f: &Fixture, ops: &Value) -> (Vec<Value>, String) {
+    drive_stdio_env(f, ops, &cli(f))
+}
+
+/// [`drive_stdio`] with the environment of `base` (a `cli(f)` with more variables).
+pub(crate) fn drive_stdio_env(f: &Fixture, ops: &Value, base: &Command) -> (Vec<Value>, String) {
     let bin = trailblaze_bin();
     let root = f.root();
     let args = [
@@ -108,20 +117,24 @@ fn drive_stdio(f: &Fixture, ops: &Value) -> (Vec<Value>, String) {
         root.to_str().expect("utf-8 path"),
         "mcp",
     ];
-    drive(&args, ops, &base)
+    drive(&args, ops, base)
 }
 
 /// `trailblaze mcp --http 0`, killed when dropped.
-struct HttpServer {
-    child: Child,
-    url: String,
+pub(crate) struct HttpServer {
+    pub(crate) child: Child,
+    pub(crate) url: String,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl HttpServer {
     fn start(f: &Fixture) -> HttpServer {
-        let mut child = cli(f)
-            .args(["mcp", "--http", "0"])
+        HttpServer::start_with(cli(f).args(["mcp", "--http", "0"]))
+    }
+
+    /// The server `cmd` starts (an `mcp --http` command line).
+    pub(crate) fn start_with(cmd: &mut Command) -> HttpServer {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -153,7 +166,7 @@ impl HttpServer {
         });
         HttpServer { child, url, stderr }
     }
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
 }
@@ -176,20 +189,20 @@ fn ref_of(snapshot: &str, needle: &str) -> String {
     line[start..end].to_string()
 }
 
-fn call(tool: &str, args: Value) -> Value {
+pub(crate) fn call(tool: &str, args: Value) -> Value {
     json!({ "op": "call", "tool": tool, "args": args })
 }
 
-fn text(r: &Value) -> &str {
+pub(crate) fn text(r: &Value) -> &str {
     r["text"].as_str().unwrap_or_default()
 }
 
-fn assert_ok(r: &Value, what: &str) {
+pub(crate) fn assert_ok(r: &Value, what: &str) {
     assert_eq!(r["isError"], json!(false), "{what} failed: {}", text(r));
 }
 
 /// Snapshot, learn the sign-in form's refs; the next run types into them by ref.
-fn refs(f: &Fixture) -> (String, String, String) {
+pub(crate) fn refs(f: &Fixture) -> (String, String, String) {
     let (r, _) = drive_stdio(f, &json!([call("snapshot", json!({}))]));
     let snap = text(&r[0]);
     (

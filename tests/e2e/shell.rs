@@ -106,3 +106,19 @@ fn control_a_wrong_password_typed_in_the_shell_does_not_sign_in() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("Inbox"), "{out}");
 }
+
+/// `save ../../x` is refused as MCP's `saveTrail` refuses it, not saved as `x`; `trails/NAME.trail.yaml`
+/// (the folder saves go to) still names `NAME` (the control).
+#[test]
+fn the_shells_save_refuses_a_path_as_save_trail_does() {
+    let f = Fixture::demo();
+    let (email, _, _) = sign_in_refs(&f);
+    let script = format!("snapshot\ntype x {email}\nsave ../../escaped\nsave trails/kept.trail.yaml\nquit\n");
+    let (code, out, err) = shell(&f, &script);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("`../../escaped` is not allowed"), "{err}");
+    let trails = f.map_dir().join("trails");
+    assert!(!trails.join("escaped.trail.yaml").exists(), "not renamed");
+    assert!(!f.dir.path().join("escaped.trail.yaml").exists() && !f.root().join("escaped.trail.yaml").exists());
+    assert!(trails.join("kept.trail.yaml").exists(), "{out}{err}");
+}

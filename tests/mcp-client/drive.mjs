@@ -1,13 +1,15 @@
 // Drives `trailblaze mcp` with the official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
 //
 //   node drive.mjs stdio <trailblaze binary> <args...>   (spawns the server, talks over its stdio)
-//   node drive.mjs http <url>                            (connects over streamable HTTP)
+//   node drive.mjs http <url>                            (connects over streamable HTTP, sending
+//                                                         the bearer token of $TRAILBLAZE_MCP_TOKEN)
 //
 // Reads a JSON list of operations on stdin and prints a JSON list of results on stdout:
 //   {"op":"list"}                                          -> {"tools":[{name, description, inputSchema}]}
 //   {"op":"call","tool":T,"args":{...}}                    -> {"isError":bool,"text":"..."}
 //   {"op":"call",...,"abortAfterMs":N}                     -> the same, or {"aborted":true}
 //   {"op":"bench","tool":T,"args":{...},"n":N}             -> {"micros":[one round trip per call, µs]}
+//   {"op":"write","path":P,"text":T}                      -> {} (a file edited mid-session, as a person would)
 //   {"op":"notifications"}                                 -> {"toolListChanged":N, "capability":bool}
 //     (how many `notifications/tools/list_changed` arrived so far, and whether the server announced them)
 // Over HTTP, "client":"a"|"b"|... picks (and on first use connects) one of several clients at once.
@@ -15,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { writeFileSync } from "node:fs";
 
 const [mode, target, ...rest] = process.argv.slice(2);
 const ops = JSON.parse(await new Promise((resolve) => {
@@ -34,7 +37,9 @@ async function client(name = "default") {
   });
   const transport = mode === "stdio"
     ? new StdioClientTransport({ command: target, args: rest, env: { ...process.env }, stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target));
+    : new StreamableHTTPClientTransport(new URL(target), {
+        requestInit: { headers: { Authorization: `Bearer ${process.env.TRAILBLAZE_MCP_TOKEN ?? ""}` } },
+      });
   await c.connect(transport);
   clients.set(name, c);
   return c;
@@ -66,6 +71,9 @@ for (const op of ops) {
       if (r.isError) throw new Error(`call ${i} failed`);
     }
     results.push({ micros });
+  } else if (op.op === "write") {
+    writeFileSync(op.path, op.text);
+    results.push({});
   } else if (op.op === "notifications") {
     const capability = c.getServerCapabilities()?.tools?.listChanged === true;
     results.push({ toolListChanged: toolListChanged.get(op.client ?? "default"), capability });

@@ -2,12 +2,10 @@
 //! self-heal a recorded step that failed, run by the agent; what it did kept to be written back as
 //! the step's recording for this device.
 
-use std::path::Path;
-
 use super::step::{Replayer, nested_calls, step_report, tap_of};
 use super::{Notice, RunSink};
 use crate::agent::{Agent, AgentCall, End, Objective, WriteBack};
-use crate::secret::Redaction;
+use crate::secret::{Placeholders, Redaction};
 use crate::trail::model::StepKind;
 use crate::trail::report::{AgentReport, AgentTurn};
 use crate::trail::write_back::{self, StepRecording};
@@ -159,23 +157,32 @@ fn call_report(c: &AgentCall) -> CallReport {
 /// Writes the trail with the agent's recordings: to its `.healed.yaml` copy or in place. Returns
 /// where; a failure is a notice (the run's outcome stands).
 pub(super) fn write_back(
-    file: &Path,
+    trail: &Trail,
     edits: &[StepRecording],
     mode: WriteBack,
-    secrets: &Redaction,
+    at: &Secrets<'_>,
     sink: &mut dyn RunSink,
 ) -> Option<String> {
+    let file = trail.file.as_path();
     let dest = match mode {
         WriteBack::Off => return None,
         WriteBack::Sibling => write_back::healed_path(file),
         WriteBack::InPlace => file.to_path_buf(),
     };
-    let written = crate::files::read_text(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))
-        .and_then(|text| write_back::with_recordings(&text, file, edits).map_err(|e| e.to_string()))
+    // The edits go into the text this run read: the file as it is now may hold other steps.
+    let read = trail.doc.text.as_str();
+    let written = recorded_as_placeholders(edits, at)
+        .and_then(|edits| match crate::files::still_holds(file, read) {
+            Ok(true) => Ok(edits),
+            Ok(false) => Err(format!(
+                "{} changed since this run read it: the recording was not written (run again to record on the new text)",
+                file.display()
+            )),
+            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+        })
+        .and_then(|edits| write_back::with_recordings(read, file, &edits).map_err(|e| e.to_string()))
         .and_then(|r| {
-            // Placeholders only by construction; a value typed literally is still never written.
-            crate::recording::write_trail(&dest, &secrets.text(&r.text), true)
+            crate::recording::write_trail(&dest, &r.text, true)
                 .map(|()| r.kept_layout)
                 .map_err(|e| e.to_string())
         });
@@ -194,4 +201,35 @@ pub(super) fn write_back(
             None
         }
     }
+}
+
+/// The session's secrets, as what people read and what a recording replays.
+pub(super) struct Secrets<'a> {
+    pub redact: &'a Redaction,
+    pub placeholders: &'a Placeholders,
+}
+
+/// The edits with each secret value written as its placeholder (a replay types the same text); a
+/// secret in another form (another case, escaped), which no placeholder stands for, is refused:
+/// written as `***` it would replay the wrong text, written as it is it would leak.
+fn recorded_as_placeholders(edits: &[StepRecording], at: &Secrets<'_>) -> Result<Vec<StepRecording>, String> {
+    let mut out = Vec::with_capacity(edits.len());
+    for e in edits {
+        let mut calls = Vec::with_capacity(e.calls.len());
+        for (tool, args) in &e.calls {
+            let args = at.placeholders.recorded(args).unwrap_or_else(|| args.clone());
+            let mut shown = args.clone();
+            at.redact.value(&mut shown);
+            if shown != args {
+                return Err(format!(
+                    "the recording of `{}` ({tool}) holds a secret in a form its `{{{{secret:NAME}}}}` placeholder \
+                     cannot stand for: not written",
+                    e.path
+                ));
+            }
+            calls.push((tool.clone(), args));
+        }
+        out.push(StepRecording { calls, ..e.clone() });
+    }
+    Ok(out)
 }

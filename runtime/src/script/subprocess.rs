@@ -7,6 +7,8 @@
 //! While a tool runs the session's thread waits here, serving the process's callbacks (`call_tool`,
 //! `call_host`, and `load_module` for its imports) in order, on the session's own state.
 
+mod env;
+mod place;
 mod server;
 
 use std::cell::{Cell, RefCell};
@@ -15,7 +17,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -23,14 +25,9 @@ use sha2::{Digest, Sha256};
 
 use super::errors;
 use super::port::{Callbacks, ScriptOutcome, ScriptRuntime, ScriptedTool};
-use super::sdk;
 use super::transpile::{Transpiled, Transpiler};
 use crate::budget::{Deadline, Limits};
 use server::{Msg, Server};
-
-const RUNNER: &str = include_str!("subprocess/runner.mjs");
-const HOOKS: &str = include_str!("subprocess/hooks.mjs");
-const CONSOLE: &str = include_str!("console.mjs");
 
 /// The longest stderr line read whole; the rest of a longer line is skipped (the host keeps 8 KiB).
 const MAX_STDERR_LINE: usize = 1 << 20;
@@ -135,9 +132,11 @@ impl Subprocess {
     }
 
     fn spawn(&self, wiring: &Wiring, run: u64) -> Result<Child, String> {
-        let dir = node_files()?;
+        let dir = place::node_files(self.cfg.transpiler.cache_dir())?;
         let node = std::env::var_os("TRAILBLAZE_NODE").unwrap_or_else(|| "node".into());
         let mut cmd = Command::new(&node);
+        // First: it clears the environment, then the runner's own variables are added below.
+        env::inherit_only_the_harmless(&mut cmd, std::env::vars_os(), &self.cfg.redact);
         cmd.arg(format!(
             "--max-old-space-size={}",
             (self.cfg.limits.memory_bytes >> 20).max(16)
@@ -150,18 +149,6 @@ impl Subprocess {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-        // Scripts resolve secrets at the device, never through the environment.
-        for (key, value) in std::env::vars_os() {
-            let secretish = key.to_string_lossy().starts_with("TRAILBLAZE_SECRET_")
-                || self
-                    .cfg
-                    .redact
-                    .iter()
-                    .any(|r| value.to_string_lossy().contains(r.as_str()));
-            if secretish {
-                cmd.env_remove(key);
-            }
-        }
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
@@ -483,70 +470,4 @@ fn new_token() -> String {
         bytes.copy_from_slice(&h.finalize());
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The runner, its module hooks and the SDK build, written once into a folder named by their hash.
-fn node_files() -> Result<&'static Path, String> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let sdk = sdk::javascript().map_err(Clone::clone)?;
-        let files = [
-            ("runner.mjs", RUNNER),
-            ("hooks.mjs", HOOKS),
-            ("sdk.mjs", sdk),
-            ("console.mjs", CONSOLE),
-        ];
-        let mut h = Sha256::new();
-        for (name, text) in files {
-            h.update(name);
-            h.update(text);
-        }
-        let hash: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        let dir = private_dir(&format!("trailblaze-node-{hash}"))?;
-        for (name, text) in files {
-            let path = dir.join(name);
-            if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
-                continue;
-            }
-            // Written beside and renamed, so a concurrent process never reads half a file.
-            let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
-            std::fs::write(&tmp, text)
-                .and_then(|_| std::fs::rename(&tmp, &path))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        Ok(dir)
-    })
-    .as_deref()
-    .map_err(Clone::clone)
-}
-
-/// A folder in the temp dir that only this user can write: created 0700, and refused when it exists
-/// but belongs to someone else (who could otherwise swap the runner under us).
-fn private_dir(name: &str) -> Result<PathBuf, String> {
-    // SAFETY: geteuid(2) cannot fail and touches no memory.
-    #[cfg(unix)]
-    let name = format!("{name}-{}", unsafe { libc::geteuid() });
-    let dir = std::env::temp_dir().join(name);
-    let shown = |e: std::io::Error| format!("{}: {e}", dir.display());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(shown(e)),
-        }
-        let meta = std::fs::symlink_metadata(&dir).map_err(shown)?;
-        // SAFETY: geteuid(2) cannot fail and touches no memory.
-        let me = unsafe { libc::geteuid() };
-        if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
-            return Err(format!(
-                "{}: not a private folder of this user; remove it and try again",
-                dir.display()
-            ));
-        }
-    }
-    #[cfg(not(unix))]
-    std::fs::create_dir_all(&dir).map_err(shown)?;
-    Ok(dir)
 }

@@ -15,6 +15,9 @@ pub enum Event<'a> {
         depth: u32,
         tool: &'a str,
         args: &'a Value,
+        /// An argument was shown as `***` (a secret by its meaning given literally): the step
+        /// cannot be recorded as it ran.
+        masked: bool,
     },
     StepFinished {
         seq: u64,
@@ -45,6 +48,10 @@ pub struct StepRecord {
     pub args: Value,
     /// `None` while the step runs.
     pub ok: Option<bool>,
+    /// Its arguments read `***` somewhere (a secret in a form its placeholder cannot stand for):
+    /// what it typed is not in `args`, so it must not be recorded.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub millis: f64,
@@ -64,11 +71,13 @@ pub struct SessionLog {
 }
 
 impl SessionLog {
-    /// Opens `<dir>/log.jsonl` for appending (creating `dir`).
+    /// Opens `<dir>/log.jsonl` afresh (creating `dir`): a session's log is its own, so a session
+    /// under an id an earlier one had (a fixed `--report-dir`) replaces that log, as the run's
+    /// reports are replaced, instead of interleaving two runs' steps.
     pub fn create(dir: &Path) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join("log.jsonl");
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = OpenOptions::new().create(true).write(true).truncate(true).open(&path)?;
         Ok(SessionLog {
             path,
             out: Some(BufWriter::new(file)),
@@ -138,8 +147,15 @@ impl SessionLog {
 
     fn write(&mut self, event: Event<'_>) {
         let line = match event {
-            Event::StepStarted { seq, depth, tool, args } => {
-                json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args })
+            Event::StepStarted {
+                seq,
+                depth,
+                tool,
+                args,
+                masked,
+            } => {
+                let line = json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args });
+                return self.write_step_started(line, masked);
             }
             Event::StepFinished {
                 seq,
@@ -179,6 +195,20 @@ impl SessionLog {
 
     fn write_line(&mut self, line: Value) {
         self.write_line_raw(line, None);
+    }
+
+    /// A step's start; whether the scrub changed its arguments is remembered with the step.
+    fn write_step_started(&mut self, line: Value, masked: bool) {
+        let masked = masked
+            || (!self.redact.is_empty() && {
+                let mut args = line["args"].clone();
+                self.redact.value(&mut args);
+                args != line["args"]
+            });
+        self.write_line_raw(line, None);
+        if masked && let Some(r) = self.records.last_mut() {
+            r.masked = true;
+        }
     }
 
     /// `result` as the log writes it: serialized once, capped, scrubbed. The dispatcher hands over
@@ -280,6 +310,7 @@ impl SessionLog {
                     tool: line["tool"].as_str().unwrap_or_default().to_string(),
                     args: line["args"].clone(),
                     ok: None,
+                    masked: false,
                     error: None,
                     millis: 0.0,
                 })
@@ -319,6 +350,7 @@ mod tests {
             depth: 0,
             tool: "t",
             args: &json!({}),
+            masked: false,
         });
         log.append(Event::StepFinished {
             seq,

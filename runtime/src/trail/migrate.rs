@@ -12,6 +12,11 @@ use crate::yaml::{self, YamlError};
 
 /// [`migrate_text`] of a file.
 pub fn migrate_file(file: &Path) -> Result<Option<String>, Vec<YamlError>> {
+    Ok(read_and_migrate(file)?.1)
+}
+
+/// The file's text as read, and its [`migrate_text`].
+fn read_and_migrate(file: &Path) -> Result<(String, Option<String>), Vec<YamlError>> {
     let text = crate::files::read_text(file).map_err(|e| {
         vec![YamlError::new(
             file,
@@ -20,7 +25,41 @@ pub fn migrate_file(file: &Path) -> Result<Option<String>, Vec<YamlError>> {
             format!("cannot read: {e}"),
         )]
     })?;
-    migrate_text(&text, file)
+    let current = migrate_text(&text, file)?;
+    Ok((text, current))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Parse(Vec<YamlError>),
+    #[error("{} changed while it was migrated: left as it is (migrate it again)", .0.display())]
+    Changed(std::path::PathBuf),
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Rewrites `file` in the current form; `Ok(false)` when it is in it already. The file is replaced
+/// only if it still holds the text that was migrated: an edit made meanwhile is never lost.
+pub fn migrate_in_place(file: &Path) -> Result<bool, MigrateError> {
+    let (read, current) = read_and_migrate(file).map_err(MigrateError::Parse)?;
+    let Some(current) = current else { return Ok(false) };
+    replace_if_unchanged(file, &read, &current)?;
+    Ok(true)
+}
+
+/// Writes `current` over `file` if it still holds `read`.
+fn replace_if_unchanged(file: &Path, read: &str, current: &str) -> Result<(), MigrateError> {
+    if !crate::files::still_holds(file, read).unwrap_or(false) {
+        return Err(MigrateError::Changed(file.to_path_buf()));
+    }
+    crate::files::write_atomically(file, current.as_bytes()).map_err(|source| MigrateError::Write {
+        path: file.to_path_buf(),
+        source,
+    })
 }
 
 /// The current form of a trail in the list form; `None` when `text` is not in the list form (there
@@ -121,5 +160,23 @@ mod tests {
         let unknown = "- config:\n    id: x\n- steps: []\n";
         let errors = migrate_text(unknown, Path::new("u.trail.yaml")).expect_err("refused");
         assert!(errors[0].message.contains("unknown item `steps`"), "{errors:?}");
+    }
+}
+
+#[cfg(test)]
+mod in_place_tests {
+    use super::*;
+
+    #[test]
+    fn a_file_edited_since_it_was_read_is_not_migrated_over() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("t.trail.yaml");
+        std::fs::write(&file, "edited meanwhile\n").expect("write");
+        let err = replace_if_unchanged(&file, "as read\n", "migrated\n");
+        assert!(matches!(err, Err(MigrateError::Changed(_))), "{err:?}");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), "edited meanwhile\n");
+        // Control: the text it was read as is replaced.
+        replace_if_unchanged(&file, "edited meanwhile\n", "migrated\n").expect("written");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), "migrated\n");
     }
 }

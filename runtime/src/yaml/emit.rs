@@ -77,7 +77,12 @@ fn key_text(k: &str) -> String {
 pub fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) if plain_is_safe(s) => s.clone(),
-        Value::String(s) => serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()),
+        // JSON's escapes are YAML's double-quoted ones; C1 controls, which YAML forbids raw, and
+        // bidi overrides, which would reorder the file as an editor shows it, go escaped too.
+        Value::String(s) => {
+            crate::markup::json_escape_invisible(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()))
+                .into_owned()
+        }
         Value::Null => "null".into(),
         other => other.to_string(),
     }

@@ -121,6 +121,8 @@ pub struct Live {
     seen: u64,
     /// Shared with the async side, which cancels the running call when the client asks.
     cancel: Arc<Mutex<Option<CancelHandle>>>,
+    /// What this session last saved at each path: an overwrite of a file edited since is refused.
+    saved: std::collections::HashMap<PathBuf, String>,
 }
 
 impl Live {
@@ -131,6 +133,7 @@ impl Live {
             recording: SessionRecording::new(),
             seen: 0,
             cancel,
+            saved: Default::default(),
         }
     }
 
@@ -240,8 +243,16 @@ impl Live {
                 title: Some(save.title.unwrap_or_else(|| save.name.clone())),
             };
             let text = self.recording.to_trail_yaml(&meta)?;
-            // Placeholders only by construction; a value typed literally is still never written.
-            recording::write_trail(&path, &s.redact.text(&text), save.overwrite)?;
+            // Secret values are placeholders by construction (a step that could not say one was
+            // refused above); a secret in a step's description is still never written.
+            let text = s.redact.text(&text).into_owned();
+            if let Some(before) = self.saved.get(&path)
+                && std::fs::read_to_string(&path).is_ok_and(|now| now != *before)
+            {
+                return Err(recording::RecordingError::Changed(path));
+            }
+            recording::write_trail(&path, &text, save.overwrite)?;
+            self.saved.insert(path.clone(), text);
             Ok(path)
         });
         match written {

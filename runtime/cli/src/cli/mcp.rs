@@ -2,6 +2,7 @@
 //! Each client gets one long-lived session ([`super::live::Live`]); the server only translates MCP to
 //! [`trailblaze::Session::call`] and back.
 
+mod gate;
 mod server;
 
 use std::sync::Arc;
@@ -25,6 +26,16 @@ pub struct McpArgs {
     /// Serve streamable HTTP on 127.0.0.1:PORT (path `/mcp`; 0 picks a free port) instead of stdio.
     #[arg(long, value_name = "PORT")]
     pub http: Option<u16>,
+    /// With --http: the bearer token clients must send (`Authorization: Bearer TOKEN`); without it
+    /// one is made and printed on stderr
+    #[arg(long, env = "TRAILBLAZE_MCP_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// With --http: the most live sessions (clients) at once; a new one past it is refused
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub max_sessions: usize,
+    /// With --http: a session idle this long (seconds) is closed, its device session ended
+    #[arg(long, default_value_t = 1800, value_name = "SECS")]
+    pub idle_timeout: u64,
     #[command(flatten)]
     pub map: MapArg,
     /// The device each client's session drives, its secrets, where logs go and the per-call budgets.
@@ -40,7 +51,7 @@ pub fn mcp(cli: &Cli, a: &McpArgs) -> Result<(), Failure> {
         .context("cannot start the async runtime")?;
     let served = match a.http {
         None => rt.block_on(stdio(shared)),
-        Some(port) => rt.block_on(http(shared, port)),
+        Some(port) => rt.block_on(http(shared, port, a)),
     };
     // Sessions end with their handles; a blocked stdin read must not keep the process alive.
     rt.shutdown_background();
@@ -56,18 +67,45 @@ async fn stdio(shared: Arc<Shared>) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn http(shared: Arc<Shared>, port: u16) -> anyhow::Result<()> {
+async fn http(shared: Arc<Shared>, port: u16, a: &McpArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
     let addr = listener.local_addr()?;
-    // One handler per MCP session: each client gets its own device and recording.
+    let token = match a.token.as_deref().filter(|t| !t.is_empty()) {
+        Some(t) => t.to_string(),
+        None => {
+            let t = gate::new_token().context("cannot make a bearer token (no /dev/urandom): pass --token")?;
+            err!("trailblaze mcp: bearer token {t} (clients send `Authorization: Bearer {t}`)");
+            t
+        }
+    };
+    let gate = Arc::new(gate::Gate::new(token, a.max_sessions, a.idle_timeout));
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(std::time::Duration::from_secs(a.idle_timeout.max(1)));
+    // Browsers send `Origin`: only pages served from this machine's loopback may call (with the
+    // token); clients that are not browsers send none. `Host` stays rmcp's loopback default.
+    let config = StreamableHttpServerConfig::default().with_allowed_origins([
+        "http://127.0.0.1:*",
+        "http://localhost:*",
+        "http://[::1]:*",
+    ]);
+    // One handler per MCP session: each client gets its own device and recording, and a place
+    // under the cap for as long as its handler lives.
+    let slots = gate.clone();
     let service = StreamableHttpService::new(
-        move || Ok(Server::new(shared.clone())),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        move || {
+            let slot = slots
+                .take_slot()
+                .ok_or_else(|| std::io::Error::other("too many live sessions (--max-sessions)"))?;
+            Ok(Server::new(shared.clone()).holding(slot))
+        },
+        Arc::new(sessions),
+        config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(gate, gate::check));
     err!("trailblaze mcp: listening on http://{addr}/mcp");
     axum::serve(listener, router).await.context("the HTTP server stopped")?;
     Ok(())

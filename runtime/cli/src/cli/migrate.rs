@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::output::{err, out};
+use super::output::{Stream, err, out};
 use super::{Failure, file_error};
+use trailblaze::trails::MigrateError;
 
 #[derive(Args)]
 #[command(
@@ -25,23 +26,36 @@ pub struct MigrateArgs {
 pub fn migrate(a: &MigrateArgs) -> Result<(), Failure> {
     let mut failed = false;
     for file in &a.files {
-        match trailblaze::trails::migrate_file(file) {
-            Ok(Some(current)) if a.stdout => out!("{}", current.trim_end()),
-            Ok(Some(current)) => match trailblaze::recording::write_trail(file, &current, true) {
-                Ok(()) => out!("migrated {}", file.display()),
-                Err(e) => {
-                    err!("error: {e}");
-                    failed = true;
-                }
-            },
-            Ok(None) => err!("{}: already in the current form; left as it is", file.display()),
-            Err(errors) => {
-                for e in &errors {
-                    super::diag::emit(&file_error(e));
-                }
+        if a.stdout {
+            match trailblaze::trails::migrate_file(file) {
+                // YAML for a program: valid whether or not stdout is a terminal.
+                Ok(Some(current)) => super::output::machine(Stream::Out, current.trim_end()),
+                Ok(None) => already(file),
+                Err(errors) => failed |= report(&errors),
+            }
+            continue;
+        }
+        match trailblaze::trails::migrate_in_place(file) {
+            Ok(true) => out!("migrated {}", file.display()),
+            Ok(false) => already(file),
+            Err(MigrateError::Parse(errors)) => failed |= report(&errors),
+            Err(e) => {
+                err!("error: {e}");
                 failed = true;
             }
         }
     }
     if failed { Err(Failure::Reported(2)) } else { Ok(()) }
+}
+
+fn already(file: &std::path::Path) {
+    err!("{}: already in the current form; left as it is", file.display());
+}
+
+/// Shows a file's parse errors; true (it failed).
+fn report(errors: &[trailblaze::errors::YamlError]) -> bool {
+    for e in errors {
+        super::diag::emit(&file_error(e));
+    }
+    true
 }

@@ -16,22 +16,68 @@ pub fn set_secrets(values: Vec<String>) {
 
 /// `text` as it may reach a terminal or a file: redacted, control characters escaped.
 pub fn clean(text: &str) -> String {
+    clean_for(text, Format::Text, true)
+}
+
+/// What a stream carries: text for people, or JSON / YAML for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    /// Serialized JSON or YAML (the emitter already escapes what YAML forbids raw).
+    Machine,
+}
+
+/// `text` as it may be written to a stream that is (`terminal`) or is not a terminal, in `format`.
+/// Secrets are redacted everywhere. Text for people has its invisible characters shown escaped
+/// wherever it goes (a piped log still ends up on a screen, and it has no grammar to break). JSON and
+/// YAML must stay valid: they get their own `\uXXXX` escapes on a terminal and are left as the
+/// serializer wrote them otherwise (a program reads the exact characters, a right-to-left app's
+/// text included); `\u{202e}` would make either invalid.
+pub fn clean_for(text: &str, format: Format, terminal: bool) -> String {
     let redacted = match SECRETS.get() {
         Some(r) => r.text(text),
         None => std::borrow::Cow::Borrowed(text),
     };
+    match (format, terminal) {
+        (Format::Machine, false) => return redacted.into_owned(),
+        (Format::Machine, true) => return trailblaze::console::json_escape_invisible(&redacted).into_owned(),
+        (Format::Text, _) => {}
+    }
     let mut out = String::with_capacity(redacted.len());
     for c in redacted.chars() {
         match c {
             '\n' | '\t' => out.push(c),
-            // C0/C1 controls (ESC sequences), and bidi overrides that reorder what is shown.
-            c if c.is_control() || ('\u{202A}'..='\u{202E}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c) => {
-                out.push_str(&c.escape_unicode().to_string())
-            }
+            // C0/C1 controls (ESC sequences), and bidi marks that reorder what is shown.
+            c if trailblaze::console::is_invisible_control(c) => out.push_str(&c.escape_unicode().to_string()),
             c => out.push(c),
         }
     }
     out
+}
+
+/// Writes serialized JSON or YAML (one document) to `stream`, valid whether or not it is a terminal.
+pub fn machine(stream: Stream, text: &str) {
+    raw(stream, &clean_for(text, Format::Machine, is_terminal(stream)));
+}
+
+/// Pretty JSON on stdout, through [`machine`].
+macro_rules! out_json {
+    ($v:expr) => {
+        $crate::cli::output::machine(
+            $crate::cli::output::Stream::Out,
+            &serde_json::to_string_pretty($v).unwrap_or_default(),
+        )
+    };
+}
+
+pub(crate) use out_json;
+
+fn is_terminal(stream: Stream) -> bool {
+    use std::io::IsTerminal;
+    match stream {
+        Stream::Out => std::io::stdout().is_terminal(),
+        Stream::Err => std::io::stderr().is_terminal(),
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -42,12 +88,9 @@ pub enum Stream {
 
 /// Whether a stream gets colour: a terminal, `NO_COLOR` unset, `TERM` not `dumb`.
 pub fn colour(stream: Stream) -> bool {
-    use std::io::IsTerminal;
-    let tty = match stream {
-        Stream::Out => std::io::stdout().is_terminal(),
-        Stream::Err => std::io::stderr().is_terminal(),
-    };
-    tty && std::env::var_os("NO_COLOR").is_none() && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+    is_terminal(stream)
+        && std::env::var_os("NO_COLOR").is_none()
+        && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
 }
 
 /// Writes one cleaned line. A closed pipe ends the program at once, quietly, as a filter expects.
@@ -172,5 +215,24 @@ mod tests {
     fn control_characters_are_shown_escaped_and_text_kept() {
         assert_eq!(clean("a\u{1b}[31mred\u{202e}x\n\ty"), "a\\u{1b}[31mred\\u{202e}x\n\ty");
         assert_eq!(clean("plain ✓ text"), "plain ✓ text");
+    }
+
+    /// JSON with a right-to-left app's text (an override, a C1 control) stays valid JSON of the same
+    /// value on a terminal and off one; the text form escapes for the terminal either way.
+    #[test]
+    fn machine_output_stays_valid_and_the_terminal_sees_no_raw_override() {
+        let value = "\u{202e}olleh\u{85}\u{2067}";
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "text": value })).expect("json");
+        for terminal in [true, false] {
+            let out = clean_for(&json, Format::Machine, terminal);
+            let back: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+            assert_eq!(back["text"], value, "terminal: {terminal}");
+            assert_eq!(out.contains('\u{202e}'), !terminal, "raw only off a terminal: {out}");
+        }
+        // Control: the terminal-safety escape of text makes the same JSON invalid.
+        for terminal in [true, false] {
+            let text = clean_for(&json, Format::Text, terminal);
+            assert!(text.contains("\\u{202e}") && serde_json::from_str::<serde_json::Value>(&text).is_err());
+        }
     }
 }

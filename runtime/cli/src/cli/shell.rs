@@ -161,9 +161,11 @@ impl Shell {
     }
 }
 
-/// `login`, `login.trail.yaml` and `trails/login.trail.yaml` all name the trail `login`.
+/// `login`, `login.trail.yaml` and `trails/login.trail.yaml` all name the trail `login` (saves go to
+/// the trailmap's `trails/`). Any other path is passed on whole, for `saveTrail` to refuse as it
+/// refuses it over MCP: `../../x` is not silently saved as `x`.
 fn trail_name(given: &str) -> &str {
-    let base = given.rsplit('/').next().unwrap_or(given);
+    let base = given.strip_prefix("trails/").unwrap_or(given);
     base.strip_suffix(".trail.yaml").unwrap_or(base)
 }
 
@@ -251,5 +253,8 @@ mod tests {
         );
         assert_eq!(trail_name("trails/login.trail.yaml"), "login");
         assert_eq!(trail_name("login"), "login");
+        // A path out of `trails/` is passed on whole, for `saveTrail` to refuse (not renamed `x`).
+        assert_eq!(trail_name("../../x"), "../../x");
+        assert_eq!(trail_name("trails/../../x.trail.yaml"), "../../x");
     }
 }

@@ -99,10 +99,10 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
             "log": log,
             "transpiled": project.transpiler.transpile_count(),
         });
-        out!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        super::output::out_json!(&out);
     } else {
         if let Ok(v) = &result {
-            out!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+            super::output::out_json!(v);
         }
         if !steps.is_empty() {
             err!("steps:");
@@ -197,7 +197,7 @@ pub fn list_tools(cli: &Cli, a: &ToolsArgs) -> Result<(), Failure> {
     }
     let definitions = catalog.offered_at_start(platform);
     if a.json {
-        out!("{}", serde_json::to_string_pretty(&definitions).unwrap_or_default());
+        super::output::out_json!(&definitions);
     } else {
         let width = definitions.iter().map(|t| t.name.len()).max().unwrap_or(0);
         for t in &definitions {
@@ -227,7 +227,7 @@ fn list_all(catalog: &Catalog, json_out: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        out!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+        super::output::out_json!(&all);
         return Ok(());
     }
     for t in tools {
@@ -310,7 +310,7 @@ fn show_tool(catalog: &Catalog, name: &str, json_out: bool) -> Result<(), Failur
             "inputSchema": tool.input_schema,
             "outputSchema": tool.output_schema,
         });
-        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        super::output::out_json!(&v);
         return Ok(());
     }
     let seen = if tool.flags.surface_to_llm {
@@ -381,7 +381,7 @@ pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
         .call("snapshot", json!({}))
         .map_err(|e| Failure::Failed(anyhow!(e)))?;
     if a.json {
-        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        super::output::out_json!(&v);
     } else {
         out!("{}", v["text"].as_str().unwrap_or_default().trim_end_matches('\n'));
     }

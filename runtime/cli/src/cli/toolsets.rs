@@ -10,7 +10,7 @@ use super::output::{err, out};
 pub fn list(catalog: &Catalog, platform: Platform, json: bool) -> Result<(), Failure> {
     let sets = catalog.toolset_list(platform);
     if json {
-        out!("{}", serde_json::to_string_pretty(&sets).unwrap_or_default());
+        super::output::out_json!(&sets);
         return Ok(());
     }
     for t in &sets {

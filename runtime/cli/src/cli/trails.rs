@@ -386,7 +386,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         e => Failure::Usage(anyhow!(e)),
     })?;
     if a.json {
-        out!("{}", serde_json::to_string_pretty(&out.report).unwrap_or_default());
+        super::output::out_json!(&out.report);
     }
     let print = |text: String| super::output::line(stream, &text);
     print(summary_line(&out.report));
@@ -466,7 +466,7 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
             "notices": report.notices,
             "navigation": report.navigation,
         });
-        out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        super::output::out_json!(&v);
         return;
     }
     for p in problems {

@@ -61,7 +61,7 @@ pub fn waypoints(cli: &Cli, a: &WaypointsArgs) -> Result<(), Failure> {
                 })
             })
             .collect();
-        out!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+        super::output::out_json!(&rows);
         return Ok(());
     }
     if list.is_empty() {

@@ -56,6 +56,7 @@ mod tests {
             tool: tool.into(),
             args: json!({}),
             ok: Some(true),
+            masked: false,
             error: None,
             millis: 1.0,
         }

@@ -22,6 +22,8 @@ pub struct Server {
     /// The tool names the client was last told of: a call that changes them (`setActiveToolSets`, a
     /// move to another waypoint) is followed by `notifications/tools/list_changed`.
     listed: Arc<Mutex<Vec<String>>>,
+    /// Over HTTP, its place under the session cap, given back when the last clone is dropped.
+    _slot: Option<Arc<super::gate::Slot>>,
 }
 
 impl Server {
@@ -32,6 +34,15 @@ impl Server {
             live,
             cancel,
             listed: Arc::default(),
+            _slot: None,
+        }
+    }
+
+    /// This server, holding `slot` for as long as it lives.
+    pub fn holding(self, slot: super::gate::Slot) -> Server {
+        Server {
+            _slot: Some(Arc::new(slot)),
+            ..self
         }
     }
 }
