@@ -59,6 +59,7 @@ pub struct Session {
     catalog: Arc<Catalog>,
     redact: Redaction,
     /// Secret values as recordings hold them (write-back): their placeholders.
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     placeholders: crate::secret::Placeholders,
     deadline: Arc<Deadline>,
     jobs: Option<mpsc::Sender<Job>>,
@@ -172,7 +173,8 @@ impl Session {
         &self.redact
     }
 
-    /// Writes secret values as their placeholders in what a recording will replay.
+    /// Writes secret values as their placeholders in what a recording will replay (agent write-back).
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) fn placeholders(&self) -> &crate::secret::Placeholders {
         &self.placeholders
     }

@@ -47,15 +47,5 @@ pub fn merge(a: &MergeArgs) -> Result<(), Failure> {
     }
     out!("{} (from {} run(s))", summary_line(&merged.report), a.runs.len());
     out!("report: {}", merged.files.html.display());
-    let summary = merged.report.summary();
-    if summary.errors > 0 {
-        Err(Failure::Usage(anyhow!(
-            "the device failed during {} trail(s) (see the report); exit 2",
-            summary.errors
-        )))
-    } else if summary.ok() {
-        Ok(())
-    } else {
-        Err(Failure::Reported(1))
-    }
+    super::trails::exit_for(&merged.report)
 }

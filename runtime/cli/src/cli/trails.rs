@@ -396,9 +396,14 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     if let Some(junit) = &out.junit {
         print(format!("        {}", junit.display()));
     }
-    let summary = out.report.summary();
+    exit_for(&out.report)
+}
+
+/// A run's (or a merge's) exit: 0 when every trail passed, 1 when one failed, 2 when the device failed
+/// during one (not the app's fault, so not 1).
+pub(super) fn exit_for(report: &trailblaze::report::RunReport) -> Result<(), Failure> {
+    let summary = report.summary();
     if summary.errors > 0 {
-        // The device failed: not the app's fault, so not exit 1.
         Err(Failure::Usage(anyhow!(
             "the device failed during {} trail(s) (see the report); exit 2",
             summary.errors
