@@ -163,6 +163,15 @@ impl Deadline {
         ))
     }
 
+    /// When the running call's wall clock runs out; `None` when no call is running.
+    pub fn wall_deadline(&self) -> Option<Instant> {
+        if self.at.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let wall = Duration::from_nanos(self.wall_at.load(Ordering::Relaxed));
+        Some(self.base + wall)
+    }
+
     /// Why the running call was stopped, if it was.
     pub fn stopped(&self) -> Option<Stop> {
         if self.closed.load(Ordering::Relaxed) {

@@ -178,6 +178,12 @@ pub trait Device: Send {
     fn changes_on_its_own(&self) -> bool {
         true
     }
+    /// The running call's wall-clock deadline, told before each use of the device (`None`
+    /// between calls). A device that can wait on its own (a phone behind adb) stops waiting for an
+    /// answer there, so a device that stopped answering cannot hold a call past its budget.
+    fn set_deadline(&mut self, until: Option<std::time::Instant>) {
+        let _ = until;
+    }
     /// Captures the current view tree. Every call is one capture (see `captures`).
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError>;
     /// How many times `snapshot` has captured the screen: tests assert on this, never on timing.

@@ -473,3 +473,69 @@ fn the_ci_docs_shard_arithmetic_deals_every_trail_once() {
     assert!(help.contains("--report-dir") && help.contains("--junit"), "{help}");
     assert!(doc.contains("trailblaze merge shards/*/trailblaze-report --report-dir report --junit junit.xml"));
 }
+
+#[test]
+fn a_phone_that_stops_answering_cannot_hang_a_pooled_run() {
+    let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
+    // phone-b takes every command and never answers (within the test's life).
+    fake.device("phone-b").set_delay(std::time::Duration::from_secs(3600));
+    let server = fake.addr().to_string();
+    let f = demo_times(2);
+    let dir = f.dir.path().join("silent");
+    let pw = secrets(&f);
+    let bin = trailblaze_e2e::trailblaze_bin();
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new(bin)
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "--secrets",
+            &pw,
+            "--device",
+            "android:phone-a",
+            "--device",
+            "android:phone-b",
+        ])
+        .args(["--adb-server", &server, "--wall-timeout", "1", "--report-dir"])
+        .arg(&dir)
+        .env("TRAILBLAZE_CACHE_DIR", f.cache())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("trailblaze runs");
+    // Far above what the run needs (each silent call ends at its 1 s budget), far below forever.
+    let until = started + std::time::Duration::from_secs(180);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    let took = started.elapsed();
+    let status = status.unwrap_or_else(|| panic!("the run hung on the silent phone:\n{out}{err}"));
+    // The call's wall-clock budget (1 s) bounds the wait, not adb's 30 s per command: the whole run
+    // (six short trails, one silent call, a 5 s probe) stays well inside one such timeout.
+    assert!(
+        took < std::time::Duration::from_secs(29),
+        "the silent phone held the run for {took:?}"
+    );
+    let r = report(&dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 6, "every trail is reported: {r}");
+    // The silent phone's trail ran again on the phone that answers, and it left the pool.
+    assert_eq!(status.code(), Some(0), "{out}{err}");
+    assert!(err.contains("device android:phone-b was lost"), "{err}");
+    assert!(
+        trails
+            .iter()
+            .all(|t| t["outcome"]["status"] == "passed" && t["device"] == "android:phone-a"),
+        "{r}"
+    );
+}

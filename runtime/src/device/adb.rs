@@ -181,6 +181,11 @@ pub struct AdbDevice {
     ime_ready: Option<bool>,
     /// The last text put on the clipboard: what a paste types (Android lets no shell read it back).
     clipboard: Option<String>,
+    /// The running call's wall-clock deadline: no command waits past it.
+    until: Option<std::time::Instant>,
+    /// A command went unanswered: the rest of the session fails at once instead of waiting again
+    /// (a trail's screenshots and teardown would each wait out the timeout).
+    silent: std::cell::Cell<bool>,
 }
 
 impl AdbDevice {
@@ -224,6 +229,8 @@ impl AdbDevice {
             captures: 0,
             ime_ready: None,
             clipboard: None,
+            until: None,
+            silent: std::cell::Cell::new(false),
         })
     }
 
@@ -295,6 +302,10 @@ fn not_found(serial: &str, server: SocketAddr, devices: &[AdbDeviceInfo]) -> Str
 impl Device for AdbDevice {
     fn name(&self) -> String {
         format!("adb:{}", self.serial)
+    }
+
+    fn set_deadline(&mut self, until: Option<std::time::Instant>) {
+        self.until = until;
     }
 
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {

@@ -278,13 +278,22 @@ fn job(
     }
 }
 
+/// How long a phone whose trail failed has to run a trivial command to stay in the pool.
+#[cfg(feature = "adb")]
+const STILL_ANSWERS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Whether the phone was lost during a trail: it stopped it (`error`), or the trail failed and the
-/// phone no longer answers (a script's tool call that met the lost phone fails the step instead).
+/// phone no longer answers (a script's tool call that met the lost phone fails the step instead;
+/// a phone that takes commands and never answers is as lost as an unplugged one).
 fn lost_phone(report: &TrailReport, device: &DeviceSpec) -> bool {
     match report.outcome {
         Outcome::Error => true,
         #[cfg(feature = "adb")]
-        Outcome::Failed => device.connect_android().is_err(),
+        Outcome::Failed => match device.connect_android() {
+            Ok(Some(mut phone)) => !phone.answers(STILL_ANSWERS),
+            Ok(None) => false,
+            Err(_) => true,
+        },
         _ => {
             let _ = device;
             false

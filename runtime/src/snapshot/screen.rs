@@ -61,13 +61,23 @@ impl Screen {
             self.capture()?;
         }
         let mut device = self.device.borrow_mut();
+        device.set_deadline(self.wall_deadline());
         f(device.as_mut())
+    }
+
+    /// The running call's wall-clock deadline, for the device.
+    fn wall_deadline(&self) -> Option<std::time::Instant> {
+        self.deadline.as_ref().and_then(|d| d.wall_deadline())
     }
 
     /// One capture of the device's screen, unmasked; settles a pending taint. Whatever device made
     /// the tree, it is held to the device layer's limits before anything walks it.
     fn capture(&self) -> Result<Snapshot, DeviceError> {
-        let tree = self.device.borrow_mut().snapshot()?;
+        let tree = {
+            let mut device = self.device.borrow_mut();
+            device.set_deadline(self.wall_deadline());
+            device.snapshot()?
+        };
         if let Err(e) = crate::device::limits::check_tree(&tree) {
             crate::device::limits::drop_flat(tree.root);
             return Err(DeviceError::Io(format!("{}: {e}", self.device.borrow().name())));
@@ -140,7 +150,11 @@ impl Screen {
 
     fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
-        let mut shot = self.device.borrow_mut().screenshot()?;
+        let mut shot = {
+            let mut device = self.device.borrow_mut();
+            device.set_deadline(self.wall_deadline());
+            device.screenshot()?
+        };
         if shot.mime != "image/svg+xml" {
             return Ok(shot);
         }

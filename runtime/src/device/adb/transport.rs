@@ -86,8 +86,23 @@ impl AdbDevice {
     /// itself, which may hold typed text.
     pub(super) fn run(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
         let _span = tracing::debug_span!("adb", call = what).entered();
+        if self.silent.get() {
+            return Err(DeviceError::Io(format!(
+                "adb:{}: `{what}` not sent: the device stopped answering earlier in this session",
+                self.serial
+            )));
+        }
         let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
-        let ran = with_timeout(self.opts.call_timeout, move || {
+        // The call's wall clock bounds the wait too: a phone that stopped answering fails the call
+        // at its budget (and leaves a pool), not 30 s later.
+        let left = self
+            .until
+            .map(|u| u.saturating_duration_since(std::time::Instant::now()));
+        let (timeout, by_budget) = match left {
+            Some(l) if l < self.opts.call_timeout => (l, true),
+            _ => (self.opts.call_timeout, false),
+        };
+        let ran = with_timeout(timeout, move || {
             let mut device = ADBServerDevice::new(serial, Some(server));
             let cmd = format!("{cmd}; echo {EXIT_MARKER}$?");
             let mut out = Output::default();
@@ -106,6 +121,10 @@ impl AdbDevice {
             out.stderr = stderr;
             code.map(|_| out).map_err(|e| e.to_string())
         });
+        if ran.is_none() {
+            tracing::debug!(serial = %self.serial, call = what, waited_ms = timeout.as_millis() as u64, "adb command unanswered");
+            self.silent.set(true);
+        }
         match ran {
             Some(Ok(mut out)) => match take_exit_marker(&mut out.stdout) {
                 Some(code) => Ok(Output { exit: code, ..out }),
@@ -115,12 +134,26 @@ impl AdbDevice {
                 ))),
             },
             Some(Err(e)) => Err(DeviceError::Io(format!("adb:{}: `{what}` failed: {e}", self.serial))),
+            None if by_budget => Err(DeviceError::Io(format!(
+                "adb:{}: `{what}` did not answer before the call's wall-clock budget ran out ({:.1}s left): the device is gone or stuck",
+                self.serial,
+                timeout.as_secs_f32()
+            ))),
             None => Err(DeviceError::Io(format!(
                 "adb:{}: `{what}` did not answer within {}s: the device is gone or stuck",
                 self.serial,
                 self.opts.call_timeout.as_secs_f32()
             ))),
         }
+    }
+
+    /// Whether the device runs a trivial command within `within` (a pool asks this of a phone whose
+    /// trail failed: one that stopped answering leaves the pool).
+    pub fn answers(&mut self, within: Duration) -> bool {
+        let until = self.until.replace(std::time::Instant::now() + within);
+        let ok = self.run("true".into(), "true").is_ok_and(|o| !o.failed());
+        self.until = until;
+        ok
     }
 
     /// `shell`, and a non-zero exit is an `Action` error with the command's first line of output.
