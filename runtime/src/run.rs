@@ -40,7 +40,7 @@ pub struct RunOptions {
     pub suite: Option<String>,
     /// How many trails run at once (`--jobs`), each on its own session and device: a simulated
     /// device or a browser of its own per job, a phone of the pool. 0: one per phone of the pool,
-    /// else one at a time.
+    /// else one per core (at most one per trail).
     pub jobs: usize,
     /// Which steps keep a picture of the screen in the report.
     pub screenshots: ScreenshotPolicy,
@@ -124,7 +124,7 @@ pub fn run_trails(
     // that finished reported), written on a thread of their own.
     let mut interim = interim::InterimReports::start(&report, &dir);
     let ids = session_ids(files);
-    let slots = pool::slots(opts);
+    let slots = pool::slots(opts, files.len());
     if slots.parallel() {
         let ctx = pool::Ctx {
             project,

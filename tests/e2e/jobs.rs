@@ -44,12 +44,13 @@ fn report(dir: &Path) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
-/// The report without what differs between runs of the same trails: times, and the devices.
+/// The report without what differs between runs of the same trails: times, the devices, and a web
+/// page's address (each session serves the trailmap's site on a port of its own).
 fn comparable(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
-                m.retain(|k, _| !k.ends_with("_ms") && k != "device");
+                m.retain(|k, _| !k.ends_with("_ms") && k != "device" && k != "page");
                 m.values_mut().for_each(strip);
             }
             Value::Array(a) => a.iter_mut().for_each(strip),
@@ -537,5 +538,117 @@ fn a_phone_that_stops_answering_cannot_hang_a_pooled_run() {
             .iter()
             .all(|t| t["outcome"]["status"] == "passed" && t["device"] == "android:phone-a"),
         "{r}"
+    );
+}
+
+#[test]
+fn a_terminal_gets_a_live_status_line_and_a_pipe_does_not() {
+    let has_script = std::process::Command::new("script").arg("--version").output().is_ok();
+    if !has_script && trailblaze_e2e::missing_tool("script", "bsdutils") {
+        return;
+    }
+    let f = demo_times(3);
+    let bin = trailblaze_e2e::trailblaze_bin();
+    let line = format!(
+        "{} run --secrets {} --jobs 2 --screenshots none",
+        bin.display(),
+        secrets(&f)
+    );
+    // `script` gives the run a terminal of its own.
+    let o = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(f.dir.path())
+        .env("TRAILBLAZE_CACHE_DIR", f.cache())
+        .env_remove("TRAILBLAZE_TRAILMAPS")
+        .env_remove("TRAILBLAZE_DEVICE")
+        .output()
+        .expect("script runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("trails done, 2 running"), "{out}");
+    assert!(out.contains("9/9 trails done, 0 running"), "{out}");
+    assert!(out.contains("9 passed, 0 failed"), "{out}");
+    // Control: the same run into a pipe (a CI log) has the trails' lines alone.
+    let (o, out, err) = run(&f, &["--jobs", "2", "--screenshots", "none"]);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("9 passed, 0 failed"), "{out}");
+    assert!(
+        !out.contains("trails done") && !err.contains("trails done"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn jobs_on_the_web_run_trails_side_by_side_each_in_a_browser_of_its_own() {
+    trailblaze_e2e::web_site::require_chromium();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let map = dir.path().join("trailmaps/web-demo");
+    trailblaze_e2e::copy_dir(&trailblaze_e2e::repo_root().join("trailmaps/web-demo"), &map);
+    // Each trail also waits 2 s on its page, so trails that overlap show in the run's duration.
+    let trails = map.join("trails");
+    for name in ["counter", "sign-in", "slow-page"] {
+        let path = trails.join(format!("{name}.trail.yaml"));
+        let body = std::fs::read_to_string(&path).expect("trail")
+            + "  - step: Stay on the page\n    recording:\n      web:\n        - web_wait: { seconds: 2 }\n";
+        std::fs::write(&path, &body).expect("write");
+        std::fs::write(trails.join(format!("{name}-copy.trail.yaml")), &body).expect("copy");
+    }
+    let f = Fixture {
+        dir,
+        id: "web-demo".into(),
+    };
+    let pw = map.join("web-demo.secrets").display().to_string();
+    let go = |jobs: &str, name: &str| {
+        let out = f.dir.path().join(name);
+        let o = in_dir(
+            &f,
+            f.dir.path(),
+            &[
+                "run",
+                "--secrets",
+                &pw,
+                "--device",
+                "web",
+                "--jobs",
+                jobs,
+                "--report-dir",
+                out.to_str().unwrap_or_default(),
+            ],
+        );
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "--jobs {jobs}: {stdout}{stderr}");
+        assert!(stdout.contains("6 passed, 0 failed"), "{stdout}");
+        report(&out)
+    };
+    let (one, three) = (go("1", "one"), go("3", "three"));
+    assert!(
+        comparable(one.clone()) == comparable(three.clone()),
+        "not the same outcomes and steps"
+    );
+    let busy = |r: &Value| -> f64 {
+        r["trails"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["duration_ms"].as_f64())
+            .sum()
+    };
+    let run_ms = |r: &Value| r["duration_ms"].as_f64().unwrap_or(f64::MAX);
+    // Three at once: the run takes well under the sum of its trails (each waits 2 s); one at a time
+    // (the control) takes at least that sum.
+    assert!(
+        run_ms(&three) < busy(&three) * 0.75,
+        "{} ms of {} ms: the trails did not overlap",
+        run_ms(&three),
+        busy(&three)
+    );
+    assert!(run_ms(&one) >= busy(&one), "{} ms of {} ms", run_ms(&one), busy(&one));
+    assert!(
+        three["trails"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|t| t["device"] == "web"),
+        "{three}"
     );
 }

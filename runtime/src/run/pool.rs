@@ -55,8 +55,9 @@ fn phones(opts: &RunOptions) -> Vec<DeviceSpec> {
     out
 }
 
-/// The jobs' devices: `jobs` sims or browsers, or the pool's phones (`jobs` 0: all of them).
-pub(super) fn slots(opts: &RunOptions) -> Slots {
+/// The jobs' devices for `trails` trails: `jobs` sims or browsers (0: one per core), or the pool's
+/// phones (0: all of them).
+pub(super) fn slots(opts: &RunOptions, trails: usize) -> Slots {
     match &opts.device {
         DeviceSpec::Android { .. } => {
             let mut active = phones(opts);
@@ -72,11 +73,17 @@ pub(super) fn slots(opts: &RunOptions) -> Slots {
                 phones: true,
             }
         }
-        other => Slots {
-            active: vec![other.clone(); opts.jobs.max(1)],
-            spares: Vec::new(),
-            phones: false,
-        },
+        other => {
+            let n = match opts.jobs {
+                0 => std::thread::available_parallelism().map_or(1, usize::from),
+                n => n,
+            };
+            Slots {
+                active: vec![other.clone(); n.min(trails).max(1)],
+                spares: Vec::new(),
+                phones: false,
+            }
+        }
     }
 }
 

@@ -13,15 +13,88 @@ pub struct ProgressLines {
     stream: Stream,
     /// The current trail printed its `trail ...` line: a failure before it prints its error.
     started: bool,
+    status: Option<Status>,
+}
+
+/// The one-line live status under the trails' lines, on a terminal only: trails done of all,
+/// running, failed, elapsed.
+struct Status {
+    bar: indicatif::ProgressBar,
+    total: usize,
+    jobs: usize,
+    done: usize,
+    failed: usize,
+}
+
+impl Status {
+    fn start(stream: Stream, total: usize, jobs: usize) -> Option<Status> {
+        let target = match stream {
+            Stream::Out => indicatif::ProgressDrawTarget::stdout(),
+            Stream::Err => indicatif::ProgressDrawTarget::stderr(),
+        };
+        // Not a terminal (a CI log, a pipe): no status line, the trails' lines alone.
+        if target.is_hidden() || total < 2 {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), target);
+        let style = indicatif::ProgressStyle::with_template("{spinner} {msg} · {elapsed_precise}").ok()?;
+        bar.set_style(style);
+        let status = Status {
+            bar,
+            total,
+            jobs,
+            done: 0,
+            failed: 0,
+        };
+        status.show();
+        status.bar.enable_steady_tick(std::time::Duration::from_millis(100));
+        Some(status)
+    }
+
+    fn show(&self) {
+        let running = self.jobs.min(self.total - self.done);
+        let mut msg = format!("{}/{} trails done, {running} running", self.done, self.total);
+        if self.failed > 0 {
+            msg.push_str(&format!(", {} failed", self.failed));
+        }
+        self.bar.set_message(msg);
+    }
 }
 
 impl ProgressLines {
     pub fn new(stream: Stream) -> Self {
-        ProgressLines { stream, started: false }
+        ProgressLines {
+            stream,
+            started: false,
+            status: None,
+        }
+    }
+
+    /// With a live status line of `total` trails, `jobs` at a time, when `stream` is a terminal.
+    pub fn with_status(stream: Stream, total: usize, jobs: usize) -> Self {
+        ProgressLines {
+            status: Status::start(stream, total, jobs.max(1)),
+            ..Self::new(stream)
+        }
+    }
+
+    /// Clears the status line (before the summary).
+    pub fn finish(&mut self) {
+        if let Some(s) = self.status.take() {
+            s.bar.finish_and_clear();
+        }
+    }
+
+    /// Prints above the status line, if any.
+    fn above(&self, print: impl FnOnce()) {
+        match &self.status {
+            Some(s) => s.bar.suspend(print),
+            None => print(),
+        }
     }
 
     fn say(&self, line: &str) {
-        progress(self.stream, line);
+        self.above(|| progress(self.stream, line));
     }
 }
 
@@ -73,7 +146,9 @@ impl RunSink for ProgressLines {
                 } else {
                     "it was lost on a device before, so it is reported as stopped by the device"
                 };
-                super::output::err!("warning: device {device} was lost during {trail} and left the pool; {then}");
+                self.above(|| {
+                    super::output::err!("warning: device {device} was lost during {trail} and left the pool; {then}")
+                });
                 return;
             }
             // A notice this CLI does not know yet is still shown.
@@ -85,6 +160,11 @@ impl RunSink for ProgressLines {
 
     fn trail_finished(&mut self, report: &TrailReport) {
         let started = std::mem::take(&mut self.started);
+        if let Some(s) = &mut self.status {
+            s.done += 1;
+            s.failed += usize::from(matches!(report.outcome, Outcome::Failed | Outcome::Error));
+            s.show();
+        }
         match (&report.outcome, &report.error) {
             (Outcome::Skipped { reason }, _) => self.say(&format!("- {} skipped: {reason}", report.file)),
             // It ended before its first step: it did not parse, its session did not start, an

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
+use trailblaze::device::DeviceSpec;
 use trailblaze::gates::{
     CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
@@ -73,7 +74,7 @@ pub struct RunArgs {
     pub json: bool,
     /// Trails run at once, each on its own session and device: a simulated device or a browser of
     /// its own per job, or a phone of the pool (`--device` given several times, `android:all`)
-    /// [default: one per phone of the pool, else 1].
+    /// [default: one per phone of the pool, else one per core].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
     #[command(flatten)]
@@ -379,7 +380,15 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         },
         agent,
     };
-    let out = run_trails(&project, &files, &opts, &mut ProgressLines::new(stream)).map_err(|e| match e {
+    let jobs = match (opts.jobs, &opts.device) {
+        (0, DeviceSpec::Android { .. }) => 1 + opts.pool.len(),
+        (0, _) => std::thread::available_parallelism().map_or(1, usize::from),
+        (n, _) => n,
+    };
+    let mut lines = ProgressLines::with_status(stream, files.len(), jobs);
+    let out = run_trails(&project, &files, &opts, &mut lines);
+    lines.finish();
+    let out = out.map_err(|e| match e {
         // The trails ran but their results could not be kept: the run failed (exit 1), as a
         // failed trail does; a CI job must not take it for bad usage.
         ProjectError::Output(_) => Failure::Failed(anyhow!(e)),
