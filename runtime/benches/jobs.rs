@@ -1,7 +1,8 @@
 //! `run --jobs`: the same trails one at a time and several at once, in one run, the ratio printed.
 //! 16 sign-in trails on 4 fake phones behind the adb protocol with a slow `uiautomator dump`
 //! (`--jobs 4` over the pool vs `--jobs 1` on one phone), and 1,000 short trails on the simulated
-//! device (`--jobs 2` vs `--jobs 1`).
+//! device (`--jobs 2` vs `--jobs 1`), and 8 web trails in real Chromium (`--jobs 8` vs `--jobs 1`),
+//! with the peak memory of the whole process tree (trailblaze and its browsers).
 //!
 //! `cargo bench -p trailblaze --bench jobs` (dump 300 ms; `TRAILBLAZE_DUMP_MS` changes it; under
 //! `cargo test` a smoke-sized pass)
@@ -117,4 +118,95 @@ fn main() {
         one.as_secs_f64() / two.as_secs_f64(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
+
+    #[cfg(feature = "web")]
+    web(&project, tmp.path(), if full { 8 } else { 2 });
+}
+
+/// `n` copies of the web demo's counter trail at once vs one at a time, each in a browser of its own.
+#[cfg(feature = "web")]
+fn web(project: &trailblaze::Project, tmp: &Path, n: usize) {
+    let demo = trailblaze_e2e::repo_root().join("trailmaps/web-demo");
+    let map = tmp.join("web/trailmaps/web-demo");
+    trailblaze_e2e::copy_dir(&demo.join("site"), &map.join("site"));
+    let body = std::fs::read_to_string(demo.join("trails/counter.trail.yaml")).expect("the counter trail");
+    std::fs::create_dir_all(map.join("trails")).expect("trails folder");
+    let files: Vec<PathBuf> = (0..n)
+        .map(|i| {
+            let path = map.join(format!("trails/counter-{i}.trail.yaml"));
+            std::fs::write(&path, &body).expect("write a trail");
+            path
+        })
+        .collect();
+    let opts = |jobs: usize, name: &str| RunOptions {
+        out: tmp.join("out"),
+        report_dir: Some(tmp.join(name)),
+        screenshots: ScreenshotPolicy::None,
+        device: DeviceSpec::parse("web", None).expect("web"),
+        jobs,
+        ..RunOptions::default()
+    };
+    let (one, one_peak) = peak_while(|| timed(project, &files, &opts(1, "web-1")));
+    let (all, all_peak) = peak_while(|| timed(project, &files, &opts(n, "web-n")));
+    println!(
+        "{n} web trails in Chromium: --jobs 1 {:.2} s (peak {:.0} MiB), --jobs {n} {:.2} s (peak {:.0} MiB): {:.2}× faster",
+        one.as_secs_f64(),
+        one_peak as f64 / 1024.0,
+        all.as_secs_f64(),
+        all_peak as f64 / 1024.0,
+        one.as_secs_f64() / all.as_secs_f64()
+    );
+}
+
+/// Runs `f` while sampling the resident memory of this process and every process under it; the
+/// result and the peak in KiB.
+#[cfg(feature = "web")]
+fn peak_while<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let (stop, peak) = (AtomicBool::new(false), AtomicU64::new(0));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                peak.fetch_max(tree_rss_kib(std::process::id()), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let out = f();
+        stop.store(true, Ordering::Relaxed);
+        (out, peak.load(Ordering::Relaxed))
+    })
+}
+
+/// The resident memory (KiB) of `root` and its descendants, from /proc.
+#[cfg(feature = "web")]
+fn tree_rss_kib(root: u32) -> u64 {
+    let mut parent = std::collections::HashMap::new();
+    let mut rss = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse::<u64>().ok())
+        };
+        parent.insert(pid, field("PPid:").unwrap_or(0) as u32);
+        rss.insert(pid, field("VmRSS:").unwrap_or(0));
+    }
+    let under = |mut pid: u32| {
+        while pid > 1 {
+            if pid == root {
+                return true;
+            }
+            pid = parent.get(&pid).copied().unwrap_or(0);
+        }
+        false
+    };
+    rss.iter().filter(|(pid, _)| under(**pid)).map(|(_, kib)| kib).sum()
 }
