@@ -24,6 +24,7 @@ mod machine_output;
 mod mcp;
 mod mcp_toolsets;
 mod mobile_tools;
+mod naming;
 mod navigation;
 mod neighbours;
 mod original_catalog;

@@ -69,6 +69,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the largest variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum Command {
     /// Run one LLM-visible tool on a fresh device: `trailblaze tool NAME key=value ...` (`shell` and
@@ -105,6 +107,17 @@ pub struct MapArg {
     #[arg(long, env = "TRAILBLAZE_TRAILMAP", value_name = "ID")]
     pub trailmap: Option<String>,
 }
+
+impl MapArg {
+    /// Whether the name came from `TRAILBLAZE_TRAILMAP` rather than the flag (the same value as the
+    /// variable counts as the variable's: either way it names the same trailmap).
+    pub fn named_by_env(&self) -> bool {
+        self.trailmap.is_some() && std::env::var(TRAILMAP_ENV).ok() == self.trailmap
+    }
+}
+
+/// The environment variable `--trailmap` defaults to.
+pub const TRAILMAP_ENV: &str = "TRAILBLAZE_TRAILMAP";
 
 /// `--secrets`, for commands that reach the device.
 #[derive(Args)]

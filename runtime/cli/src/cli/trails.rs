@@ -16,7 +16,7 @@ use trailblaze::{RunOptions, run_trails};
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out};
 use super::progress::{ProgressLines, summary_line};
-use super::{Cli, Failure, Located, SessionArgs, open_project, open_project_for, out_dir, warn_all};
+use super::{Cli, Failure, Located, MapArg, SessionArgs, open_project, open_project_for, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -76,6 +76,9 @@ pub struct RunArgs {
     /// [default: one per phone of the pool, else 1].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+    /// With no paths: this trailmap's trails, as `run ID` (paths given win).
+    #[command(flatten)]
+    pub map: MapArg,
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
@@ -250,6 +253,9 @@ pub struct CheckArgs {
     /// gate; `--tsc` never uses the cache).
     #[arg(long)]
     pub no_cache: bool,
+    /// With no targets: this trailmap, as `check ID` (targets given win).
+    #[command(flatten)]
+    pub map: MapArg,
 }
 
 #[derive(Args)]
@@ -257,8 +263,32 @@ pub struct CheckArgs {
     after_help = "Examples:\n  trailblaze dts              the only trailmap's tools/trailblaze-client.d.ts and tools/tsconfig.json\n  trailblaze dts demo         trailmap `demo`'s\n  tsc -p trailmaps/demo/tools type-check its scripted tools afterwards"
 )]
 pub struct DtsArgs {
-    /// The trailmap (defaults to `--trailmap`, or the only one).
-    pub trailmap: Option<String>,
+    /// The trailmap, as `--trailmap ID` names it (defaults to the only one).
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+impl DtsArgs {
+    /// The trailmap named by the argument or by `--trailmap`/`TRAILBLAZE_TRAILMAP`; the argument
+    /// wins over the environment, and two different names given at once are refused.
+    fn trailmap(&self) -> Result<Option<&str>, Failure> {
+        one_trailmap(self.id.as_deref(), &self.map)
+    }
+}
+
+/// A trailmap named both as an argument and by `--trailmap`: the same one, or a usage error. The
+/// argument wins over `TRAILBLAZE_TRAILMAP` (an environment default, not a second name).
+pub(super) fn one_trailmap<'a>(arg: Option<&'a str>, map: &'a MapArg) -> Result<Option<&'a str>, Failure> {
+    match (arg, map.trailmap.as_deref()) {
+        (Some(a), Some(m)) if a != m && !map.named_by_env() => Err(super::usage_help(
+            format!("two trailmaps named: `{a}` and --trailmap `{m}`"),
+            "name one",
+        )),
+        (Some(a), _) => Ok(Some(a)),
+        (None, m) => Ok(m),
+    }
 }
 
 /// Every trail of every trailmap, or of the ones named.
@@ -271,6 +301,23 @@ fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
         .map(|m| m.dir.join("trails"))
         .filter(|d| d.is_dir())
         .collect()
+}
+
+/// The targets given, or with none (and no `--all`) the trailmap `--trailmap` names, which must exist.
+fn named_or(project: &Project, given: &[String], map: &MapArg, all: bool) -> Result<Vec<String>, Failure> {
+    match map.trailmap.as_deref() {
+        Some(id) if given.is_empty() && !all => {
+            if project.trailmaps.get(id).is_none() {
+                let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
+                return Err(super::usage_help(
+                    format!("--trailmap: no trailmap `{id}`"),
+                    format!("the trailmaps here: {}", known.join(", ")),
+                ));
+            }
+            Ok(vec![id.to_string()])
+        }
+        _ => Ok(given.to_vec()),
+    }
 }
 
 /// What `run` and `check` were pointed at: trailmap ids become their trails folders, anything else
@@ -307,7 +354,8 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let args = parse_args(&a.args)?;
     let agent = a.agent.config()?;
     let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
-    let (roots, _) = targets(&project, &located, &a.paths, false);
+    let paths = named_or(&project, &a.paths, &a.map, false)?;
+    let (roots, _) = targets(&project, &located, &paths, false);
     let all = find_trails(&roots)?;
     let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
     if files.is_empty() && !all.is_empty() {
@@ -417,7 +465,8 @@ pub(super) fn exit_for(report: &trailblaze::report::RunReport) -> Result<(), Fai
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     let (project, located) = open_project_for(cli, None, &a.targets)?;
-    let (roots, maps) = targets(&project, &located, &a.targets, a.all);
+    let given = named_or(&project, &a.targets, &a.map, a.all)?;
+    let (roots, maps) = targets(&project, &located, &given, a.all);
     let files = find_trails(&roots)?;
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
@@ -506,7 +555,7 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
 
 pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, None)?;
-    let id = project.trailmap_id(a.trailmap.as_deref())?;
+    let id = project.trailmap_id(a.trailmap()?)?;
     let catalog = project.catalog(&id)?;
     let map = project
         .trailmaps
