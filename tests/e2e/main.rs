@@ -15,6 +15,7 @@ mod fuzz;
 mod host;
 mod hostile;
 mod hostile_device;
+mod init;
 mod jobs;
 mod last_builtins;
 mod limits;

@@ -2,6 +2,7 @@
 
 mod device;
 mod diag;
+mod init;
 mod live;
 mod mcp;
 mod merge;
@@ -42,6 +43,7 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 
 const EXAMPLES: &str = "\
 Examples:
+  trailblaze init shop                           a new workspace in ./shop that checks and runs at once
   trailblaze run                                 replay every trail of every trailmap
   trailblaze run demo --shard 1/4 --junit j.xml  one shard of trailmap `demo`'s trails, for CI
   trailblaze check --all --tsc                   both gates, with the real TypeScript compiler
@@ -86,6 +88,8 @@ pub enum Command {
     Check(trails::CheckArgs),
     /// Write a trailmap's `tools/trailblaze-client.d.ts` and `tools/tsconfig.json`.
     Dts(trails::DtsArgs),
+    /// Start a workspace (or a new trailmap in one): an app or page, a scripted tool, a trail, types.
+    Init(init::InitArgs),
     /// Serve the LLM-visible tools over MCP (stdio, or streamable HTTP with `--http PORT`).
     Mcp(mcp::McpArgs),
     /// List the devices `--device` can name: `sim`, `web` and the adb server's Android devices.
@@ -214,6 +218,7 @@ pub fn main() -> ExitCode {
         Command::Run(a) => trails::run(&cli, a),
         Command::Check(a) => trails::check(&cli, a),
         Command::Dts(a) => trails::dts(&cli, a),
+        Command::Init(a) => init::init(a),
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
         Command::Merge(a) => merge::merge(a),

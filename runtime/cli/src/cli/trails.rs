@@ -556,20 +556,29 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
 pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
     let (project, _) = open_project(cli, None)?;
     let id = project.trailmap_id(a.trailmap()?)?;
-    let catalog = project.catalog(&id)?;
-    let map = project
-        .trailmaps
-        .get(&id)
-        .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
-    for p in &catalog.problems {
-        diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
+    let written = write_generated(&project, &id)?;
+    for path in &written {
+        out!("{}", path.display());
     }
-    let files = write_client_files(&catalog, &map.dir)?;
-    out!("{}", files.dts.display());
-    out!("{}", files.tsconfig.display());
+    let catalog = project.catalog(&id)?;
     if catalog.problems.is_empty() {
         Ok(())
     } else {
         Err(Failure::Failed(anyhow!("some tools could not be typed")))
     }
+}
+
+/// What `dts` (and `init`) write for trailmap `id`: the tools' types and tsconfig for the editor
+/// and `tsc`. The catalog's problems are printed; the files are written all the same.
+pub(super) fn write_generated(project: &Project, id: &str) -> Result<Vec<PathBuf>, Failure> {
+    let catalog = project.catalog(id)?;
+    let map = project
+        .trailmaps
+        .get(id)
+        .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
+    for p in &catalog.problems {
+        diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
+    }
+    let files = write_client_files(&catalog, &map.dir)?;
+    Ok(vec![files.dts, files.tsconfig])
 }
