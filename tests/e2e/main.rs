@@ -38,6 +38,7 @@ mod report;
 mod report_browser;
 mod report_dir;
 mod runtimes;
+mod schemas;
 mod scripts_debug;
 mod scroll;
 mod sdk_outside;

@@ -114,7 +114,7 @@ pub fn init(a: &InitArgs) -> Result<(), Failure> {
             secrets_file: None,
         },
     )?;
-    for path in super::trails::write_generated(&project, &id)? {
+    for path in super::trails::write_generated(&project, &id, &dir)? {
         out!("wrote   {}", path.display());
     }
     let here = dir.as_os_str().is_empty() || dir == Path::new(".");

@@ -1,6 +1,6 @@
 //! `trailblaze run`, `check` and `dts`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -8,7 +8,7 @@ use trailblaze::gates::{
     CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
 use trailblaze::report::ScreenshotPolicy;
-use trailblaze::tools::write_client_files;
+use trailblaze::tools::{bind_schemas, write_client_files, write_schemas};
 use trailblaze::trails::{filter_by_tags, find_trails, parse_shard, shard};
 use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, run_trails};
@@ -554,9 +554,9 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
 }
 
 pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
-    let (project, _) = open_project(cli, None)?;
+    let (project, located) = open_project(cli, None)?;
     let id = project.trailmap_id(a.trailmap()?)?;
-    let written = write_generated(&project, &id)?;
+    let written = write_generated(&project, &id, &located.root)?;
     for path in &written {
         out!("{}", path.display());
     }
@@ -569,8 +569,9 @@ pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
 }
 
 /// What `dts` (and `init`) write for trailmap `id`: the tools' types and tsconfig for the editor
-/// and `tsc`. The catalog's problems are printed; the files are written all the same.
-pub(super) fn write_generated(project: &Project, id: &str) -> Result<Vec<PathBuf>, Failure> {
+/// and `tsc`, the JSON Schemas of its files, and `.vscode/settings.json` in `workspace` binding them.
+/// The catalog's problems are printed; the files are written all the same.
+pub(super) fn write_generated(project: &Project, id: &str, workspace: &Path) -> Result<Vec<PathBuf>, Failure> {
     let catalog = project.catalog(id)?;
     let map = project
         .trailmaps
@@ -580,5 +581,41 @@ pub(super) fn write_generated(project: &Project, id: &str) -> Result<Vec<PathBuf
         diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
     }
     let files = write_client_files(&catalog, &map.dir)?;
-    Ok(vec![files.dts, files.tsconfig])
+    let mut written = vec![files.dts, files.tsconfig];
+    let schemas = write_schemas(&catalog, &map.dir)?;
+    // Patterns are relative to the workspace folder the editor opens; a trailmap outside it (given
+    // with --trailmaps) gets its schemas but no binding.
+    let abs = |p: &Path| {
+        let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+        std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (root, dir) = (abs(workspace), abs(&map.dir));
+    if let Ok(rel) = dir.strip_prefix(&root) {
+        let slash = |p: &Path| p.to_string_lossy().replace('\\', "/");
+        let base = slash(rel);
+        let under = |s: &str| {
+            if base.is_empty() {
+                s.to_string()
+            } else {
+                format!("{base}/{s}")
+            }
+        };
+        let bindings: Vec<(String, Vec<String>)> = schemas
+            .iter()
+            .map(|(file, globs)| {
+                let name = file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let schema = under(&format!("{}/{name}", trailblaze::tools::SCHEMA_DIR));
+                (schema, globs.iter().map(|g| under(g)).collect())
+            })
+            .collect();
+        match bind_schemas(&root, &bindings) {
+            Ok(settings) => written.push(workspace.join(settings.strip_prefix(&root).unwrap_or(&settings))),
+            Err(e) => warn_all(&[e.to_string()]),
+        }
+    }
+    written.extend(schemas.into_iter().map(|(p, _)| p));
+    Ok(written)
 }
