@@ -399,7 +399,7 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
 
 /// The type gate through the real TypeScript compiler: writes a `.trail.gen.ts` per trail (one
 /// statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
-/// trailmap into a folder of its own under the cache folder (removed afterwards: see [`scratch`]),
+/// trailmap into a folder of its own under the cache folder (removed when the check ends),
 /// runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
 pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, TscCheckError> {
     let tsc = find_tsc_for(project)?;

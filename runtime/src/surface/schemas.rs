@@ -292,3 +292,63 @@ pub fn bind_schemas(workspace: &Path, bindings: &[(String, Vec<String>)]) -> Res
     write_if_changed(&file, &text).map_err(io)?;
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `$ref` in `v`.
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    out.push(r.clone());
+                }
+                m.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn each_tools_own_definitions_are_hoisted_and_every_ref_resolves() {
+        let entry = |name: &str, defs_key: &str| {
+            let mut args = json!({
+                "$schema": "x", "type": "object", "required": ["sel"],
+                "properties": { "sel": { "$ref": format!("#/{defs_key}/Sel") } },
+            });
+            let sel = json!({ "Sel": { "type": "object", "properties": { "inner": { "$ref": format!("#/{defs_key}/Sel") } } } });
+            args[defs_key] = sel;
+            SurfaceEntry {
+                name: name.into(),
+                description: format!("{name} does it"),
+                args,
+                result: None,
+            }
+        };
+        // Two tools with a definition of the same name, in both keywords' spellings.
+        let schema = trail_schema(&[entry("a", "$defs"), entry("b", "definitions")]);
+        let defs = schema["definitions"].as_object().expect("definitions");
+        assert!(defs.contains_key("a.Sel") && defs.contains_key("b.Sel"), "{defs:?}");
+        let mut all = Vec::new();
+        refs(&schema, &mut all);
+        assert!(all.contains(&"#/definitions/a.Sel".to_string()), "{all:?}");
+        for r in &all {
+            let name = r.strip_prefix("#/definitions/").expect("a local ref");
+            assert!(defs.contains_key(name), "{r} does not resolve");
+        }
+        let call = &defs["call"];
+        assert_eq!(call["propertyNames"]["enum"], json!(["a", "b"]));
+        assert_eq!(call["properties"]["a"]["description"], json!("a does it"));
+        assert!(call["properties"]["a"].get("$schema").is_none());
+        // Control: a tool with no required argument also takes `tool:` with nothing after it.
+        let mut free = entry("c", "$defs");
+        free.args["required"] = json!([]);
+        let schema = trail_schema(&[free]);
+        assert_eq!(
+            schema["definitions"]["call"]["properties"]["c"]["anyOf"][0],
+            json!({ "type": "null" })
+        );
+    }
+}
