@@ -23,6 +23,11 @@ const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
 /// The schema of the trail files of a trailmap whose recordable tools are `tools`.
 pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
     let mut defs = Map::new();
+    // The trail's own definitions are named first, so a tool's definition of the same name is kept
+    // apart (named after its tool) rather than replacing one.
+    for name in ["trail-call", "trail-calls", "trail-recording", "trail-step"] {
+        defs.insert(name.into(), Value::Null);
+    }
     let mut props = Map::new();
     for t in tools {
         let mut args = hoist_defs(&t.name, t.args.clone(), &mut defs);
@@ -47,7 +52,7 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
     }
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     defs.insert(
-        "call".into(),
+        "trail-call".into(),
         json!({
             "description": "A tool call: `toolName: {args}`",
             "type": "object",
@@ -58,21 +63,21 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
         }),
     );
     defs.insert(
-        "calls".into(),
+        "trail-calls".into(),
         json!({
             "anyOf": [
-                { "type": "array", "items": { "$ref": "#/definitions/call" } },
+                { "type": "array", "items": { "$ref": "#/definitions/trail-call" } },
                 { "type": "object", "maxProperties": 0 },
-                { "$ref": "#/definitions/call" }
+                { "$ref": "#/definitions/trail-call" }
             ]
         }),
     );
     let text = json!({ "type": ["string", "number", "boolean"] });
     let opt_text = json!({ "type": ["string", "number", "boolean", "null"] });
     let text_map = json!({ "type": ["object", "null"], "additionalProperties": text });
-    let calls = json!({ "$ref": "#/definitions/calls" });
+    let calls = json!({ "$ref": "#/definitions/trail-calls" });
     defs.insert(
-        "recording".into(),
+        "trail-recording".into(),
         json!({
             "description": "The recorded tool calls: `tools` (every device), a platform or a `config.devices` key",
             "type": "object",
@@ -80,9 +85,9 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
             "additionalProperties": calls,
         }),
     );
-    let recording = json!({ "$ref": "#/definitions/recording" });
+    let recording = json!({ "$ref": "#/definitions/trail-recording" });
     defs.insert(
-        "step".into(),
+        "trail-step".into(),
         json!({
             "type": "object",
             "additionalProperties": false,
@@ -127,7 +132,7 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
                         "required": ["step"],
                         "properties": { "step": text, "recording": recording },
                     },
-                    "trail": { "type": "array", "items": { "$ref": "#/definitions/step" } },
+                    "trail": { "type": "array", "items": { "$ref": "#/definitions/trail-step" } },
                 },
             },
             // The original's older list form (`trailblaze migrate` rewrites it): its shape only.
@@ -136,9 +141,12 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
     })
 }
 
-/// Moves `schema`'s own `$defs`/`definitions` into `defs` as `<tool>.<name>` and points its
-/// `$ref`s there: each tool's schema is a document of its own, and the trail schema holds them all.
-fn hoist_defs(tool: &str, mut schema: Value, defs: &mut Map<String, Value>) -> Value {
+/// Moves `schema`'s own `$defs`/`definitions` into `defs` and points its `$ref`s there: each tool's
+/// schema is a document of its own, and the trail schema holds them all. They keep their names when
+/// every one is new or the same as the one already there (the selector types most tools share are
+/// then held once); otherwise they are named `<tool>.<name>`.
+fn hoist_defs(tool: &str, schema: Value, defs: &mut Map<String, Value>) -> Value {
+    let mut schema = schema;
     let mut own = Map::new();
     if let Value::Object(m) = &mut schema {
         for key in ["$defs", "definitions"] {
@@ -147,30 +155,37 @@ fn hoist_defs(tool: &str, mut schema: Value, defs: &mut Map<String, Value>) -> V
             }
         }
     }
-    let rename = |v: &mut Value| rewrite_refs(v, tool);
-    let mut schema = schema;
-    rename(&mut schema);
-    for (name, mut def) in own {
-        rename(&mut def);
-        defs.insert(format!("{tool}.{name}"), def);
+    let rewrite = |prefix: &str, mut v: Value| {
+        rewrite_refs(&mut v, prefix);
+        v
+    };
+    let shared: Vec<(String, Value)> = own.iter().map(|(n, d)| (n.clone(), rewrite("", d.clone()))).collect();
+    if shared.iter().all(|(n, d)| defs.get(n).is_none_or(|there| there == d)) {
+        defs.extend(shared);
+        return rewrite("", schema);
     }
-    schema
+    let prefix = format!("{tool}.");
+    for (name, def) in own {
+        defs.insert(format!("{prefix}{name}"), rewrite(&prefix, def));
+    }
+    rewrite(&prefix, schema)
 }
 
-fn rewrite_refs(v: &mut Value, tool: &str) {
+/// Points `$ref`s to a local definition at `#/definitions/<prefix><name>`.
+fn rewrite_refs(v: &mut Value, prefix: &str) {
     match v {
         Value::Object(m) => {
             if let Some(Value::String(r)) = m.get_mut("$ref") {
-                for prefix in ["#/$defs/", "#/definitions/"] {
-                    if let Some(name) = r.strip_prefix(prefix) {
-                        *r = format!("#/definitions/{tool}.{name}");
+                for local in ["#/$defs/", "#/definitions/"] {
+                    if let Some(name) = r.strip_prefix(local) {
+                        *r = format!("#/definitions/{prefix}{name}");
                         break;
                     }
                 }
             }
-            m.values_mut().for_each(|v| rewrite_refs(v, tool));
+            m.values_mut().for_each(|v| rewrite_refs(v, prefix));
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, tool)),
+        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, prefix)),
         _ => {}
     }
 }
@@ -327,19 +342,25 @@ mod tests {
                 result: None,
             }
         };
-        // Two tools with a definition of the same name, in both keywords' spellings.
-        let schema = trail_schema(&[entry("a", "$defs"), entry("b", "definitions")]);
+        // Two tools with the same definition, in both keywords' spellings: held once; a third whose
+        // definition of that name differs gets its own, named after it.
+        let mut other = entry("o", "$defs");
+        other.args["$defs"]["Sel"]["type"] = json!("string");
+        let schema = trail_schema(&[entry("a", "$defs"), entry("b", "definitions"), other]);
         let defs = schema["definitions"].as_object().expect("definitions");
-        assert!(defs.contains_key("a.Sel") && defs.contains_key("b.Sel"), "{defs:?}");
+        assert!(defs.contains_key("Sel") && defs.contains_key("o.Sel"), "{defs:?}");
+        assert!(!defs.contains_key("a.Sel") && !defs.contains_key("b.Sel"), "{defs:?}");
+        assert_eq!(defs["o.Sel"]["type"], json!("string"));
         let mut all = Vec::new();
         refs(&schema, &mut all);
-        assert!(all.contains(&"#/definitions/a.Sel".to_string()), "{all:?}");
+        assert!(all.contains(&"#/definitions/o.Sel".to_string()), "{all:?}");
+        assert!(all.contains(&"#/definitions/Sel".to_string()), "{all:?}");
         for r in &all {
             let name = r.strip_prefix("#/definitions/").expect("a local ref");
             assert!(defs.contains_key(name), "{r} does not resolve");
         }
-        let call = &defs["call"];
-        assert_eq!(call["propertyNames"]["enum"], json!(["a", "b"]));
+        let call = &defs["trail-call"];
+        assert_eq!(call["propertyNames"]["enum"], json!(["a", "b", "o"]));
         assert_eq!(call["properties"]["a"]["description"], json!("a does it"));
         assert!(call["properties"]["a"].get("$schema").is_none());
         // Control: a tool with no required argument also takes `tool:` with nothing after it.
@@ -347,7 +368,7 @@ mod tests {
         free.args["required"] = json!([]);
         let schema = trail_schema(&[free]);
         assert_eq!(
-            schema["definitions"]["call"]["properties"]["c"]["anyOf"][0],
+            schema["definitions"]["trail-call"]["properties"]["c"]["anyOf"][0],
             json!({ "type": "null" })
         );
     }
