@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 [ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y --no-install-recommends chromium; } # report_browser test
 # The official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
+# A real JSON Schema validator (ajv), for tests/e2e/schemas.rs: the editor schemas against the gates.
+[ -d tests/schema-validator/node_modules ] || npm ci --prefix tests/schema-validator --no-audit --no-fund
 command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client
 command -v javac >/dev/null || (apt-get update && apt-get install -y --no-install-recommends openjdk-17-jdk-headless) # runtime/ffi: the JNI test runs on a real JVM
 command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind) # runtime/ffi: the C test runs under memcheck

@@ -141,6 +141,7 @@ pub fn in_dir(f: &Fixture, cwd: &Path, args: &[&str]) -> std::process::Output {
         .args(args)
         .env("TRAILBLAZE_CACHE_DIR", f.cache())
         .env_remove("TRAILBLAZE_TRAILMAPS")
+        .env_remove("TRAILBLAZE_TRAILMAP")
         .env_remove("TRAILBLAZE_OUT")
         .env_remove("TRAILBLAZE_DEVICE")
         .env("NO_COLOR", "1")

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::project::Project;
-use crate::surface::client_files::{Surface, selectors, write_if_changed};
+use crate::surface::client_files::{Surface, selectors};
 use crate::surface::{self, GenCall, check_value, client_dts, trail_gen_ts, trails_tsconfig};
 use crate::trail::{Trail, load_trail};
 use crate::yaml::YamlError;
@@ -397,9 +397,10 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
     Ok(report)
 }
 
-/// The type gate through the real TypeScript compiler: writes `<trail>.trail.gen.ts` beside each trail
-/// (one statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
-/// trailmap under its `trails/`, runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
+/// The type gate through the real TypeScript compiler: writes a `.trail.gen.ts` per trail (one
+/// statement per line, with a line table), a recordable-surface `.d.ts` and a tsconfig per target
+/// trailmap into a folder of its own under the cache folder (removed when the check ends),
+/// runs `tsc --noEmit`, and maps each diagnostic back to its trail · step.
 pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, TscCheckError> {
     let tsc = find_tsc_for(project)?;
     let mut report = CheckReport::default();
@@ -409,6 +410,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         built: BTreeMap::new(),
     };
     let selectors = selectors();
+    let scratch = scratch::Scratch::new(project.cache_dir())?;
     // Per target trailmap: the gen files and their line tables.
     let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
     for (i, t) in targets.iter().enumerate() {
@@ -432,18 +434,19 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
             .collect();
         report.calls += calls.len();
         let (text, table) = trail_gen_ts(&format!("// {}", t.trail.file.display()), &calls);
-        let gen_file = gen_path(&t.trail.file);
-        write_if_changed(&gen_file, &text)?;
+        // Numbered: two trails of one name in different folders get different gen files.
+        let stem = crate::trail::trail_stem(&t.trail.file);
+        let gen_file = scratch.path().join(format!("{i}-{stem}.trail.gen.ts"));
+        std::fs::write(&gen_file, &text)?;
         groups.entry(id).or_default().push((i, gen_file, table));
     }
-    for (id, gens) in &groups {
+    for (n, (id, gens)) in groups.iter().enumerate() {
         let Ok((_, surface)) = catalogs.get(id) else { continue };
         let warning = exempt(project, id);
         let Some(map) = project.trailmaps.get(id) else { continue };
-        let dir = map.dir.join("trails");
-        std::fs::create_dir_all(&dir)?;
-        let dts = dir.join(".trailblaze-trails.d.ts");
-        write_if_changed(&dts, &client_dts(&surface.recordable_tools(), &surface.host_functions))?;
+        let dir = scratch.path();
+        let dts = dir.join(format!("{n}.trails.d.ts"));
+        std::fs::write(&dts, client_dts(&surface.recordable_tools(), &surface.host_functions))?;
         let abs = |p: &Path| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.to_path_buf())
@@ -455,8 +458,8 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         let sdk = abs(&crate::surface::client_files::write_vendored_sdk(
             &map.dir.join("tools"),
         )?);
-        let config = dir.join("tsconfig.trail-gen.json");
-        write_if_changed(&config, &trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
+        let config = dir.join(format!("tsconfig.{n}.json"));
+        std::fs::write(&config, trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
         for d in surface::run_tsc(&tsc, &config)? {
             let file = std::path::absolute(dir.join(&d.file)).unwrap_or_default();
             let Some((i, _, table)) = gens
@@ -512,15 +515,10 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
 /// What every invalid-regex finding says (see [`crate::selector::check_pattern`]).
 const REGEX_FINDING: &str = "regular expression";
 
-/// `trails/x.trail.yaml` → `trails/x.trail.gen.ts`.
-pub fn gen_path(trail: &Path) -> PathBuf {
-    let stem = crate::trail::trail_stem(trail);
-    trail.with_file_name(format!("{stem}.trail.gen.ts"))
-}
-
 mod cache;
 mod native;
 mod nav;
+mod scratch;
 mod targets;
 
 pub use nav::{NavCounts, check_nav, check_nav_tsc};

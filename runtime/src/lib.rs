@@ -92,6 +92,7 @@ pub mod console {
 pub mod tools {
     pub use crate::catalog::{NotLlmVisible, ToolDefinition};
     pub use crate::surface::client_files::write_client_files;
+    pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
     pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
 }
 

@@ -11,6 +11,7 @@
 pub mod client_files;
 pub mod dts;
 pub mod reference;
+pub mod schemas;
 #[cfg(test)]
 mod test_support;
 pub mod tsc;

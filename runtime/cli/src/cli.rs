@@ -2,6 +2,7 @@
 
 mod device;
 mod diag;
+mod init;
 mod live;
 mod mcp;
 mod merge;
@@ -42,6 +43,7 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 
 const EXAMPLES: &str = "\
 Examples:
+  trailblaze init shop                           a new workspace in ./shop that checks and runs at once
   trailblaze run                                 replay every trail of every trailmap
   trailblaze run demo --shard 1/4 --junit j.xml  one shard of trailmap `demo`'s trails, for CI
   trailblaze check --all --tsc                   both gates, with the real TypeScript compiler
@@ -69,6 +71,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the largest variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum Command {
     /// Run one LLM-visible tool on a fresh device: `trailblaze tool NAME key=value ...` (`shell` and
@@ -84,6 +88,8 @@ pub enum Command {
     Check(trails::CheckArgs),
     /// Write a trailmap's `tools/trailblaze-client.d.ts` and `tools/tsconfig.json`.
     Dts(trails::DtsArgs),
+    /// Start a workspace (or a new trailmap in one): an app or page, a scripted tool, a trail, types.
+    Init(init::InitArgs),
     /// Serve the LLM-visible tools over MCP (stdio, or streamable HTTP with `--http PORT`).
     Mcp(mcp::McpArgs),
     /// List the devices `--device` can name: `sim`, `web` and the adb server's Android devices.
@@ -105,6 +111,17 @@ pub struct MapArg {
     #[arg(long, env = "TRAILBLAZE_TRAILMAP", value_name = "ID")]
     pub trailmap: Option<String>,
 }
+
+impl MapArg {
+    /// Whether the name came from `TRAILBLAZE_TRAILMAP` rather than the flag (the same value as the
+    /// variable counts as the variable's: either way it names the same trailmap).
+    pub fn named_by_env(&self) -> bool {
+        self.trailmap.is_some() && std::env::var(TRAILMAP_ENV).ok() == self.trailmap
+    }
+}
+
+/// The environment variable `--trailmap` defaults to.
+pub const TRAILMAP_ENV: &str = "TRAILBLAZE_TRAILMAP";
 
 /// `--secrets`, for commands that reach the device.
 #[derive(Args)]
@@ -201,6 +218,7 @@ pub fn main() -> ExitCode {
         Command::Run(a) => trails::run(&cli, a),
         Command::Check(a) => trails::check(&cli, a),
         Command::Dts(a) => trails::dts(&cli, a),
+        Command::Init(a) => init::init(a),
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
         Command::Merge(a) => merge::merge(a),

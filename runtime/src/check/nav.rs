@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{CheckReport, Finding, TscCheckError, find_tsc_for, sort};
 use crate::catalog::Edge;
 use crate::project::Project;
-use crate::surface::client_files::{Surface, selectors, write_if_changed, write_vendored_sdk};
+use crate::surface::client_files::{Surface, selectors, write_vendored_sdk};
 use crate::surface::{self, check_value, client_dts, json_for_ts, trails_tsconfig};
 use crate::trailmap::nav::NavToolSpec;
 use crate::trailmap::{ParamType, Trailmap};
@@ -267,7 +267,8 @@ pub fn check_nav_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, T
     let mut report = CheckReport::default();
     let mut docs = Docs::default();
     let mut tsc = None;
-    for id in ids {
+    let scratch = super::scratch::Scratch::new(project.cache_dir())?;
+    for (n, id) in ids.iter().enumerate() {
         let Some(map) = project.trailmaps.get(id) else { continue };
         count(&mut report, map);
         let items = items(map);
@@ -282,13 +283,13 @@ pub fn check_nav_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, T
             None => tsc.insert(find_tsc_for(project)?),
         };
         let surface = Surface::of(&catalog);
-        let dir = map.dir.join(".trailblaze/check");
-        std::fs::create_dir_all(&dir)?;
+        let dir = scratch.path().join(n.to_string());
+        std::fs::create_dir(&dir)?;
         let dts = dir.join("navigation.d.ts");
-        write_if_changed(&dts, &client_dts(&surface.tools, &surface.host_functions))?;
+        std::fs::write(&dts, client_dts(&surface.tools, &surface.host_functions))?;
         let (text, first_line) = gen_ts(&items);
         let gen_file = dir.join("navigation.gen.ts");
-        write_if_changed(&gen_file, &text)?;
+        std::fs::write(&gen_file, &text)?;
         let abs = |p: &Path| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.to_path_buf())
@@ -297,7 +298,7 @@ pub fn check_nav_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, T
         };
         let sdk = abs(&write_vendored_sdk(&map.dir.join("tools"))?);
         let config = dir.join("tsconfig.navigation.json");
-        write_if_changed(&config, &trails_tsconfig(&sdk, &abs(&dts), &[&abs(&gen_file)]))?;
+        std::fs::write(&config, trails_tsconfig(&sdk, &abs(&dts), &[&abs(&gen_file)]))?;
         for d in surface::run_tsc(tsc, &config)? {
             let item = d.line.checked_sub(first_line).and_then(|i| items.get(i));
             match item {

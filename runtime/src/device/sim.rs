@@ -54,6 +54,8 @@ mod extras;
 mod scroll_tests;
 mod spec;
 mod svg;
+
+pub(crate) use spec::app_schema;
 #[cfg(test)]
 mod tests;
 mod tree;

@@ -1,9 +1,9 @@
 //! `check --tsc`: a trail's recorded calls as a `<trail>.trail.gen.ts` file, one statement per line,
 //! with a table from each line back to its step, so every tsc diagnostic maps to exactly one call.
 //!
-//! Layout: the gen file is written next to its trail (`trails/sign-in.trail.gen.ts`), and
-//! [`trails_tsconfig`] written in the trails folder (as `tsconfig.trail-gen.json`, say) lists the
-//! trailmap's `tools/trailblaze-client.d.ts` and the gen files by name, with the SDK path mapping.
+//! Layout: the gen files are written in a folder of the check's own under the cache folder (never
+//! beside the trails), and [`trails_tsconfig`] written there lists the recordable surface's `.d.ts`
+//! and the gen files by absolute path, with the SDK path mapping.
 //! Each call reads
 //!
 //! ```ts

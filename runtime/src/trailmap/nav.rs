@@ -15,7 +15,7 @@ use crate::yaml::{self, Document, YamlError};
 /// `<name>.shortcut.yaml` / `<name>.trailhead.yaml`: a tool with a navigation edge. Its body is a
 /// list of tool calls (`tools:`, as a composed tool's), or none: then it attaches the edge to the
 /// tool of the same `id` declared elsewhere (a scripted tool, or a built-in named by `class:`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NavToolSpec {
     pub id: String,
@@ -46,7 +46,7 @@ pub struct NavToolSpec {
 }
 
 /// `shortcut: {from, to}`: the waypoint the tool starts at and the one it ends at.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShortcutEdge {
     pub from: String,
@@ -58,7 +58,7 @@ pub struct ShortcutEdge {
 
 /// `trailhead: {to}`: the waypoint the tool brings the app to, from anywhere; `dynamic: true`
 /// instead when where it lands depends on its arguments.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrailheadEdge {
     #[serde(default)]
@@ -68,7 +68,7 @@ pub struct TrailheadEdge {
 }
 
 /// One parameter, as the original declares them (required unless it says otherwise).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NavParam {
     pub name: String,

@@ -10,7 +10,7 @@ use serde::Deserialize;
 /// documented on the field; the others are kept as data (they drive the original's UI, its web and
 /// desktop drivers, or features this host has no counterpart for) so a manifest written for it loads
 /// unchanged.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrailmapSpec {
     pub id: String,
@@ -50,7 +50,7 @@ pub struct TrailmapSpec {
 pub const FRAMEWORK_TRAILMAPS: [&str; 5] = ["trailblaze", "android", "mobile", "web", "compose"];
 
 /// `target:` of a trailmap: the app under test.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSpec {
     /// Kept as data (the original lets a target's id differ from the trailmap's).
@@ -112,7 +112,7 @@ impl TargetSpec {
 }
 
 /// One platform of a target.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlatformSpec {
     #[serde(default)]
@@ -139,7 +139,7 @@ pub struct PlatformSpec {
 }
 
 /// `target.electron` (kept as data).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ElectronSpec {
     #[serde(default)]
@@ -158,7 +158,7 @@ pub struct ElectronSpec {
     pub headless: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrailValidation {
     /// Why this trailmap's findings are only warnings. Required.
@@ -166,7 +166,7 @@ pub struct TrailValidation {
 }
 
 /// `host/<name>.host.yaml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostDecl {
     pub id: String,
@@ -175,7 +175,7 @@ pub struct HostDecl {
 }
 
 /// `tools/<name>.tool.yaml`: a descriptor that pins a scripted tool's fields.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolYaml {
     #[serde(default)]
@@ -215,7 +215,7 @@ pub struct ToolYaml {
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 3_600_000;
 
 /// One parameter of a composed tool.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParamSpec {
     pub name: String,
@@ -228,7 +228,7 @@ pub struct ParamSpec {
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamType {
     String,
@@ -252,7 +252,7 @@ impl ParamType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolRuntime {
     /// Embedded QuickJS; the original calls it `inProcess`.
@@ -263,7 +263,7 @@ pub enum ToolRuntime {
 
 /// `tools/<name>.yaml`: the original's descriptor of a script (`script:`), for `.js` tools and for
 /// `.ts` tools it pins fields of. One tool (`name`) or several exports of one script (`tools`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ScriptDescriptor {
     /// The script, relative to this file (`./x.js`).
@@ -294,7 +294,7 @@ pub struct ScriptDescriptor {
 }
 
 /// One export of a multi-tool [`ScriptDescriptor`].
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ScriptEntry {
     pub name: String,
@@ -315,7 +315,7 @@ pub struct ScriptEntry {
 }
 
 /// One argument in a [`ScriptDescriptor`]'s `inputSchema` map.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptProperty {
     #[serde(rename = "type")]

@@ -1,6 +1,6 @@
 //! `trailblaze run`, `check` and `dts`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -9,7 +9,7 @@ use trailblaze::gates::{
     CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
 use trailblaze::report::ScreenshotPolicy;
-use trailblaze::tools::write_client_files;
+use trailblaze::tools::{bind_schemas, write_client_files, write_schemas};
 use trailblaze::trails::{filter_by_tags, find_trails, parse_shard, shard};
 use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, run_trails};
@@ -17,7 +17,7 @@ use trailblaze::{RunOptions, run_trails};
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out};
 use super::progress::{ProgressLines, summary_line};
-use super::{Cli, Failure, Located, SessionArgs, open_project, open_project_for, out_dir, warn_all};
+use super::{Cli, Failure, Located, MapArg, SessionArgs, open_project, open_project_for, out_dir, warn_all};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -77,6 +77,9 @@ pub struct RunArgs {
     /// [default: one per phone of the pool, else one per core].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+    /// With no paths: this trailmap's trails, as `run ID` (paths given win).
+    #[command(flatten)]
+    pub map: MapArg,
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
@@ -251,6 +254,9 @@ pub struct CheckArgs {
     /// gate; `--tsc` never uses the cache).
     #[arg(long)]
     pub no_cache: bool,
+    /// With no targets: this trailmap, as `check ID` (targets given win).
+    #[command(flatten)]
+    pub map: MapArg,
 }
 
 #[derive(Args)]
@@ -258,8 +264,32 @@ pub struct CheckArgs {
     after_help = "Examples:\n  trailblaze dts              the only trailmap's tools/trailblaze-client.d.ts and tools/tsconfig.json\n  trailblaze dts demo         trailmap `demo`'s\n  tsc -p trailmaps/demo/tools type-check its scripted tools afterwards"
 )]
 pub struct DtsArgs {
-    /// The trailmap (defaults to `--trailmap`, or the only one).
-    pub trailmap: Option<String>,
+    /// The trailmap, as `--trailmap ID` names it (defaults to the only one).
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+impl DtsArgs {
+    /// The trailmap named by the argument or by `--trailmap`/`TRAILBLAZE_TRAILMAP`; the argument
+    /// wins over the environment, and two different names given at once are refused.
+    fn trailmap(&self) -> Result<Option<&str>, Failure> {
+        one_trailmap(self.id.as_deref(), &self.map)
+    }
+}
+
+/// A trailmap named both as an argument and by `--trailmap`: the same one, or a usage error. The
+/// argument wins over `TRAILBLAZE_TRAILMAP` (an environment default, not a second name).
+pub(super) fn one_trailmap<'a>(arg: Option<&'a str>, map: &'a MapArg) -> Result<Option<&'a str>, Failure> {
+    match (arg, map.trailmap.as_deref()) {
+        (Some(a), Some(m)) if a != m && !map.named_by_env() => Err(super::usage_help(
+            format!("two trailmaps named: `{a}` and --trailmap `{m}`"),
+            "name one",
+        )),
+        (Some(a), _) => Ok(Some(a)),
+        (None, m) => Ok(m),
+    }
 }
 
 /// Every trail of every trailmap, or of the ones named.
@@ -272,6 +302,23 @@ fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
         .map(|m| m.dir.join("trails"))
         .filter(|d| d.is_dir())
         .collect()
+}
+
+/// The targets given, or with none (and no `--all`) the trailmap `--trailmap` names, which must exist.
+fn named_or(project: &Project, given: &[String], map: &MapArg, all: bool) -> Result<Vec<String>, Failure> {
+    match map.trailmap.as_deref() {
+        Some(id) if given.is_empty() && !all => {
+            if project.trailmaps.get(id).is_none() {
+                let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
+                return Err(super::usage_help(
+                    format!("--trailmap: no trailmap `{id}`"),
+                    format!("the trailmaps here: {}", known.join(", ")),
+                ));
+            }
+            Ok(vec![id.to_string()])
+        }
+        _ => Ok(given.to_vec()),
+    }
 }
 
 /// What `run` and `check` were pointed at: trailmap ids become their trails folders, anything else
@@ -308,7 +355,8 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let args = parse_args(&a.args)?;
     let agent = a.agent.config()?;
     let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
-    let (roots, _) = targets(&project, &located, &a.paths, false);
+    let paths = named_or(&project, &a.paths, &a.map, false)?;
+    let (roots, _) = targets(&project, &located, &paths, false);
     let all = find_trails(&roots)?;
     let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
     if files.is_empty() && !all.is_empty() {
@@ -426,7 +474,8 @@ pub(super) fn exit_for(report: &trailblaze::report::RunReport) -> Result<(), Fai
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     let (project, located) = open_project_for(cli, None, &a.targets)?;
-    let (roots, maps) = targets(&project, &located, &a.targets, a.all);
+    let given = named_or(&project, &a.targets, &a.map, a.all)?;
+    let (roots, maps) = targets(&project, &located, &given, a.all);
     let files = find_trails(&roots)?;
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
@@ -514,22 +563,68 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
 }
 
 pub fn dts(cli: &Cli, a: &DtsArgs) -> Result<(), Failure> {
-    let (project, _) = open_project(cli, None)?;
-    let id = project.trailmap_id(a.trailmap.as_deref())?;
-    let catalog = project.catalog(&id)?;
-    let map = project
-        .trailmaps
-        .get(&id)
-        .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
-    for p in &catalog.problems {
-        diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
+    let (project, located) = open_project(cli, None)?;
+    let id = project.trailmap_id(a.trailmap()?)?;
+    let written = write_generated(&project, &id, &located.root)?;
+    for path in &written {
+        out!("{}", path.display());
     }
-    let files = write_client_files(&catalog, &map.dir)?;
-    out!("{}", files.dts.display());
-    out!("{}", files.tsconfig.display());
+    let catalog = project.catalog(&id)?;
     if catalog.problems.is_empty() {
         Ok(())
     } else {
         Err(Failure::Failed(anyhow!("some tools could not be typed")))
     }
+}
+
+/// What `dts` (and `init`) write for trailmap `id`: the tools' types and tsconfig for the editor
+/// and `tsc`, the JSON Schemas of its files, and `.vscode/settings.json` in `workspace` binding them.
+/// The catalog's problems are printed; the files are written all the same.
+pub(super) fn write_generated(project: &Project, id: &str, workspace: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let catalog = project.catalog(id)?;
+    let map = project
+        .trailmaps
+        .get(id)
+        .ok_or_else(|| Failure::Usage(anyhow!("unknown trailmap `{id}`")))?;
+    for p in &catalog.problems {
+        diag::emit(&Diagnostic::parse(diag::Severity::Error, p));
+    }
+    let files = write_client_files(&catalog, &map.dir)?;
+    let mut written = vec![files.dts, files.tsconfig];
+    let schemas = write_schemas(&catalog, &map.dir)?;
+    // Patterns are relative to the workspace folder the editor opens; a trailmap outside it (given
+    // with --trailmaps) gets its schemas but no binding.
+    let abs = |p: &Path| {
+        let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+        std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (root, dir) = (abs(workspace), abs(&map.dir));
+    if let Ok(rel) = dir.strip_prefix(&root) {
+        let slash = |p: &Path| p.to_string_lossy().replace('\\', "/");
+        let base = slash(rel);
+        let under = |s: &str| {
+            if base.is_empty() {
+                s.to_string()
+            } else {
+                format!("{base}/{s}")
+            }
+        };
+        let bindings: Vec<(String, Vec<String>)> = schemas
+            .iter()
+            .map(|(file, globs)| {
+                let name = file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let schema = under(&format!("{}/{name}", trailblaze::tools::SCHEMA_DIR));
+                (schema, globs.iter().map(|g| under(g)).collect())
+            })
+            .collect();
+        match bind_schemas(&root, &bindings) {
+            Ok(settings) => written.push(workspace.join(settings.strip_prefix(&root).unwrap_or(&settings))),
+            Err(e) => warn_all(&[e.to_string()]),
+        }
+    }
+    written.extend(schemas.into_iter().map(|(p, _)| p));
+    Ok(written)
 }

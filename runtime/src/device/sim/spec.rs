@@ -31,7 +31,7 @@ const _: () = assert!(
         && MAX_COORD < crate::device::limits::MAX_COORD
 );
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct AppSpec {
     id: String,
@@ -39,7 +39,7 @@ pub(super) struct AppSpec {
     screens: BTreeMap<String, ScreenSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ScreenSpec {
     #[serde(default)]
@@ -51,7 +51,7 @@ struct ScreenSpec {
     back: Option<Option<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct NodeSpec {
     #[serde(default)]
@@ -86,7 +86,7 @@ struct NodeSpec {
     bounds: Option<[i32; 4]>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct TapSpec {
     #[serde(default)]
@@ -99,7 +99,7 @@ struct TapSpec {
     otherwise: Option<OtherwiseSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct OtherwiseSpec {
     show: String,
@@ -546,4 +546,13 @@ fn layout(nodes: &mut [Node], explicit: &[Option<Bounds>], ids: &[usize], left: 
         nodes[i].children = children;
     }
     last
+}
+
+/// The JSON Schema of `app.yaml`, for editors (`trailblaze dts`).
+pub(crate) fn app_schema() -> serde_json::Value {
+    // Draft 7: what the YAML language server and most validators read.
+    let schema = schemars::generate::SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<AppSpec>();
+    serde_json::to_value(schema).unwrap_or_default()
 }
