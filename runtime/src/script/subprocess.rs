@@ -316,6 +316,8 @@ impl Drop for Subprocess {
         // Nothing of the session's outlives it: the worker's whole process group.
         if let Some(w) = self.worker.borrow_mut().take() {
             kill_group(w.pid);
+            // Reaped before the session is gone, not merely signalled.
+            reap(&w);
         }
     }
 }
