@@ -366,7 +366,15 @@ fn warm_fixture() -> Fixture {
     let f = Fixture::new("t");
     f.tool("warm", WARM);
     f.file("host/now.host.yaml", "id: now\nclass: now\n");
-    for name in ["setGlobal", "readGlobal", "crash", "timerThrows", "wiring", "hang", "quick"] {
+    for name in [
+        "setGlobal",
+        "readGlobal",
+        "crash",
+        "timerThrows",
+        "wiring",
+        "hang",
+        "quick",
+    ] {
         f.file(&format!("tools/{name}.tool.yaml"), "runtime: subprocess\n");
     }
     f
@@ -390,7 +398,11 @@ fn a_global_one_call_sets_is_not_seen_by_the_next_in_the_same_warm_worker() {
     // Served by the same process: isolation, not a fresh start.
     assert_eq!(node_processes_of(&f), worker);
     drop(s);
-    assert_eq!(node_processes_of(&f), Vec::<u32>::new(), "no process outlives the session");
+    assert_eq!(
+        node_processes_of(&f),
+        Vec::<u32>::new(),
+        "no process outlives the session"
+    );
     // The interval the first call left was cleared when it ended (it would have fired ~10 times
     // during the second call's 100 ms).
     let got = lines.lock().expect("lines").clone();
@@ -418,11 +430,23 @@ fn a_worker_that_crashes_mid_call_fails_that_call_only() {
     let f = warm_fixture();
     let (_p, s) = f.session(settings(30_000));
     assert_eq!(s.call("quick", json!({})).expect("control"), json!({ "ok": true }));
-    let exit = s.call("crash", json!({ "signal": false })).expect_err("crashed").to_string();
-    assert_eq!(exit, "crash: the Node.js process ended (status 7) before the tool returned");
+    let exit = s
+        .call("crash", json!({ "signal": false }))
+        .expect_err("crashed")
+        .to_string();
+    assert_eq!(
+        exit,
+        "crash: the Node.js process ended (status 7) before the tool returned"
+    );
     assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
-    let killed = s.call("crash", json!({ "signal": true })).expect_err("crashed").to_string();
-    assert_eq!(killed, "crash: the Node.js process ended (a signal) before the tool returned");
+    let killed = s
+        .call("crash", json!({ "signal": true }))
+        .expect_err("crashed")
+        .to_string();
+    assert_eq!(
+        killed,
+        "crash: the Node.js process ended (a signal) before the tool returned"
+    );
     assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
     // A throw in a timer's callback fails its call, not the worker.
     let worker = node_processes_of(&f);

@@ -35,11 +35,7 @@ pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
 
 fn write_files(cache: Option<&Path>) -> Result<PathBuf, String> {
     let sdk = sdk::javascript().map_err(Clone::clone)?;
-    let files = [
-        ("runner.mjs", RUNNER),
-        ("sdk.mjs", sdk),
-        ("console.mjs", CONSOLE),
-    ];
+    let files = [("runner.mjs", RUNNER), ("sdk.mjs", sdk), ("console.mjs", CONSOLE)];
     let mut h = Sha256::new();
     for (name, text) in files {
         h.update(name);

@@ -132,7 +132,9 @@ fn forward_stderr(stderr: std::process::ChildStderr, to_session: &mpsc::Sender<M
         let parsed = serde_json::from_str::<Value>(line).ok();
         let msg = match parsed.as_ref() {
             Some(v) if v.get("fence").is_some_and(Value::is_u64) => Msg::Fence(v["fence"].as_u64().unwrap_or(0)),
-            Some(v) if v.get("console").is_some_and(Value::is_string) && v.get("text").is_some_and(Value::is_string) => {
+            Some(v)
+                if v.get("console").is_some_and(Value::is_string) && v.get("text").is_some_and(Value::is_string) =>
+            {
                 Msg::Console {
                     run: v.get("run").and_then(Value::as_u64),
                     level: v["console"].as_str().unwrap_or("log").to_string(),
