@@ -183,13 +183,11 @@ impl Subprocess {
             {
                 return Ok(result.map(|(v, _)| v).unwrap_or(Value::Null));
             }
-            if let Some(status) = w.exit.get() {
-                self.retire(w);
-                let status = status.map_or_else(|| "a signal".to_string(), |s| format!("status {s}"));
-                return Err(format!("the Node.js process ended ({status}) before the tool returned"));
-            }
             if self.cfg.deadline.expired() {
-                kill_group(w.pid);
+                // Not when it is known dead (its pid may be someone else's by now).
+                if w.exit.get().is_none() {
+                    kill_group(w.pid);
+                }
                 self.retire(w);
                 let message = self
                     .cfg
@@ -198,6 +196,13 @@ impl Subprocess {
                     .unwrap_or_else(|| "stopped".into());
                 reap(w);
                 return Err(message);
+            }
+            // After the deadline check: an outer run whose worker was killed for an inner run's
+            // deadline says the deadline, not the kill.
+            if let Some(status) = w.exit.get() {
+                self.retire(w);
+                let status = status.map_or_else(|| "a signal".to_string(), |s| format!("status {s}"));
+                return Err(format!("the Node.js process ended ({status}) before the tool returned"));
             }
             // Short waits, so a cancel from another thread is noticed promptly.
             let slice = self
@@ -314,7 +319,9 @@ impl ScriptRuntime for Subprocess {
 impl Drop for Subprocess {
     fn drop(&mut self) {
         // Nothing of the session's outlives it: the worker's whole process group.
-        if let Some(w) = self.worker.borrow_mut().take() {
+        if let Some(w) = self.worker.borrow_mut().take()
+            && w.exit.get().is_none()
+        {
             kill_group(w.pid);
             // Reaped before the session is gone, not merely signalled.
             reap(&w);
