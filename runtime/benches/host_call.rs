@@ -1,6 +1,8 @@
 //! A small `ctx.host` call from JS, median per call, beside a raw native rquickjs function call, a
 //! naive binding that JSON-stringifies in JS and parses in Rust, and the same host call made by the
-//! same tool under the Node.js subprocess runtime (over its loopback HTTP callback), in the same run.
+//! same tool under the Node.js subprocess runtime (its warm worker, over JSON lines on its stdio), in
+//! the same run. And a whole tool call with no host call: in-process QuickJS (the anchor) beside a
+//! warm subprocess call and the session's first (cold) one, which starts the worker.
 //!
 //! `cargo bench -p trailblaze --bench host_call`
 
@@ -100,14 +102,19 @@ fn main() {
             t.elapsed().as_nanos() as f64 / f64::from(calls)
         })
         .collect();
-    // Over the callback: a call with n host calls minus a call with none (the process's start).
+    // Over the callback: a call with n host calls minus a call with none (the call's own cost).
     let node_calls: u32 = if full() { 2_000 } else { 20 };
-    let timed = |n: u32| {
+    let timed_tool = |tool: &str, n: u32| {
         let t = Instant::now();
-        session.call("loopNode", json!({ "n": n })).expect("loopNode");
+        session.call(tool, json!({ "n": n })).expect("tool call");
         t.elapsed().as_nanos() as f64
     };
-    timed(0);
+    let timed = |n: u32| timed_tool("loopNode", n);
+    let cold = timed(0);
+    // Whole calls with no host call: the warm worker beside in-process QuickJS.
+    let call_runs = if full() { 200 } else { 3 };
+    let warm_node: Vec<f64> = (0..call_runs).map(|_| timed(0)).collect();
+    let warm_quickjs: Vec<f64> = (0..call_runs).map(|_| timed_tool("loop", 0)).collect();
     let subprocess: Vec<f64> = (0..repeats.min(5))
         .map(|_| ((timed(node_calls) - timed(0)) / f64::from(node_calls)).max(0.0))
         .collect();
@@ -173,14 +180,25 @@ fn main() {
         fl / 1e3
     );
     println!(
-        "the same host call from a Node subprocess tool (HTTP callback): median {:.1} µs per call",
+        "the same host call from a Node subprocess tool (warm worker, stdio): median {:.1} µs per call",
         sp / 1e3
     );
+    let (wn, wq) = (median_ns(warm_node), median_ns(warm_quickjs));
     println!(
-        "ratios: host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x",
+        "a whole tool call, no host call: QuickJS {:.3} ms, warm Node worker {:.3} ms (median of {call_runs}); \
+         the session's first Node call (starts the worker) {:.1} ms",
+        wq / 1e6,
+        wn / 1e6,
+        cold / 1e6
+    );
+    println!(
+        "ratios: host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x; \
+         tool call warm Node/QuickJS {:.1}x, cold/warm Node {:.0}x",
         h / r,
         n / h,
-        sp / h
+        sp / h,
+        wn / wq,
+        cold / wn
     );
 }
 

@@ -1,10 +1,9 @@
 //! The script-runtime port's two implementations agree: the same tool run in embedded QuickJS and in a
 //! Node.js subprocess gives the same result, the same steps and the same error texts. And the
-//! subprocess runtime's own promises: a deadline that kills, no process left behind, a callback
-//! endpoint that wants this session's token and listens on loopback only.
+//! subprocess runtime's own promises: a warm worker per session whose calls do not see each other's
+//! globals, a deadline that kills (and a worker replaced), a crash that fails its call only, no
+//! process outliving the session, and no socket: the worker speaks over its pipes.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -289,6 +288,9 @@ fn a_subprocess_tool_that_never_returns_is_killed_at_its_deadline_and_leaves_no_
         s.call("quick", json!({})).expect("next call works"),
         json!({ "ok": true })
     );
+    // The warm worker that served it lives as long as the session, and not longer.
+    assert_eq!(node_processes_of(&f).len(), 1, "control: the worker is there");
+    drop(s);
     assert_eq!(node_processes_of(&f), Vec::<u32>::new());
 }
 
@@ -313,107 +315,169 @@ fn a_cancelled_call_fails_as_cancelled_under_both_runtimes_and_the_session_goes_
         });
         assert_eq!(err, "hang: cancelled", "subprocess: {subprocess}");
         assert_eq!(s.call("quick", json!({})).expect("next call"), json!({ "ok": true }));
+        drop(s);
         assert!(node_processes_of(&f).is_empty());
     }
 }
 
-const ENDPOINT: &str = r#"
+const WARM: &str = r#"
 import { trailblaze } from "@trailblaze/scripting";
-/** What the runner was told: the callback URL and this session's token. */
-export const endpoint = trailblaze.tool<{}, { url: string; token: string }>(async () => {
-  const env = (globalThis as any).process.env;
-  return { url: env.TRAILBLAZE_CALLBACK_URL, token: env.TRAILBLAZE_TOKEN };
+/** Sets globals (a plain one and a builtin's prototype) and reads them back in the same call. */
+export const setGlobal = trailblaze.tool<{}, { own: unknown; proto: unknown }>(async () => {
+  (globalThis as any).leak = 42;
+  (Array.prototype as any).leak = "proto";
+  setInterval(() => console.log("a timer of an ended call"), 10);
+  return { own: (globalThis as any).leak, proto: ([] as any).leak ?? null };
 });
+/** What the next call sees of them. */
+export const readGlobal = trailblaze.tool<{}, { own: unknown; proto: unknown }>(async () => {
+  await new Promise((r) => setTimeout(r, 100));
+  return { own: (globalThis as any).leak ?? null, proto: ([] as any).leak ?? null };
+});
+/** Dies mid-call, after a host call went through. */
+export const crash = trailblaze.tool<{ signal: boolean }, {}>(async (input, ctx) => {
+  ctx.host.now({});
+  if (input.signal) (globalThis as any).process.kill((globalThis as any).process.pid, "SIGKILL");
+  else (globalThis as any).process.exit(7);
+  return {};
+});
+/** Throws from a timer's callback, outside the handler's promise chain. */
+export const timerThrows = trailblaze.tool<{}, {}>(async () => {
+  await new Promise((r) => {
+    setTimeout(() => {
+      throw new Error("thrown in a timer");
+    }, 1);
+  });
+  return {};
+});
+/** What the runner's environment told the tool: no endpoint, no token. */
+export const wiring = trailblaze.tool<{}, { keys: string[] }>(async () => ({
+  keys: Object.keys((globalThis as any).process.env).filter((k) => k.startsWith("TRAILBLAZE_")).sort(),
+}));
+/** Never returns. */
+export const hang = trailblaze.tool<{}, {}>(async () => {
+  for (;;) {}
+});
+/** Returns at once. */
+export const quick = trailblaze.tool<{}, { ok: boolean }>(async () => ({ ok: true }));
 "#;
 
-/// A raw HTTP/1.1 POST; the status code and body.
-fn post(addr: &str, path: &str, token: Option<&str>, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).expect("connects");
-    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("writes");
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    let status = response.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = response.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
-    (status, body)
+fn warm_fixture() -> Fixture {
+    let f = Fixture::new("t");
+    f.tool("warm", WARM);
+    f.file("host/now.host.yaml", "id: now\nclass: now\n");
+    for name in [
+        "setGlobal",
+        "readGlobal",
+        "crash",
+        "timerThrows",
+        "wiring",
+        "hang",
+        "quick",
+    ] {
+        f.file(&format!("tools/{name}.tool.yaml"), "runtime: subprocess\n");
+    }
+    f
 }
 
 #[test]
-fn the_callback_wants_this_sessions_token_and_listens_on_loopback_only() {
-    let sessions: Vec<(Fixture, trailblaze::Project, Session)> = (0..2)
-        .map(|_| {
-            let f = Fixture::new("t");
-            f.tool("endpoint", ENDPOINT);
-            f.file("tools/endpoint.tool.yaml", "runtime: subprocess\n");
-            let (p, s) = f.session(Settings::default());
-            (f, p, s)
-        })
-        .collect();
-    let info: Vec<(String, String)> = sessions
-        .iter()
-        .map(|(_, _, s)| {
-            let v = s.call("endpoint", json!({})).expect("endpoint");
-            (
-                v["url"].as_str().expect("url").to_string(),
-                v["token"].as_str().expect("token").to_string(),
-            )
-        })
-        .collect();
-    let (url, token) = &info[0];
-    let rest = url.strip_prefix("http://").expect("http url");
-    let (addr, path) = rest.split_at(rest.find('/').expect("path"));
-    assert_eq!(path, "/scripting/callback");
-    assert!(addr.starts_with("127.0.0.1:"), "bound to loopback: {addr}");
-    let body = r#"{"action":"call_host","name":"now","args":{},"run":1}"#;
-    assert_eq!(post(addr, path, None, body).0, 401, "no token");
-    assert_eq!(post(addr, path, Some("not-a-token"), body).0, 403, "a wrong token");
+fn a_global_one_call_sets_is_not_seen_by_the_next_in_the_same_warm_worker() {
+    let f = warm_fixture();
+    let (s, lines) = crate::scripts_debug::console_session(&f);
+    // Control: within the call the globals are there, so their absence below means something.
     assert_eq!(
-        post(addr, path, Some(&info[1].1), body).0,
-        403,
-        "another session's token"
+        s.call("setGlobal", json!({})).expect("sets"),
+        json!({ "own": 42, "proto": "proto" })
     );
-    // Positive control: the right token is let in, and a request of a run that ended is refused.
-    let (status, reply) = post(addr, path, Some(token), body);
-    assert_eq!(status, 200);
-    let reply: Value = serde_json::from_str(&reply).expect("JSON envelope");
-    assert_eq!(reply["ok"], false);
-    assert!(reply["error"].as_str().unwrap_or("").contains("has ended"), "{reply}");
-    // Listening on loopback only, read from the kernel's socket table (no traffic is sent to any
-    // other address). Positive control: a listener on every interface shows as 0.0.0.0 there.
-    let port: u16 = addr.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port");
-    assert_eq!(listening_addresses(port), vec!["127.0.0.1".to_string()]);
-    let open = std::net::TcpListener::bind("0.0.0.0:0").expect("bind all");
-    let open_port = open.local_addr().expect("addr").port();
-    assert_eq!(listening_addresses(open_port), vec!["0.0.0.0".to_string()], "control");
+    let worker = node_processes_of(&f);
+    assert_eq!(worker.len(), 1, "one warm worker");
+    assert_eq!(
+        s.call("readGlobal", json!({})).expect("reads"),
+        json!({ "own": null, "proto": null })
+    );
+    // Served by the same process: isolation, not a fresh start.
+    assert_eq!(node_processes_of(&f), worker);
+    drop(s);
+    assert_eq!(
+        node_processes_of(&f),
+        Vec::<u32>::new(),
+        "no process outlives the session"
+    );
+    // The interval the first call left was cleared when it ended (it would have fired ~10 times
+    // during the second call's 100 ms).
+    let got = lines.lock().expect("lines").clone();
+    assert!(got.is_empty(), "{got:?}");
 }
 
-/// The local IPv4 addresses sockets listen on at `port` (from /proc/net/tcp; the endpoint opens no
-/// IPv6 socket).
-fn listening_addresses(port: u16) -> Vec<String> {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
-    let mut out = Vec::new();
-    for line in table.lines().skip(1) {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let (Some(local), Some(state)) = (cols.get(1), cols.get(3)) else {
-            continue;
-        };
-        let Some((ip, p)) = local.split_once(':') else {
-            continue;
-        };
-        if *state != "0A" || u16::from_str_radix(p, 16).ok() != Some(port) {
-            continue;
-        }
-        let n = u32::from_str_radix(ip, 16).unwrap_or(0);
-        out.push(std::net::Ipv4Addr::from(n.to_le_bytes()).to_string());
-    }
-    out
+#[test]
+fn a_warm_call_past_its_deadline_is_killed_its_worker_replaced_and_the_next_call_served() {
+    let f = warm_fixture();
+    let (_p, s) = f.session(settings(5_000));
+    s.call("quick", json!({})).expect("warm");
+    let first = node_processes_of(&f);
+    assert_eq!(first.len(), 1, "control: the warm worker is there");
+    let err = s.call("hang", json!({})).expect_err("killed").to_string();
+    assert_eq!(err, "hang: exceeded its time limit of 5000 ms");
+    assert_eq!(node_processes_of(&f), Vec::<u32>::new(), "killed, not left running");
+    assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
+    let second = node_processes_of(&f);
+    assert_eq!(second.len(), 1);
+    assert_ne!(second, first, "a new worker");
+}
+
+#[test]
+fn a_worker_that_crashes_mid_call_fails_that_call_only() {
+    let f = warm_fixture();
+    let (_p, s) = f.session(settings(30_000));
+    assert_eq!(s.call("quick", json!({})).expect("control"), json!({ "ok": true }));
+    let exit = s
+        .call("crash", json!({ "signal": false }))
+        .expect_err("crashed")
+        .to_string();
+    assert_eq!(
+        exit,
+        "crash: the Node.js process ended (status 7) before the tool returned"
+    );
+    assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
+    let killed = s
+        .call("crash", json!({ "signal": true }))
+        .expect_err("crashed")
+        .to_string();
+    assert_eq!(
+        killed,
+        "crash: the Node.js process ended (a signal) before the tool returned"
+    );
+    assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
+    // A throw in a timer's callback fails its call, not the worker.
+    let worker = node_processes_of(&f);
+    let thrown = s.call("timerThrows", json!({})).expect_err("fails").to_string();
+    assert!(thrown.starts_with("timerThrows: Error: thrown in a timer"), "{thrown}");
+    assert_eq!(s.call("quick", json!({})).expect("next"), json!({ "ok": true }));
+    assert_eq!(node_processes_of(&f), worker, "the same worker");
+}
+
+#[test]
+fn the_node_worker_speaks_over_its_pipes_and_holds_no_socket() {
+    let f = warm_fixture();
+    let (_p, s) = f.session(Settings::default());
+    let wiring = s.call("wiring", json!({})).expect("wiring");
+    // No endpoint and no token are handed to the tool's process: there is nothing to call.
+    assert_eq!(wiring, json!({ "keys": ["TRAILBLAZE_ROOT"] }));
+    let worker = node_processes_of(&f);
+    assert_eq!(worker.len(), 1);
+    let sockets = |pid: &str| {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:")))
+            .count()
+    };
+    assert_eq!(sockets(&worker[0].to_string()), 0, "the worker holds no socket");
+    // Control: a socket shows up in this count.
+    let open = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    assert!(sockets("self") > 0);
+    drop(open);
 }
 
 #[test]

@@ -14,10 +14,9 @@ use sha2::{Digest, Sha256};
 use crate::script::sdk;
 
 const RUNNER: &str = include_str!("runner.mjs");
-const HOOKS: &str = include_str!("hooks.mjs");
 const CONSOLE: &str = include_str!("../console.mjs");
 
-/// The runner, its module hooks and the SDK build, written into a private folder named by their
+/// The runner, the console glue and the SDK build, written into a private folder named by their
 /// hash (under `cache` when there is one). Known folders are reused while their runner is there: a
 /// cache folder may go away under a long-lived process (a test's, an embedder's), and is made again.
 pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
@@ -36,12 +35,7 @@ pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
 
 fn write_files(cache: Option<&Path>) -> Result<PathBuf, String> {
     let sdk = sdk::javascript().map_err(Clone::clone)?;
-    let files = [
-        ("runner.mjs", RUNNER),
-        ("hooks.mjs", HOOKS),
-        ("sdk.mjs", sdk),
-        ("console.mjs", CONSOLE),
-    ];
+    let files = [("runner.mjs", RUNNER), ("sdk.mjs", sdk), ("console.mjs", CONSOLE)];
     let mut h = Sha256::new();
     for (name, text) in files {
         h.update(name);

@@ -1,0 +1,169 @@
+//! One warm Node worker: the process (its own process group), the pipes it speaks JSON lines on, and
+//! the two threads that read them into the session's channel. Stdout carries the protocol (requests
+//! and results); stderr console lines, end-of-run fences and raw output. The worker's exit is
+//! reported once its stdout closes and it has been reaped, so a killed worker leaves no zombie.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+
+use serde_json::Value;
+
+/// The longest stderr line read whole; the rest of a longer line is skipped (the host keeps 8 KiB).
+const MAX_STDERR_LINE: usize = 1 << 20;
+
+/// What the reader threads hand the session's thread.
+pub(super) enum Msg {
+    /// A protocol line from stdout: `{"request":..}` or `{"result":..}`.
+    Line(Value),
+    /// A stderr line: a `console.*` call of run `run`, or raw output (`run` unknown).
+    Console {
+        run: Option<u64>,
+        level: String,
+        text: String,
+    },
+    /// Run `run` has written all its stderr lines.
+    Fence(u64),
+    /// The process ended (stdout closed, reaped); `None` for a signal.
+    Exited(Option<i32>),
+}
+
+/// A running worker, shared by the runs it serves (nested runs share it; a replaced one is dropped
+/// by the last run holding it).
+pub(super) struct Worker {
+    /// Its process id, which is also its process group's id.
+    pub pid: u32,
+    stdin: RefCell<ChildStdin>,
+    pub inbox: mpsc::Receiver<Msg>,
+    /// Set once its exit has been read from the inbox: every run waiting on it fails.
+    pub exit: Cell<Option<Option<i32>>>,
+    /// Results and fences read while another run was being waited for.
+    pub results: RefCell<HashMap<u64, Value>>,
+    pub fences: RefCell<HashSet<u64>>,
+}
+
+impl Worker {
+    /// Starts `node` on the runner in `dir` with the environment `cmd` was given.
+    pub fn start(mut cmd: Command, node: &Path) -> Result<Worker, String> {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            format!(
+                "`runtime: subprocess` needs Node.js 20.6 or later: cannot start `{}`: {e} (install Node.js or set TRAILBLAZE_NODE)",
+                node.display()
+            )
+        })?;
+        let pid = child.id();
+        let (tx, inbox) = mpsc::channel();
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            kill_group(pid);
+            let _ = child.wait();
+            return Err("the Node.js worker's pipes were not made".into());
+        };
+        let (stderr_done, stderr_read) = mpsc::channel::<()>();
+        let to_session = tx.clone();
+        std::thread::spawn(move || {
+            forward_stderr(stderr, &to_session);
+            let _ = stderr_done.send(());
+        });
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while matches!(lines.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+                // A line that is not the runner's JSON is nobody's message.
+                if let Ok(v) = serde_json::from_slice::<Value>(&buf)
+                    && tx.send(Msg::Line(v)).is_err()
+                {
+                    break;
+                }
+                buf.clear();
+            }
+            let status = child.wait().ok().and_then(|s| s.code());
+            // Its last stderr lines reach the session before its exit does (bounded: a process it
+            // left behind may hold stderr open).
+            let _ = stderr_read.recv_timeout(std::time::Duration::from_secs(1));
+            let _ = tx.send(Msg::Exited(status));
+        });
+        Ok(Worker {
+            pid,
+            stdin: RefCell::new(stdin),
+            inbox,
+            exit: Cell::new(None),
+            results: RefCell::new(HashMap::new()),
+            fences: RefCell::new(HashSet::new()),
+        })
+    }
+
+    /// Writes one protocol line; a worker that has died shows up as its exit.
+    pub fn send(&self, msg: &Value) -> Result<(), String> {
+        let mut line = msg.to_string();
+        line.push('\n');
+        self.stdin
+            .borrow_mut()
+            .write_all(line.as_bytes())
+            .map_err(|e| format!("the Node.js worker did not take the call: {e}"))
+    }
+}
+
+/// Reads the worker's stderr into the session: `{"console":level,"text","run"}` lines as that run's
+/// console lines, `{"fence":run}` as the end of a run's lines, anything else (Node's own warnings, a
+/// tool's raw writes) as an `error` line of the run in progress.
+fn forward_stderr(stderr: std::process::ChildStderr, to_session: &mpsc::Sender<Msg>) {
+    let mut r = BufReader::new(stderr);
+    loop {
+        let mut buf = Vec::new();
+        match (&mut r).take(MAX_STDERR_LINE as u64).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if buf.last() != Some(&b'\n') && buf.len() >= MAX_STDERR_LINE && r.skip_until(b'\n').is_err() {
+            return;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        let parsed = serde_json::from_str::<Value>(line).ok();
+        let msg = match parsed.as_ref() {
+            Some(v) if v.get("fence").is_some_and(Value::is_u64) => Msg::Fence(v["fence"].as_u64().unwrap_or(0)),
+            Some(v)
+                if v.get("console").is_some_and(Value::is_string) && v.get("text").is_some_and(Value::is_string) =>
+            {
+                Msg::Console {
+                    run: v.get("run").and_then(Value::as_u64),
+                    level: v["console"].as_str().unwrap_or("log").to_string(),
+                    text: v["text"].as_str().unwrap_or("").to_string(),
+                }
+            }
+            _ => Msg::Console {
+                run: None,
+                level: "error".to_string(),
+                text: line.to_string(),
+            },
+        };
+        if to_session.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+/// Kills a worker's whole process group (the process was started as its leader).
+pub(super) fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
