@@ -232,16 +232,31 @@ pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Decod
         return Ok(v);
     }
     let de = crate::value_de::ValueDe::<RawError>::new(value);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = render_path(e.path());
-        let kind = e.into_inner().0;
-        // serde_path_to_error reports an unknown key at the key itself; keep the parent as `path`.
-        let path = match &kind {
-            DecodeErrorKind::UnknownKey { key, .. } => strip_last(&path, key),
-            _ => path,
-        };
-        DecodeError { path, kind }
-    })
+    serde_path_to_error::deserialize(de).map_err(located)
+}
+
+/// Decodes a script's value into `T` strictly, as [`decode`] does JSON, without JSON in between.
+#[cfg(feature = "quickjs")]
+pub(crate) fn decode_js<'js, T: DeserializeOwned>(value: rquickjs::Value<'js>) -> Result<T, DecodeError> {
+    use crate::quickjs::de::{Budget, JsDe};
+    let budget = Budget::default();
+    if let Ok(v) = T::deserialize(JsDe::<RawError>::new(value.clone(), &budget)) {
+        return Ok(v);
+    }
+    let budget = Budget::default();
+    serde_path_to_error::deserialize(JsDe::<RawError>::new(value, &budget)).map_err(located)
+}
+
+/// A decoding failure with where it happened.
+fn located(e: serde_path_to_error::Error<RawError>) -> DecodeError {
+    let path = render_path(e.path());
+    let kind = e.into_inner().0;
+    // serde_path_to_error reports an unknown key at the key itself; keep the parent as `path`.
+    let path = match &kind {
+        DecodeErrorKind::UnknownKey { key, .. } => strip_last(&path, key),
+        _ => path,
+    };
+    DecodeError { path, kind }
 }
 
 fn strip_last(path: &str, key: &str) -> String {
