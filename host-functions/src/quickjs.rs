@@ -4,3 +4,6 @@
 
 pub mod de;
 pub mod ser;
+
+#[cfg(test)]
+mod tests;
