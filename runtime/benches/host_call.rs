@@ -177,7 +177,8 @@ fn main() {
         sp / 1e3
     );
     println!(
-        "ratios: host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x",
+        "ratios: host/floor {:.2}x (goal <= 1.25x), host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x",
+        h / fl,
         h / r,
         n / h,
         sp / h
