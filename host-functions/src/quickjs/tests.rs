@@ -102,7 +102,7 @@ fn a_mistake_gets_the_json_paths_message_and_never_the_value() {
             "`list[1].ratio`: expected f64, found a string",
         ),
         (
-            format!("{{ count: 1, list: [{{ ratio: 1, holes: [] }}] }}"),
+            "{ count: 1, list: [{ ratio: 1, holes: [] }] }".to_string(),
             "missing required key `name`",
         ),
         (

@@ -28,6 +28,7 @@ struct Ran {
 
 /// Runs `cmd` to its end, timing it and reading its peak RSS from `wait4`'s rusage (the child's own,
 /// not every child's so far as `RUSAGE_CHILDREN` would give).
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, not `Child::wait`: that one gives no rusage
 fn run(cmd: &mut Command) -> Ran {
     let t = Instant::now();
     let child = cmd

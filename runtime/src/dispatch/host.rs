@@ -27,7 +27,8 @@ impl HostContext for Host<'_> {
 }
 
 /// Calls host function `name` with JSON arguments: the value, or the message for the script's
-/// `TrailblazeHostError`.
+/// `TrailblazeHostError`. (The embedded engine calls [`call_host_with`] on its own values.)
+#[cfg_attr(not(feature = "subprocess"), allow(dead_code))]
 pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json) -> Result<Json, String> {
     let mut args = Some(args);
     let mut value = None;

@@ -52,6 +52,8 @@ pub struct ScriptOutcome {
 /// value or the message the script's `TrailblazeToolError` / `TrailblazeHostError` carries.
 pub trait Callbacks {
     fn call_tool(&self, name: &str, args: Value) -> Result<Value, String>;
+    /// A host call with JSON arguments (the subprocess runtime's callback).
+    #[cfg_attr(not(feature = "subprocess"), allow(dead_code))]
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String>;
     /// A host call whose arguments stay in the engine: the dispatcher takes the call's place on the
     /// depth stack and finds `name`, then `invoke` runs the function on the engine's own values
