@@ -140,7 +140,7 @@ pub fn nearest_names<S: AsRef<str>>(word: &str, candidates: &[S], limit: usize) 
 
 /// The error type handed to serde while decoding: it records what went wrong without the value.
 #[derive(Debug)]
-struct RawError(DecodeErrorKind);
+pub(crate) struct RawError(DecodeErrorKind);
 
 impl fmt::Display for RawError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -235,20 +235,8 @@ pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Decod
     serde_path_to_error::deserialize(de).map_err(located)
 }
 
-/// Decodes a script's value into `T` strictly, as [`decode`] does JSON, without JSON in between.
-#[cfg(feature = "quickjs")]
-pub(crate) fn decode_js<'js, T: DeserializeOwned>(value: rquickjs::Value<'js>) -> Result<T, DecodeError> {
-    use crate::quickjs::de::{Budget, JsDe};
-    let budget = Budget::default();
-    if let Ok(v) = T::deserialize(JsDe::<RawError>::new(value.clone(), &budget)) {
-        return Ok(v);
-    }
-    let budget = Budget::default();
-    serde_path_to_error::deserialize(JsDe::<RawError>::new(value, &budget)).map_err(located)
-}
-
 /// A decoding failure with where it happened.
-fn located(e: serde_path_to_error::Error<RawError>) -> DecodeError {
+pub(crate) fn located(e: serde_path_to_error::Error<RawError>) -> DecodeError {
     let path = render_path(e.path());
     let kind = e.into_inner().0;
     // serde_path_to_error reports an unknown key at the key itself; keep the parent as `path`.

@@ -6,7 +6,8 @@ use rquickjs::{Context, Ctx, Runtime, Value};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::decode::{decode, decode_js};
+use super::decode_js;
+use crate::decode::decode;
 
 const CANARY: &str = "CANARY-7f3a9";
 
