@@ -140,7 +140,7 @@ pub fn nearest_names<S: AsRef<str>>(word: &str, candidates: &[S], limit: usize) 
 
 /// The error type handed to serde while decoding: it records what went wrong without the value.
 #[derive(Debug)]
-struct RawError(DecodeErrorKind);
+pub(crate) struct RawError(DecodeErrorKind);
 
 impl fmt::Display for RawError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -232,16 +232,19 @@ pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Decod
         return Ok(v);
     }
     let de = crate::value_de::ValueDe::<RawError>::new(value);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = render_path(e.path());
-        let kind = e.into_inner().0;
-        // serde_path_to_error reports an unknown key at the key itself; keep the parent as `path`.
-        let path = match &kind {
-            DecodeErrorKind::UnknownKey { key, .. } => strip_last(&path, key),
-            _ => path,
-        };
-        DecodeError { path, kind }
-    })
+    serde_path_to_error::deserialize(de).map_err(located)
+}
+
+/// A decoding failure with where it happened.
+pub(crate) fn located(e: serde_path_to_error::Error<RawError>) -> DecodeError {
+    let path = render_path(e.path());
+    let kind = e.into_inner().0;
+    // serde_path_to_error reports an unknown key at the key itself; keep the parent as `path`.
+    let path = match &kind {
+        DecodeErrorKind::UnknownKey { key, .. } => strip_last(&path, key),
+        _ => path,
+    };
+    DecodeError { path, kind }
 }
 
 fn strip_last(path: &str, key: &str) -> String {

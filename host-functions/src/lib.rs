@@ -42,6 +42,8 @@ pub mod builtin;
 mod context;
 pub mod decode;
 mod error;
+#[cfg(feature = "quickjs")]
+pub mod quickjs;
 mod registry;
 mod schema;
 pub mod secrets;

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::context::HostContext;
+use crate::decode;
 use crate::error::{HostCallError, HostError};
-use crate::{decode, schema};
+use crate::schema;
 
 /// A Rust helper scripts call as `ctx.host.<NAME>(args)`. The implementing type is the arguments:
 /// derive `Deserialize` (with `#[serde(deny_unknown_fields)]` on it and every nested struct) and
@@ -24,14 +25,27 @@ pub trait HostFunction: serde::de::DeserializeOwned + schemars::JsonSchema + 'st
 
 type Invoker = fn(Value, &mut dyn HostContext) -> Result<Value, HostCallError>;
 
+/// A compiled-in function's invoker on the script engine's own values.
+#[cfg(feature = "quickjs")]
+type JsInvoker = for<'js> fn(
+    &rquickjs::Ctx<'js>,
+    rquickjs::Value<'js>,
+    &mut dyn HostContext,
+) -> Result<rquickjs::Value<'js>, HostCallError>;
+
 /// A host function an embedder supplies at run time (a C callback, a Java object): JSON arguments
 /// in, a JSON result or an error message out. It may be called from any session's thread.
 pub type DynamicHostFn = std::sync::Arc<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
 
 #[derive(Clone)]
 enum Invoke {
-    /// A compiled-in [`HostFunction`]: decoding is its Rust type's.
-    Typed(Invoker),
+    /// A compiled-in [`HostFunction`]: decoding is its Rust type's, from JSON or (`js`) straight
+    /// from the script's values.
+    Typed {
+        json: Invoker,
+        #[cfg(feature = "quickjs")]
+        js: JsInvoker,
+    },
     /// An embedder's function: the runtime checks the arguments against `args_schema` first.
     Dynamic(DynamicHostFn),
 }
@@ -39,7 +53,7 @@ enum Invoke {
 impl std::fmt::Debug for Invoke {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Invoke::Typed(_) => "Typed",
+            Invoke::Typed { .. } => "Typed",
             Invoke::Dynamic(_) => "Dynamic",
         })
     }
@@ -66,7 +80,11 @@ impl HostFunctionEntry {
             description: schema::description(&args_schema, &F::schema_name()),
             args_schema,
             result_schema: schemars::schema_for!(F::Output),
-            invoke: Invoke::Typed(invoke_typed::<F>),
+            invoke: Invoke::Typed {
+                json: invoke_typed::<F>,
+                #[cfg(feature = "quickjs")]
+                js: invoke_typed_js::<F>,
+            },
         }
     }
 
@@ -118,11 +136,8 @@ impl HostFunctionEntry {
     /// [`invoke`](Self::invoke), also returning how long the call took (callers that tally host calls
     /// need it, and reading the clock twice more per call is measurable on the hot path).
     pub fn invoke_timed(&self, args: Value, cx: &mut dyn HostContext) -> (Result<Value, HostCallError>, Duration) {
-        let span = tracing::info_span!("host_call", name = %self.name);
-        let _entered = span.enter();
-        let started = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| match &self.invoke {
-            Invoke::Typed(f) => f(args, cx),
+        self.timed(|| match &self.invoke {
+            Invoke::Typed { json, .. } => json(args, cx),
             Invoke::Dynamic(f) => {
                 let args = if args.is_null() {
                     Value::Object(Default::default())
@@ -134,8 +149,55 @@ impl HostFunctionEntry {
                     message,
                 })
             }
-        }))
-        .unwrap_or_else(|payload| {
+        })
+    }
+
+    /// [`invoke_timed`](Self::invoke_timed) on a script's own values: a compiled-in function decodes
+    /// its arguments from `args` and builds its result in `ctx`, with no JSON in between. An
+    /// embedder's function still takes JSON: `check` (its schema's check) runs on it first.
+    #[cfg(feature = "quickjs")]
+    pub fn invoke_js<'js>(
+        &self,
+        ctx: &rquickjs::Ctx<'js>,
+        args: rquickjs::Value<'js>,
+        cx: &mut dyn HostContext,
+        check: &dyn Fn(&Value) -> Option<decode::DecodeError>,
+    ) -> (Result<rquickjs::Value<'js>, HostCallError>, Duration) {
+        self.timed(|| match &self.invoke {
+            Invoke::Typed { js, .. } => js(ctx, args, cx),
+            Invoke::Dynamic(f) => {
+                let decoded = if args.is_null() || args.is_undefined() {
+                    Ok(Value::Object(Default::default()))
+                } else {
+                    crate::quickjs::decode_js::<Value>(args)
+                };
+                let decode_error = |source| HostCallError::Decode {
+                    name: self.name.to_string(),
+                    source,
+                };
+                let args = decoded.map_err(decode_error)?;
+                if let Some(source) = check(&args) {
+                    return Err(decode_error(source));
+                }
+                let result = f(args).map_err(|message| HostCallError::Failed {
+                    name: self.name.to_string(),
+                    message,
+                })?;
+                crate::quickjs::ser::to_js(ctx, &result).map_err(|_| HostCallError::Encode {
+                    name: self.name.to_string(),
+                    type_name: "serde_json::Value",
+                })
+            }
+        })
+    }
+
+    /// Runs one call under its span, with panics contained, timed, and logged (name, duration,
+    /// ok/failed), never values.
+    fn timed<T>(&self, run: impl FnOnce() -> Result<T, HostCallError>) -> (Result<T, HostCallError>, Duration) {
+        let span = tracing::info_span!("host_call", name = %self.name);
+        let _entered = span.enter();
+        let started = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|payload| {
             // The payload may hold a value from the arguments: never look at it. Dropping it can
             // itself panic, so that is contained too.
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
@@ -187,6 +249,38 @@ fn invoke_typed<F: HostFunction>(args: Value, cx: &mut dyn HostContext) -> Resul
     })?;
     // serde's own message could quote part of the result; name the type instead.
     serde_json::to_value(&output).map_err(|_| HostCallError::Encode {
+        name: name.to_string(),
+        type_name: type_name::<F::Output>(),
+    })
+}
+
+#[cfg(feature = "quickjs")]
+fn invoke_typed_js<'js, F: HostFunction>(
+    ctx: &rquickjs::Ctx<'js>,
+    args: rquickjs::Value<'js>,
+    cx: &mut dyn HostContext,
+) -> Result<rquickjs::Value<'js>, HostCallError> {
+    let name = F::NAME;
+    // `ctx.host.now()` sends no arguments; treat that as `{}` so argument-less functions need none.
+    let args = if args.is_null() || args.is_undefined() {
+        crate::quickjs::de::empty(ctx).map_err(|e| HostCallError::Failed {
+            name: name.to_string(),
+            message: e.to_string(),
+        })?
+    } else {
+        args
+    };
+    // The script's object is the caller's: decoding only reads it, and `args` is dropped here.
+    let function: F = crate::quickjs::decode_js(args).map_err(|source| HostCallError::Decode {
+        name: name.to_string(),
+        source,
+    })?;
+    let output = function.call(cx).map_err(|HostError(message)| HostCallError::Failed {
+        name: name.to_string(),
+        message,
+    })?;
+    // The serializer's own message could quote part of the result; name the type instead.
+    crate::quickjs::ser::to_js(ctx, &output).map_err(|_| HostCallError::Encode {
         name: name.to_string(),
         type_name: type_name::<F::Output>(),
     })

@@ -192,8 +192,9 @@ fn main() {
         cold / 1e6
     );
     println!(
-        "ratios: host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x; \
+        "ratios: host/floor {:.2}x (goal <= 1.25x), host/raw {:.1}x, naive/host {:.2}x, subprocess/in-process {:.0}x; \
          tool call warm Node/QuickJS {:.1}x, cold/warm Node {:.0}x",
+        h / fl,
         h / r,
         n / h,
         sp / h,

@@ -17,7 +17,7 @@ use trailblaze_host_functions::decode::{DecodeError, nearest_names};
 
 pub use host::call_host;
 
-use crate::script::port::{Callbacks, ScriptRuntime};
+use crate::script::port::{Callbacks, HostInvoke, ScriptRuntime};
 use crate::state::SessionCore;
 use crate::state::log::Event;
 use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
@@ -106,6 +106,10 @@ impl Callbacks for Back<'_> {
 
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String> {
         call_host(self.core, self.runtime, name, args)
+    }
+
+    fn call_host_in_place(&self, name: &str, invoke: &mut HostInvoke<'_>) -> Result<(), String> {
+        host::call_host_with(self.core, self.runtime, name, invoke)
     }
 
     fn console(&self, tool: Option<&str>, level: &str, text: &str) {

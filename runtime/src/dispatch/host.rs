@@ -3,10 +3,10 @@
 //! depth stack (the same check as a tool call), and the function's own tool calls go one level deeper.
 
 use serde_json::Value as Json;
-use trailblaze_host_functions::{HostCallError, HostContext, HostEnv};
+use trailblaze_host_functions::{DecodeError, HostCallError, HostContext, HostEnv};
 
 use super::{CallError, call};
-use crate::script::port::ScriptRuntime;
+use crate::script::port::{HostInvoke, ScriptRuntime};
 use crate::state::SessionCore;
 use crate::state::log::Event;
 
@@ -26,30 +26,55 @@ impl HostContext for Host<'_> {
     }
 }
 
-/// Calls host function `name`: the value, or the message for the script's `TrailblazeHostError`.
+/// Calls host function `name` with JSON arguments: the value, or the message for the script's
+/// `TrailblazeHostError`. (The embedded engine calls [`call_host_with`] on its own values.)
+#[cfg_attr(not(feature = "subprocess"), allow(dead_code))]
 pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json) -> Result<Json, String> {
+    let mut args = Some(args);
+    let mut value = None;
+    call_host_with(s, rt, name, &mut |entry, cx, check| {
+        let args = args.take().unwrap_or_default();
+        // An embedder's function has no Rust type to decode into: its schema is held as strictly.
+        // `ctx.host.f()` sends null: checked as `{}`, as the invoker will pass it.
+        if entry.is_dynamic() {
+            let empty = Json::Object(Default::default());
+            if let Some(source) = check(if args.is_null() { &empty } else { &args }) {
+                let e = HostCallError::Decode {
+                    name: entry.name.to_string(),
+                    source,
+                };
+                return (Err(e.to_string()), std::time::Duration::ZERO);
+            }
+        }
+        let (result, took) = entry.invoke_timed(args, cx);
+        (result.map(|v| value = Some(v)).map_err(|e| e.to_string()), took)
+    })?;
+    Ok(value.unwrap_or_default())
+}
+
+/// Calls host function `name` through `invoke`, which runs it (on JSON, or on a script engine's own
+/// values) and keeps its result. Takes the call's place on the depth stack, finds the function, and
+/// tallies the call in the session's log.
+pub fn call_host_with(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    invoke: &mut HostInvoke<'_>,
+) -> Result<(), String> {
     let _guard = s
         .enter_call(name)
         .map_err(|(cap, name)| CallError::Depth { cap, name }.to_string())?;
     let Some(entry) = s.catalog.host_function(name) else {
         return Err(HostCallError::unknown(name, &s.catalog.host_names()).to_string());
     };
-    // An embedder's function has no Rust type to decode into: its schema is held as strictly.
-    if entry.is_dynamic() {
-        // `ctx.host.f()` sends null: checked as `{}`, as the invoker will pass it.
-        let empty = Json::Object(Default::default());
-        let checked = if args.is_null() { &empty } else { &args };
-        if let Some(f) = crate::surface::check_value(entry.args_schema.as_value(), None, checked).first() {
-            return Err(HostCallError::Decode {
-                name: name.to_string(),
-                source: f.to_decode_error(),
-            }
-            .to_string());
-        }
-    }
+    let schema = entry.args_schema.as_value();
+    let check = |args: &Json| -> Option<DecodeError> {
+        crate::surface::check_value(schema, None, args)
+            .first()
+            .map(|f| f.to_decode_error())
+    };
     let mut cx = Host { core: s, runtime: rt };
-    let (result, took) = entry.invoke_timed(args, &mut cx);
-    let result = result.map_err(|e| e.to_string());
+    let (result, took) = invoke(entry, &mut cx, &check);
     s.log.borrow_mut().append(Event::HostCall {
         name,
         ok: result.is_ok(),

@@ -1,5 +1,6 @@
 //! The script-runtime port: what the dispatcher needs from a script runtime, and what a runtime
-//! needs from the dispatcher. Both sides see JSON only; no engine value crosses. Embedded QuickJS
+//! needs from the dispatcher. No engine value crosses: values go as JSON, except a host call's, which
+//! the dispatcher hands back to the runtime as the function to run on its own values. Embedded QuickJS
 //! ([`super::quickjs`]) and the Node.js subprocess ([`super::subprocess`]) implement it.
 
 use std::path::{Path, PathBuf};
@@ -51,11 +52,27 @@ pub struct ScriptOutcome {
 /// value or the message the script's `TrailblazeToolError` / `TrailblazeHostError` carries.
 pub trait Callbacks {
     fn call_tool(&self, name: &str, args: Value) -> Result<Value, String>;
+    /// A host call with JSON arguments (the subprocess runtime's callback).
+    #[cfg_attr(not(feature = "subprocess"), allow(dead_code))]
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String>;
+    /// A host call whose arguments stay in the engine: the dispatcher takes the call's place on the
+    /// depth stack and finds `name`, then `invoke` runs the function on the engine's own values
+    /// ([`HostFunctionEntry::invoke_js`](trailblaze_host_functions::HostFunctionEntry::invoke_js))
+    /// and keeps the result; it returns the error message, if any, and how long the function took.
+    fn call_host_in_place(&self, name: &str, invoke: &mut HostInvoke<'_>) -> Result<(), String>;
     /// A line scripted tool `tool` printed with `console.<level>` (formatted by the runtime, not yet
     /// scrubbed or bounded); `None`: the innermost running scripted tool.
     fn console(&self, tool: Option<&str>, level: &str, text: &str);
 }
+
+/// What runs a host function found by the dispatcher: the function, its context, and the check of
+/// an embedder's function's arguments against its schema.
+pub type HostInvoke<'a> = dyn FnMut(
+        &trailblaze_host_functions::HostFunctionEntry,
+        &mut dyn trailblaze_host_functions::HostContext,
+        &dyn Fn(&Value) -> Option<trailblaze_host_functions::DecodeError>,
+    ) -> (Result<(), String>, Duration)
+    + 'a;
 
 /// A script runtime: runs one scripted tool with arguments the dispatcher already decoded. Calls the
 /// script makes go back through `back`, into the same dispatcher (and the same depth stack).

@@ -389,29 +389,42 @@ fn reenter<'js>(
     name: &str,
     args: &Value<'js>,
 ) -> rquickjs::Result<Value<'js>> {
+    if kind == Callback::Host {
+        return host_call(ctx, state, name, args);
+    }
     let result = convert::to_json(args)
-        .map_err(|e| match kind {
-            Callback::Tool => format!("{name}: arguments: {e}"),
-            Callback::Host => format!("host function `{name}`: arguments: {e}"),
-        })
+        .map_err(|e| format!("{name}: arguments: {e}"))
         .and_then(|args| {
             // A panic must not unwind through QuickJS's C frames.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                state.back.get(|back| match kind {
-                    Callback::Tool => back.call_tool(name, args),
-                    Callback::Host => back.call_host(name, args),
-                })
+                state.back.get(|back| back.call_tool(name, args))
             }))
-            .unwrap_or_else(|_| {
-                Err(match kind {
-                    Callback::Tool => format!("tool {name} panicked"),
-                    Callback::Host => format!("host function {name} panicked"),
-                })
-            })
+            .unwrap_or_else(|_| Err(format!("tool {name} panicked")))
         });
     match result {
         Ok(v) => convert::to_js(ctx, &v),
         Err(message) => Err(rquickjs::Exception::throw_message(ctx, &message)),
+    }
+}
+
+/// A host call on the script's own values: the arguments decode straight from `args` and the
+/// result is built straight in `ctx`, no JSON in between (the hot path of `ctx.host`).
+fn host_call<'js>(ctx: &Ctx<'js>, state: &EngineState, name: &str, args: &Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let mut value = None;
+    // A panic must not unwind through QuickJS's C frames.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        state.back.get(|back| {
+            back.call_host_in_place(name, &mut |entry, cx, check| {
+                let (result, took) = entry.invoke_js(ctx, args.clone(), cx, check);
+                (result.map(|v| value = Some(v)).map_err(|e| e.to_string()), took)
+            })
+        })
+    }))
+    .unwrap_or_else(|_| Err(format!("host function {name} panicked")));
+    match (result, value) {
+        (Ok(()), Some(v)) => Ok(v),
+        (Ok(()), None) => Ok(Value::new_undefined(ctx.clone())),
+        (Err(message), _) => Err(rquickjs::Exception::throw_message(ctx, &message)),
     }
 }
 
