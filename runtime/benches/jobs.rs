@@ -123,7 +123,7 @@ fn main() {
     web(&project, tmp.path(), if full { 8 } else { 2 });
 }
 
-/// `n` copies of the web demo's counter trail at once vs one at a time, each in a browser of its own.
+/// `n` copies of the web demo's counter trail at once vs one at a time, each in a context of its own.
 #[cfg(feature = "web")]
 fn web(project: &trailblaze::Project, tmp: &Path, n: usize) {
     let demo = trailblaze_e2e::repo_root().join("trailmaps/web-demo");

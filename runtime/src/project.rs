@@ -324,10 +324,10 @@ impl Project {
     }
 }
 
-/// A page of Chromium (started, or in a running browser) for `--device web`.
+/// A page of Chromium (in the process's shared browser, or a running one) for `--device web`.
 #[cfg(feature = "web")]
 fn web_device(opts: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
-    Ok(Box::new(crate::device::web::WebDevice::start(opts.clone())?))
+    Ok(Box::new(crate::device::web::WebDevice::start_shared(opts.clone())?))
 }
 
 #[cfg(not(feature = "web"))]

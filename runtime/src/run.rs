@@ -39,7 +39,7 @@ pub struct RunOptions {
     /// The suite this run is part of ([`crate::report::suite_digest`] of the trails before sharding).
     pub suite: Option<String>,
     /// How many trails run at once (`--jobs`), each on its own session and device: a simulated
-    /// device or a browser of its own per job, a phone of the pool. 0: one per phone of the pool,
+    /// device or a browser context of its own per trail, a phone of the pool. 0: one per phone of the pool,
     /// else one per core (at most one per trail).
     pub jobs: usize,
     /// Which steps keep a picture of the screen in the report.
@@ -124,6 +124,9 @@ pub fn run_trails(
     // that finished reported), written on a thread of their own.
     let mut interim = interim::InterimReports::start(&report, &dir);
     let ids = session_ids(files);
+    // One Chromium for the run's web trails (started by the first), each in a context of its own.
+    #[cfg(feature = "web")]
+    let _browser = crate::device::web::KeepBrowser::new();
     let slots = pool::slots(opts, files.len());
     if slots.parallel() {
         let ctx = pool::Ctx {

@@ -579,7 +579,7 @@ fn a_terminal_gets_a_live_status_line_and_a_pipe_does_not() {
 }
 
 #[test]
-fn jobs_on_the_web_run_trails_side_by_side_each_in_a_browser_of_its_own() {
+fn jobs_on_the_web_run_trails_side_by_side_each_in_a_context_of_its_own() {
     trailblaze_e2e::web_site::require_chromium();
     let dir = tempfile::tempdir().expect("temp dir");
     let map = dir.path().join("trailmaps/web-demo");

@@ -18,6 +18,7 @@ mod launch;
 mod page;
 mod serve;
 mod session;
+mod shared;
 mod ws;
 
 pub use browser::Browser;
@@ -25,3 +26,4 @@ pub use cdp::CdpError;
 pub use launch::{find_chromium, install_signal_cleanup, kill_all};
 pub use page::PageError;
 pub use session::{Checks, Lines, WebDevice};
+pub use shared::KeepBrowser;

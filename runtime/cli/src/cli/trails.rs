@@ -72,8 +72,8 @@ pub struct RunArgs {
     /// Print the run's report as JSON on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
-    /// Trails run at once, each on its own session and device: a simulated device or a browser of
-    /// its own per job, or a phone of the pool (`--device` given several times, `android:all`)
+    /// Trails run at once, each on its own session and device: a simulated device or a browser
+    /// context of its own per job, or a phone of the pool (`--device` given several times, `android:all`)
     /// [default: one per phone of the pool, else one per core].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,

@@ -73,6 +73,17 @@ impl WebDevice {
         })
     }
 
+    /// A context in the browser the process's other web devices use (started when there is none):
+    /// see [`super::KeepBrowser`]. Attaching (`web:ws://...`) is as [`WebDevice::start`].
+    pub fn start_shared(opts: WebOptions) -> Result<WebDevice, DeviceError> {
+        let browser = match &opts.endpoint {
+            Some(e) => Browser::attach(e),
+            None => super::shared::browser(opts.headed, opts.viewport),
+        }
+        .map_err(DeviceError::Io)?;
+        WebDevice::open(browser, opts)
+    }
+
     /// Starts (or attaches to) a browser for this device alone.
     pub fn start(opts: WebOptions) -> Result<WebDevice, DeviceError> {
         let browser = match &opts.endpoint {
