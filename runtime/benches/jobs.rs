@@ -40,6 +40,25 @@ fn timed(project: &trailblaze::Project, files: &[PathBuf], opts: &RunOptions) ->
     took
 }
 
+/// CPU time (user and system) this process has used so far.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage fills the struct it is given; a zeroed rusage is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage, RUSAGE_SELF.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// `timed`, and how many cores the run kept busy on average (CPU time over wall time).
+fn timed_busy(project: &trailblaze::Project, files: &[PathBuf], opts: &RunOptions) -> (Duration, f64) {
+    let cpu = cpu_time();
+    let took = timed(project, files, opts);
+    (took, (cpu_time() - cpu).as_secs_f64() / took.as_secs_f64())
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let dump_ms: u64 = std::env::var("TRAILBLAZE_DUMP_MS")
@@ -94,7 +113,7 @@ fn main() {
     }
 
     let files = trails(&tmp.path().join("sims"), sim_trails);
-    let one = timed(
+    let (one, one_busy) = timed_busy(
         &project,
         &files,
         &RunOptions {
@@ -102,7 +121,7 @@ fn main() {
             ..base("sim-1")
         },
     );
-    let two = timed(
+    let (two, two_busy) = timed_busy(
         &project,
         &files,
         &RunOptions {
@@ -111,7 +130,7 @@ fn main() {
         },
     );
     println!(
-        "{sim_trails} trails on the sim: --jobs 1 {:.2} s ({:.1} ms/trail), --jobs 2 {:.2} s: {:.2}× faster (cores: {})",
+        "{sim_trails} trails on the sim: --jobs 1 {:.2} s ({:.1} ms/trail, {one_busy:.2} cores busy), --jobs 2 {:.2} s ({two_busy:.2} cores busy): {:.2}× faster (cores: {})",
         one.as_secs_f64(),
         one.as_secs_f64() * 1000.0 / sim_trails as f64,
         two.as_secs_f64(),
