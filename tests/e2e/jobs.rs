@@ -652,3 +652,68 @@ fn jobs_on_the_web_run_trails_side_by_side_each_in_a_context_of_its_own() {
         "{three}"
     );
 }
+
+#[test]
+fn a_browser_killed_mid_run_takes_its_trails_to_a_new_browser() {
+    use trailblaze_e2e::web_site::processes_marked;
+    trailblaze_e2e::web_site::require_chromium();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let map = dir.path().join("trailmaps/web-demo");
+    trailblaze_e2e::copy_dir(
+        &trailblaze_e2e::repo_root().join("trailmaps/web-demo/site"),
+        &map.join("site"),
+    );
+    std::fs::write(
+        map.join("trailmap.yaml"),
+        "id: web-demo\ntarget:\n  platforms:\n    web: {}\n",
+    )
+    .expect("trailmap");
+    std::fs::create_dir_all(map.join("trails")).expect("trails");
+    let trail = "config:\n  target: web-demo\n  devices: { web: chromium }\ntrail:\n  - step: Open the counter\n    recording:\n      web:\n        - web_navigate: { url: ../site/counter.html }\n  - step: Stay\n    recording:\n      web:\n        - web_wait: { seconds: 4 }\n  - verify: The counter is there\n    recording:\n      web:\n        - web_verifyTextVisible: { text: \"Value: 0\" }\n";
+    for n in ["a", "b"] {
+        std::fs::write(map.join(format!("trails/{n}.trail.yaml")), trail).expect("trail");
+    }
+    let mark = format!("TRAILBLAZE_TEST_MARK=killed-browser-{}", std::process::id());
+    let (key, value) = mark.split_once('=').unwrap_or_default();
+    let report_dir = dir.path().join("report");
+    let child = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+        .current_dir(dir.path())
+        .args(["run", "--device", "web", "--jobs", "2", "--report-dir"])
+        .arg(&report_dir)
+        .env(key, value)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("trailblaze runs");
+    let chromium = |pid: &u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.contains("chrom"));
+    // Once the browser is up and the trails are in their wait, kill every process of it.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while processes_marked(&mark).iter().filter(|p| chromium(p)).count() == 0 {
+        assert!(std::time::Instant::now() < until, "the browser never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let killed: Vec<u32> = processes_marked(&mark).into_iter().filter(chromium).collect();
+    for pid in &killed {
+        // SAFETY: kill(2) on a pid of a process this test's trailblaze started.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert!(!killed.is_empty());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "both trails passed in a new browser: {out}{err}"
+    );
+    assert!(err.contains("warning: the browser (web) was lost during"), "{err}");
+    let r = report(&report_dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 2, "{r}");
+    assert!(trails.iter().all(|t| t["outcome"]["status"] == "passed"), "{r}");
+    assert!(
+        trails.iter().any(|t| t["lost_devices"] == serde_json::json!(["web"])),
+        "a trail names the lost browser: {r}"
+    );
+}

@@ -240,8 +240,15 @@ fn job(
                 (r, Some((trail, session)))
             }
         };
-        if phones && lost_phone(&report, &device) {
-            // The phone is lost: its trail runs once more elsewhere, and it leaves the pool.
+        let browser = matches!(device, DeviceSpec::Web(_));
+        let lost_now = if phones {
+            lost_phone(&report, &device)
+        } else {
+            browser && lost_browser(&report, open.as_ref().map(|(_, s)| s))
+        };
+        if lost_now {
+            // The phone is lost: its trail runs once more elsewhere, and it leaves the pool. A lost
+            // browser (it crashed) is not used again: the trail runs once more in a new one.
             drop(open);
             let name = device.label();
             lost.push(name.clone());
@@ -267,6 +274,9 @@ fn job(
                 });
                 shared.done(None);
             }
+            if browser {
+                continue;
+            }
             let spare = shared.lock().spares.pop();
             match spare {
                 Some(d) => device = d,
@@ -282,6 +292,17 @@ fn job(
             open,
         });
         shared.done(None);
+    }
+}
+
+/// Whether the browser was lost during a web trail: the trail stopped or failed and its page no
+/// longer answers (the browser crashed or was killed), or its session never started.
+fn lost_browser(report: &TrailReport, session: Option<&Session>) -> bool {
+    match (&report.outcome, session) {
+        (Outcome::Error | Outcome::Failed, Some(s)) => s.view_tree().is_err(),
+        // The browser did not start (a trail that did not parse fails without a session).
+        (Outcome::Error, None) => true,
+        _ => false,
     }
 }
 

@@ -140,6 +140,15 @@ impl RunSink for ProgressLines {
                 format!("  ↳ the agent's recording of {steps} step(s) written to {path}{note}")
             }
             Notice::RecordingNotWritten { error } => format!("  ! the agent's recordings were not written: {error}"),
+            Notice::DeviceLost { device, trail, again } if device.starts_with("web") => {
+                let then = if *again {
+                    "it runs again in a new browser"
+                } else {
+                    "it was lost before, so it is reported as stopped by the device"
+                };
+                self.above(|| super::output::err!("warning: the browser ({device}) was lost during {trail}; {then}"));
+                return;
+            }
             Notice::DeviceLost { device, trail, again } => {
                 let then = if *again {
                     "it runs again on another device of the pool"
