@@ -26,7 +26,7 @@ if grep -qxE "$optional" <<<"$minimal"; then
   exit 1
 fi
 full=$(crates -p trailblaze-ffi --no-default-features --features adb,agent,subprocess)
-for c in adb_client ureq axum; do
+for c in adb_client ureq rustls; do
   grep -qx "$c" <<<"$full" || { echo "check-features: control failed: no $c with every feature" >&2; exit 1; }
 done
 # The minimal library itself (the FFI crate with no features at all, no JNI either: the C ABI
