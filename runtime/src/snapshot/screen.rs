@@ -60,24 +60,20 @@ impl Screen {
         if self.taint_pending.get() {
             self.capture()?;
         }
-        let mut device = self.device.borrow_mut();
-        device.set_deadline(self.wall_deadline());
-        f(device.as_mut())
+        f(self.device_now().as_mut())
     }
 
-    /// The running call's wall-clock deadline, for the device.
-    fn wall_deadline(&self) -> Option<std::time::Instant> {
-        self.deadline.as_ref().and_then(|d| d.wall_deadline())
+    /// The device, told the running call's wall-clock deadline: every use of it goes through here.
+    fn device_now(&self) -> std::cell::RefMut<'_, Box<dyn Device>> {
+        let mut device = self.device.borrow_mut();
+        device.set_deadline(self.deadline.as_ref().and_then(|d| d.wall_deadline()));
+        device
     }
 
     /// One capture of the device's screen, unmasked; settles a pending taint. Whatever device made
     /// the tree, it is held to the device layer's limits before anything walks it.
     fn capture(&self) -> Result<Snapshot, DeviceError> {
-        let tree = {
-            let mut device = self.device.borrow_mut();
-            device.set_deadline(self.wall_deadline());
-            device.snapshot()?
-        };
+        let tree = self.device_now().snapshot()?;
         if let Err(e) = crate::device::limits::check_tree(&tree) {
             crate::device::limits::drop_flat(tree.root);
             return Err(DeviceError::Io(format!("{}: {e}", self.device.borrow().name())));
@@ -150,11 +146,7 @@ impl Screen {
 
     fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
-        let mut shot = {
-            let mut device = self.device.borrow_mut();
-            device.set_deadline(self.wall_deadline());
-            device.screenshot()?
-        };
+        let mut shot = self.device_now().screenshot()?;
         if shot.mime != "image/svg+xml" {
             return Ok(shot);
         }
