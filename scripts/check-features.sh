@@ -16,7 +16,7 @@ if [ "${1:-}" = "--release" ]; then
   profile=release
   flags=(--release)
 fi
-optional='adb_client|ureq|rustls|axum|hyper|tokio|roxmltree'
+optional='adb_client|ureq|rustls|axum|hyper|tokio|roxmltree|resvg|usvg|gif'
 crates() { cargo tree -e normal --prefix none "$@" | sed 's/ .*//' | sort -u; }
 # The minimal set's dependency graph holds no optional part; control: the full one holds each.
 minimal=$(crates -p trailblaze-ffi --no-default-features)

@@ -7,7 +7,8 @@
 //! - [`provider`]: the conversation, and the [`Provider`] port; [`openai`] and [`anthropic`] speak
 //!   the two wire formats over [`http`] (blocking, timeouts, retries);
 //! - [`schema`]: the minimized tool schemas the model is sent;
-//! - `objective`: the loop for one step; `prompt`: what the model is told.
+//! - `objective`: the loop for one step; `prompt`: what the model is told;
+//! - [`vision`]: the screen's picture beside its text, for models that take images.
 //!
 //! The model never sees a secret's value: it is told the placeholders' names, the screen and every
 //! result show `***`, and whatever it says is scrubbed before it is sent back or reported. The API
@@ -20,11 +21,13 @@ pub mod openai;
 mod prompt;
 pub mod provider;
 pub mod schema;
+pub mod vision;
 
 pub use http::{HttpError, HttpSettings};
 pub use objective::{Agent, AgentCall, End, ObjectiveRun, Turn};
 pub use prompt::Objective;
 pub use provider::{ApiKey, ChatReply, ChatRequest, Provider, ProviderConfig, ProviderError, ProviderKind, Usage};
+pub use vision::Vision;
 
 /// The provider `config` describes; `redact` (the secrets) is extended with the key, so no text
 /// the provider sends back can carry either into an error.
@@ -70,6 +73,8 @@ pub struct AgentConfig {
     /// Also run a recorded step that fails (after its `maxRetries`) through the agent.
     pub self_heal: bool,
     pub write_back: WriteBack,
+    /// Whether the model is sent the screen's picture beside its text.
+    pub vision: Vision,
 }
 
 impl AgentConfig {
@@ -80,6 +85,7 @@ impl AgentConfig {
             max_run_tokens: DEFAULT_MAX_RUN_TOKENS,
             self_heal: false,
             write_back: WriteBack::Sibling,
+            vision: Vision::Auto,
         }
     }
 }

@@ -8,6 +8,8 @@ pub(crate) mod extras;
 pub mod limits;
 #[cfg(all(test, feature = "adb"))]
 mod limits_tests;
+#[cfg(feature = "raster")]
+pub mod raster;
 pub mod sim;
 pub mod spec;
 #[cfg(feature = "web")]

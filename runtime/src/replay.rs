@@ -147,6 +147,7 @@ pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
         error: None,
         log: None,
         written: None,
+        storyboard: None,
     }
 }
 
@@ -204,6 +205,7 @@ impl Session {
                 continue;
             }
             sink.step_started(step);
+            let step_started = Instant::now();
             #[cfg(feature = "agent")]
             let by_agent = opts.agent.map(|agent| {
                 let original = trail.all_steps().nth(index).unwrap_or(step);
@@ -226,6 +228,8 @@ impl Session {
                 sr.page = self.step_notes().and_then(|n| serde_json::from_value(n).ok());
             }
             sr.redact(redact);
+            sr.started_ms = step_started.duration_since(started).as_secs_f64() * 1000.0;
+            sr.duration_ms = step_started.elapsed().as_secs_f64() * 1000.0;
             let screen = replay.screen_for(&sr, screen);
             sink.step_finished(step, &mut sr, screen);
             match sr.outcome {

@@ -85,7 +85,9 @@ pub fn run_trails(
     let started = Instant::now();
     let dir = match &opts.report_dir {
         Some(d) => d.clone(),
-        None => opts.out.join(format!("run-{}-{}", now_ms(), std::process::id())),
+        None => {
+            new_run_dir(&opts.out, now_ms()).map_err(|e| ProjectError::Usage(format!("{}: {e}", opts.out.display())))?
+        }
     };
     std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Usage(format!("{}: {e}", dir.display())))?;
     // A fixed folder may be another run's at this moment (a folder of our own naming is not).
@@ -171,6 +173,8 @@ pub fn run_trails(
     }
     let interim_writes = interim.finish();
     tracing::debug!(interim_writes, trails = files.len(), "reports kept current");
+    // Each trail's animated screens, once its screens are all on disk.
+    trail::report::storyboard::write_all(&mut report.trails, &dir);
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     let written = trail::report::write_all(&report, &dir)
         .map_err(|e| ProjectError::Output(format!("cannot write the reports in {}: {e}", dir.display())))?;
@@ -201,6 +205,27 @@ fn write_junit_at(report: &RunReport, path: &Path) -> Result<PathBuf, ProjectErr
     }
     std::fs::write(path, trail::report::render_junit(report)).map_err(fail)?;
     Ok(path.to_path_buf())
+}
+
+/// Makes `<out>/run-2026-12-02T06-28-01Z/` for a run started at `unix_ms` (UTC, to the second):
+/// `-2`, `-3`, ... follow when runs start in the same second, each folder made by one of them only.
+fn new_run_dir(out: &Path, unix_ms: u64) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(out)?;
+    let stem = format!("run-{}Z", trail::report::utc(unix_ms, 'T').replace(':', "-"));
+    for n in 1..=1000 {
+        let dir = match n {
+            1 => out.join(&stem),
+            n => out.join(format!("{stem}-{n}")),
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "a thousand runs started in the second of {stem}"
+    )))
 }
 
 /// Points `<out>/latest` at `run_dir` (relative when it is inside `out`), replacing the old link
@@ -245,6 +270,7 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
         error: Some(error),
         log: None,
         written: None,
+        storyboard: None,
     }
 }
 
@@ -399,6 +425,21 @@ impl RunSink for KeepScreens<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_folder_is_named_by_its_utc_second_and_numbered_when_taken() {
+        let out = tempfile::tempdir().unwrap();
+        // 2026-12-02 06:28:01.500 UTC.
+        let at = 1_796_192_881_500;
+        let first = new_run_dir(out.path(), at).unwrap();
+        assert_eq!(first, out.path().join("run-2026-12-02T06-28-01Z"));
+        assert!(first.is_dir());
+        let second = new_run_dir(out.path(), at + 100).unwrap();
+        assert_eq!(second, out.path().join("run-2026-12-02T06-28-01Z-2"));
+        // Control: the next second is a name of its own.
+        let next = new_run_dir(out.path(), at + 1_000).unwrap();
+        assert_eq!(next, out.path().join("run-2026-12-02T06-28-02Z"));
+    }
 
     #[test]
     fn a_session_folder_never_leaves_the_run_folder() {

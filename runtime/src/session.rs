@@ -292,6 +292,18 @@ impl Session {
             .map_err(|e| e.to_string())?
     }
 
+    /// A screenshot as [`Session::screenshot`] gives it, with where the fields a secret was typed
+    /// into are (device pixels) and the screen's size: a picture for a model paints them over.
+    pub fn screenshot_and_secret_fields(&self) -> Result<(Screenshot, Vec<crate::device::Bounds>, (i32, i32)), String> {
+        self.run(|core, _| {
+            // The fields first: their capture settles a secret typed a moment ago.
+            let (fields, size) = core.screen.secret_fields().map_err(|e| e.to_string())?;
+            let shot = core.screen.screenshot(&core.redact).map_err(|e| e.to_string())?;
+            Ok((shot, fields, size))
+        })
+        .map_err(|e| e.to_string())?
+    }
+
     /// What the device tells about the last step beyond its screen (a page's URL, console errors,
     /// failed requests, dialogs), redacted; `None` for devices that tell nothing.
     pub fn step_notes(&self) -> Option<serde_json::Value> {

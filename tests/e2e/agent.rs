@@ -143,7 +143,9 @@ fn a_step_completed_in_three_calls_is_written_back_and_replays_without_the_agent
     assert_eq!(first["model"], "fake-model");
     assert_eq!(first["stream"], false);
     assert_eq!(first["messages"][0]["role"], "system");
-    let user = first["messages"][1]["content"].as_str().unwrap_or_default();
+    // The text, alone or as the first part beside the screen's picture (tests/e2e/vision.rs).
+    let content = &first["messages"][1]["content"];
+    let user = content.as_str().or(content[0]["text"].as_str()).unwrap_or_default();
     assert!(
         user.contains("Objective: Sign in as jane@example.com") && user.contains("hint=\"Email\""),
         "{user}"

@@ -11,7 +11,7 @@ use super::report::{fixture, opts, run, trail_text, write};
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// Chromium; a failure when it is missing, unless `TRAILBLAZE_ALLOW_MISSING` names it (`None`).
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = PathBuf::from(CHROMIUM);
     if path.is_file() {
         return Some(path);
@@ -21,7 +21,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs headless Chromium on `page` with `extra` flags; returns (stdout, stderr).
-fn headless(chromium: &Path, page: &Path, extra: &[String]) -> (String, String) {
+pub(crate) fn headless(chromium: &Path, page: &Path, extra: &[String]) -> (String, String) {
     let profile = tempfile::tempdir().expect("profile dir");
     let out = Command::new(chromium)
         .args([
@@ -49,7 +49,7 @@ fn headless(chromium: &Path, page: &Path, extra: &[String]) -> (String, String) 
 }
 
 /// The lines where the page's console reported an error.
-fn console_errors(stderr: &str) -> Vec<&str> {
+pub(crate) fn console_errors(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
         .filter(|l| l.contains("Uncaught") || (l.contains("CONSOLE") && l.to_lowercase().contains("error")))

@@ -31,14 +31,18 @@ impl Provider for Anthropic {
         if let Some(k) = &self.config.api_key {
             headers.push(("x-api-key", k.expose()));
         }
-        exchange(
+        let mut reply = exchange(
             &self.http,
             &self.config.base_url,
             "messages",
             &headers,
             &body,
             parse_reply,
-        )
+        )?;
+        if reply.usage.estimated {
+            reply.usage.input = super::vision::estimated_input(ProviderKind::Anthropic, body.len(), req.messages);
+        }
+        Ok(reply)
     }
 
     fn kind(&self) -> ProviderKind {
@@ -68,12 +72,18 @@ pub fn request_body(model: &str, max_tokens: u32, req: &ChatRequest<'_>) -> Valu
                         } => Some(json!({
                             "type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error
                         })),
-                        UserPart::Text(_) => None,
+                        UserPart::Text(_) | UserPart::Image(_) => None,
                     })
                     .collect();
+                // Then the text, then the picture that goes with it.
                 blocks.extend(parts.iter().filter_map(|p| match p {
                     UserPart::Text(t) => Some(json!({ "type": "text", "text": t })),
-                    UserPart::ToolResult { .. } => None,
+                    UserPart::ToolResult { .. } | UserPart::Image(_) => None,
+                }));
+                blocks.extend(parts.iter().filter_map(|p| match p {
+                    UserPart::Image(i) => Some(json!({ "type": "image",
+                        "source": { "type": "base64", "media_type": i.mime, "data": i.base64() } })),
+                    _ => None,
                 }));
                 json!({ "role": "user", "content": blocks })
             }

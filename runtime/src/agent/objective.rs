@@ -123,6 +123,8 @@ pub struct Agent {
     /// The secrets: never sent, never reported.
     redact: Redaction,
     secret_names: Vec<String>,
+    /// Whether the screen's picture goes with its text.
+    eyes: super::vision::Eyes,
 }
 
 impl Agent {
@@ -156,6 +158,7 @@ impl Agent {
             write_back: config.write_back,
             redact: Redaction::new(&values),
             secret_names,
+            eyes: super::vision::Eyes::new(config.vision),
         }
     }
 
@@ -193,9 +196,9 @@ impl Agent {
         };
         let system = prompt::system(objective.verify, &self.secret_names);
         let screen = screen_text(session, seen);
-        let mut messages = vec![Message::User(vec![UserPart::Text(
-            self.scrub(&prompt::objective(objective, &screen)),
-        )])];
+        let mut first = vec![UserPart::Text(self.scrub(&prompt::objective(objective, &screen)))];
+        first.extend(self.eyes.screen(session, self.provider.kind()));
+        let mut messages = vec![Message::User(first)];
         let mut recording = SessionRecording::new();
         for turn in 1..=self.max_turns {
             // Asked every turn: `setActiveToolSets` and a move to another waypoint change it.
@@ -208,11 +211,14 @@ impl Agent {
                 };
                 break;
             }
-            let reply = match self.provider.complete(&ChatRequest {
-                system: &system,
-                tools: &tools,
-                messages: &messages,
-            }) {
+            let reply = match self.eyes.complete(
+                self.provider.as_ref(),
+                &ChatRequest {
+                    system: &system,
+                    tools: &tools,
+                    messages: &messages,
+                },
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     run.end = End::Provider(e);
@@ -285,6 +291,7 @@ impl Agent {
                 parts.push(UserPart::Text(
                     self.scrub(&format!("The screen now:\n{}", now.trim_end())),
                 ));
+                parts.extend(self.eyes.screen(session, self.provider.kind()));
             }
             messages.push(Message::User(parts));
             if turn == self.max_turns {

@@ -27,14 +27,18 @@ impl Provider for OpenAi {
         let body = request_body(&self.config.model, self.config.max_output_tokens, req).to_string();
         let auth = self.config.api_key.as_ref().map(|k| format!("Bearer {}", k.expose()));
         let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
-        exchange(
+        let mut reply = exchange(
             &self.http,
             &self.config.base_url,
             "chat/completions",
             &headers,
             &body,
             parse_reply,
-        )
+        )?;
+        if reply.usage.estimated {
+            reply.usage.input = super::vision::estimated_input(ProviderKind::OpenAi, body.len(), req.messages);
+        }
+        Ok(reply)
     }
 
     fn kind(&self) -> ProviderKind {
@@ -53,16 +57,24 @@ pub fn request_body(model: &str, max_tokens: u32, req: &ChatRequest<'_>) -> Valu
         match m {
             Message::User(parts) => {
                 // Tool results first (they must follow the assistant's calls), then any text.
-                let mut text = Vec::new();
+                let (mut text, mut images) = (Vec::new(), Vec::new());
                 for p in parts {
                     match p {
                         UserPart::ToolResult { call_id, content, .. } => {
                             messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }))
                         }
                         UserPart::Text(t) => text.push(t.as_str()),
+                        UserPart::Image(i) => images.push(i),
                     }
                 }
-                if !text.is_empty() {
+                if !images.is_empty() {
+                    // Content parts: the text, then each picture (a tool message cannot hold one).
+                    let mut content = vec![json!({ "type": "text", "text": text.join("\n\n") })];
+                    content.extend(images.iter().map(
+                        |i| json!({ "type": "image_url", "image_url": { "url": i.data_url(), "detail": "high" } }),
+                    ));
+                    messages.push(json!({ "role": "user", "content": content }));
+                } else if !text.is_empty() {
                     messages.push(json!({ "role": "user", "content": text.join("\n\n") }));
                 }
             }

@@ -105,6 +105,8 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq)]
 pub enum UserPart {
     Text(String),
+    /// The screen's picture ([`super::vision`]), after the text it goes with.
+    Image(super::vision::Image),
     ToolResult {
         call_id: String,
         content: String,

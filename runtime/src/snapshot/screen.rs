@@ -144,6 +144,20 @@ impl Screen {
         Ok(shot)
     }
 
+    /// Where the fields a secret was typed into are on the current screen (device pixels), and the
+    /// screen's size: what a picture sent out paints over, since pixels cannot be scrubbed.
+    pub fn secret_fields(&self) -> Result<(Vec<crate::device::Bounds>, (i32, i32)), DeviceError> {
+        let snap = self.snapshot()?;
+        let tainted = self.tainted.borrow();
+        let bounds = snap
+            .nodes
+            .iter()
+            .filter(|n| tainted.contains(&n.r#ref))
+            .map(|n| n.view.bounds)
+            .collect();
+        Ok((bounds, (snap.width, snap.height)))
+    }
+
     fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
         let mut shot = self.device_now().screenshot()?;

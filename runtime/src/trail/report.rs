@@ -98,6 +98,10 @@ pub struct TrailReport {
     /// the pool (`--jobs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lost_devices: Vec<String>,
+    /// The trail's screens as an animated GIF, relative to the run folder (`sign-in/storyboard.gif`),
+    /// written at the end of the run; `None` when no step kept a screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storyboard: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +115,12 @@ pub struct StepReport {
     #[serde(default)]
     pub line: usize,
     pub outcome: Outcome,
+    /// When the step started, in milliseconds after the trail's first step did (the timeline).
+    #[serde(default)]
+    pub started_ms: f64,
+    /// How long the step ran, its retries and the agent's turns included (its screenshot not).
+    #[serde(default)]
+    pub duration_ms: f64,
     /// How many times the step ran: 1, or more when `maxRetries` re-ran it after a failure.
     #[serde(default = "one")]
     pub attempts: u32,
@@ -512,7 +522,8 @@ fn step_name(s: &StepReport) -> String {
 }
 
 /// `started_unix_ms` as `YYYY-MM-DD<sep>HH:MM:SS` in UTC.
-fn utc(unix_ms: u64, sep: char) -> String {
+/// `unix_ms` as `YYYY-MM-DD<sep>HH:MM:SS`, UTC.
+pub(crate) fn utc(unix_ms: u64, sep: char) -> String {
     let secs = unix_ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil-from-days.
@@ -537,6 +548,8 @@ mod html;
 mod merge;
 mod nest;
 mod screens;
+pub mod storyboard;
+mod timeline;
 pub use html::render_html;
 pub use merge::{MergeError, Merged, merge, suite_digest};
 pub use nest::nest_calls;

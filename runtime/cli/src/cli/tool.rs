@@ -442,13 +442,19 @@ fn print_agent_tokens(
     rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     let (total_min, total_full): (usize, usize) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
     // The start screen of the trailmap's simulated app, as the first request would show it.
-    let screen = project
+    let session = project
         .sim_device(id)
         .and_then(|d| project.session(id, d, None, Settings::default()))
-        .ok()
+        .ok();
+    let screen = session
+        .as_ref()
         .and_then(|s| s.call("snapshot", json!({})).ok())
         .and_then(|v| v["text"].as_str().map(str::to_string))
         .unwrap_or_else(|| "(no simulated screen for this trailmap)".into());
+    // The picture `--agent-vision` adds to it, counted by each provider's published rule.
+    let picture = session
+        .as_ref()
+        .and_then(|s| trailblaze::agent::vision::screen_image(s, ProviderKind::OpenAi).ok());
     let objective = Objective {
         text: "Sign in with the demo account",
         trail_title: Some("Sign in"),
@@ -462,6 +468,14 @@ fn print_agent_tokens(
         &project.secrets.names(),
     );
     let request_tokens = count(request.to_string());
+    let image = picture.as_ref().map(|p| {
+        json!({
+            "width": p.width, "height": p.height, "pngBytes": p.data.len(),
+            "base64Chars": p.data.len().div_ceil(3) * 4,
+            "openaiTokens": p.tokens(ProviderKind::OpenAi),
+            "anthropicTokens": p.tokens(ProviderKind::Anthropic),
+        })
+    });
     if json_out {
         let tools: Vec<Value> = rows
             .iter()
@@ -471,7 +485,7 @@ fn print_agent_tokens(
             "{}",
             serde_json::to_string_pretty(&json!({
                 "tokenizer": "o200k_base", "tools": tools, "total": total_min, "fullTotal": total_full,
-                "firstRequest": request_tokens,
+                "firstRequest": request_tokens, "firstRequestImage": image,
             }))
             .unwrap_or_default()
         );
@@ -483,6 +497,17 @@ fn print_agent_tokens(
         out!(
             "{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)"
         );
+        if let Some(p) = &picture {
+            out!(
+                "{:>6}  with the screen's picture ({}×{} PNG, {} bytes): +{} tokens at OpenAI (85 + 170 a 512-px tile), +{} at Anthropic (w×h/750)",
+                request_tokens as u64 + p.tokens(ProviderKind::OpenAi),
+                p.width,
+                p.height,
+                p.data.len(),
+                p.tokens(ProviderKind::OpenAi),
+                p.tokens(ProviderKind::Anthropic)
+            );
+        }
     }
     Ok(())
 }

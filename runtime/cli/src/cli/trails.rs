@@ -138,6 +138,17 @@ pub struct AgentArgs {
     /// again, with exponential backoff (and `Retry-After`).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub llm_max_tries: u32,
+    /// Send the model the screen's picture beside its text: `auto` until the provider refuses one
+    /// (then text only), `on` (a refusal fails the step), `off`.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub agent_vision: AgentVision,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum AgentVision {
+    Auto,
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -195,6 +206,11 @@ impl AgentArgs {
         config.max_turns = self.agent_max_steps;
         config.max_run_tokens = self.agent_max_tokens;
         config.self_heal = self.self_heal;
+        config.vision = match self.agent_vision {
+            AgentVision::Auto => trailblaze::agent::Vision::Auto,
+            AgentVision::On => trailblaze::agent::Vision::On,
+            AgentVision::Off => trailblaze::agent::Vision::Off,
+        };
         config.write_back = match (self.write_back, self.no_write_back) {
             (true, _) => WriteBack::InPlace,
             (_, true) => WriteBack::Off,

@@ -27,6 +27,7 @@ fn trail(n: usize) -> TrailReport {
         error: None,
         log: None,
         written: None,
+        storyboard: None,
     }
 }
 

@@ -38,6 +38,18 @@ details.screen{flex:none}details.screen>summary{list-style:none;cursor:zoom-in}d
 .tap{position:absolute;width:14px;height:14px;margin:-9px 0 0 -9px;border:2px solid #fff;border-radius:50%;background:#e8710a;box-shadow:0 0 0 2px #e8710a}
 details.screen[open]>summary{position:fixed;inset:0;z-index:10;display:flex;align-items:center;justify-content:center;background:rgba(32,33,36,.8);cursor:zoom-out}
 details.screen[open] .shot img{width:auto;height:auto;max-width:92vw;max-height:92vh}
+.storyboard{display:flex;gap:12px;align-items:flex-start;margin:10px 0}
+.storyboard img.animation{width:150px;flex:none;border:1px solid #dadce0;border-radius:6px}
+ol.strip{display:flex;gap:8px;overflow-x:auto;list-style:none;margin:0;padding:0 0 6px}
+ol.strip li{flex:none;text-align:center;font-size:12px}ol.strip a{color:#5f6368;text-decoration:none}
+ol.strip img{display:block;width:72px;border:1px solid #dadce0;border-radius:4px;background:#fafafa;margin-bottom:2px}
+details.timeline{margin:6px 0}details.timeline>summary{cursor:pointer;color:#5f6368;font-size:13px}
+ol.timeline{list-style:none;margin:4px 0;padding:0;font-size:12px}
+li.tl{display:flex;gap:8px;align-items:center;line-height:18px}li.tl-step{font-weight:600;border-top:1px solid #f1f3f4}
+.tl-name{flex:0 0 260px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.tl-track{flex:1;height:10px;background:#f1f3f4;border-radius:3px;display:flex}
+.tl-bar{height:10px;border-radius:3px;background:#1a73e8}li.tl-call .tl-bar{background:#8ab4f8}
+li.tl.failed .tl-bar{background:#c5221f}li.tl .t{flex:0 0 64px;text-align:right;color:#5f6368}
 ";
 
 /// Closes an enlarged screen on Escape, and marks the page as scripted (the browser test reads it).
@@ -176,22 +188,25 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if let Some(err) = &t.error {
         let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
     }
+    super::storyboard::html(out, t, index);
+    super::timeline::html(out, t);
     if !t.steps.is_empty() {
         out.push_str("<ol class=\"steps\">\n");
         for s in &t.steps {
-            step_html(out, t, s);
+            step_html(out, t, s, index);
         }
         out.push_str("</ol>\n");
     }
     out.push_str("</details>\n");
 }
 
-fn step_html(out: &mut String, t: &TrailReport, s: &StepReport) {
+fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
     let e = xml_escape;
     let _ = writeln!(
         out,
-        "<li class=\"step {}\">\n<div class=\"step-body\">",
-        s.outcome.class()
+        "<li class=\"step {}\" id=\"trail-{index}-step-{}\">\n<div class=\"step-body\">",
+        s.outcome.class(),
+        s.number
     );
     let place = if s.line > 0 {
         format!("<span class=\"where\">{}:{}</span>", e(&t.file), s.line)
@@ -356,7 +371,7 @@ fn calls_html(out: &mut String, calls: &[CallReport], parent_error: Option<&str>
 }
 
 /// A duration a person reads: `850 ms`, `12.3 s`.
-fn took(ms: f64) -> String {
+pub(super) fn took(ms: f64) -> String {
     if ms < 1000.0 {
         format!("{ms:.0} ms")
     } else {

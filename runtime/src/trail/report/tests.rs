@@ -11,6 +11,8 @@ fn step(number: usize, kind: &str, text: &str, outcome: Outcome) -> StepReport {
         text: text.into(),
         line: 3 + number * 4,
         outcome,
+        started_ms: 0.0,
+        duration_ms: 0.0,
         attempts: 1,
         retried: Vec::new(),
         calls: Vec::new(),
@@ -49,6 +51,7 @@ fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> T
         error: None,
         log: Some(format!("{title}/log.jsonl")),
         written: None,
+        storyboard: None,
     }
 }
 

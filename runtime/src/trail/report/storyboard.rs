@@ -1,0 +1,312 @@
+//! A trail's storyboard: its steps' screens in order, as a strip of pictures in `report.html` and as
+//! an animated GIF beside the trail's log (`<run>/<trail>/storyboard.gif`), written when the run ends.
+//! A screen that stays the same over several steps is one frame; a long trail is sampled down to
+//! [`MAX_FRAMES`], its first and last screens kept.
+
+use std::path::Path;
+
+use super::{StepReport, TrailReport};
+
+/// The most frames (and strip pictures) one trail shows.
+pub const MAX_FRAMES: usize = 60;
+
+/// The file name of a trail's animated storyboard, in its session folder.
+pub const FILE: &str = "storyboard.gif";
+
+/// The steps whose screens make the storyboard: each change of screen, in order, sampled down to
+/// [`MAX_FRAMES`].
+pub fn frames(trail: &TrailReport) -> Vec<&StepReport> {
+    let mut out: Vec<&StepReport> = Vec::new();
+    for s in &trail.steps {
+        let Some(screen) = s.screen.as_deref() else { continue };
+        if out.last().and_then(|l| l.screen.as_deref()) != Some(screen) {
+            out.push(s);
+        }
+    }
+    if out.len() <= MAX_FRAMES {
+        return out;
+    }
+    // Evenly spread over the trail, the first and the last included.
+    let last = out.len() - 1;
+    (0..MAX_FRAMES).map(|i| out[i * last / (MAX_FRAMES - 1)]).collect()
+}
+
+/// Writes each trail's storyboard GIF into its session folder under `run_dir` and notes its path in
+/// the report. A trail with no screen, or whose GIF cannot be made, has none (said in the log).
+#[cfg(feature = "raster")]
+pub fn write_all(trails: &mut [TrailReport], run_dir: &Path) {
+    let mut cache = gif_frames::Cache::default();
+    for t in trails.iter_mut() {
+        let Some(folder) = t.log.as_deref().and_then(|l| l.strip_suffix("/log.jsonl")) else {
+            continue;
+        };
+        let screens: Vec<String> = frames(t).iter().filter_map(|s| s.screen.clone()).collect();
+        if screens.is_empty() {
+            continue;
+        }
+        let rel = format!("{folder}/{FILE}");
+        match gif_frames::encode(&screens, run_dir, &mut cache)
+            .and_then(|gif| crate::files::write_atomically(&run_dir.join(&rel), &gif).map_err(|e| e.to_string()))
+        {
+            Ok(()) => t.storyboard = Some(rel),
+            Err(e) => tracing::warn!(trail = %t.file, error = %e, "no storyboard for this trail"),
+        }
+    }
+}
+
+#[cfg(not(feature = "raster"))]
+pub fn write_all(_trails: &mut [TrailReport], _run_dir: &Path) {}
+
+#[cfg(feature = "raster")]
+mod gif_frames {
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    use crate::device::Screenshot;
+    use crate::device::raster::{Fit, Picture};
+
+    /// A frame's long side, in pixels: a phone screen 270×600.
+    const FRAME_SIDE: u32 = 600;
+    /// How long each frame shows, in hundredths of a second; the last one longer.
+    const DELAY: u16 = 100;
+    const LAST_DELAY: u16 = 300;
+
+    /// Screens already drawn, by path: trails of a run share their screens.
+    #[derive(Default)]
+    pub(super) struct Cache(HashMap<String, Picture>);
+
+    fn picture(path: &str, run_dir: &Path, cache: &mut Cache) -> Result<Picture, String> {
+        if let Some(p) = cache.0.get(path) {
+            return Ok(p.clone());
+        }
+        // The report's own paths: `screens/<sha256>.svg|png`, nothing else is read.
+        let name = path
+            .strip_prefix("screens/")
+            .filter(|n| !n.contains('/') && !n.contains(".."))
+            .ok_or_else(|| format!("{path} is not a screen of this run"))?;
+        let mime = match name.rsplit_once('.').map(|(_, ext)| ext) {
+            Some("svg") => "image/svg+xml",
+            Some("png") => "image/png",
+            _ => return Err(format!("{path} is not an SVG nor a PNG")),
+        };
+        let bytes = std::fs::read(run_dir.join(path)).map_err(|e| format!("{path}: {e}"))?;
+        let fit = Fit {
+            long_side: FRAME_SIDE,
+            short_side: FRAME_SIDE,
+            pixels: u64::MAX,
+        };
+        let p = Picture::from_screenshot(&Screenshot { mime, bytes }, fit).map_err(|e| format!("{path}: {e}"))?;
+        cache.0.insert(path.to_string(), p.clone());
+        Ok(p)
+    }
+
+    /// The screens as one looping GIF, every frame the size of the first (another size is scaled to
+    /// fit it, on white).
+    pub(super) fn encode(screens: &[String], run_dir: &Path, cache: &mut Cache) -> Result<Vec<u8>, String> {
+        let pictures = screens
+            .iter()
+            .map(|s| picture(s, run_dir, cache))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(first) = pictures.first() else {
+            return Err("no screen".into());
+        };
+        let (w, h) = (first.width(), first.height());
+        let (w16, h16) = (
+            u16::try_from(w).map_err(|_| "too wide")?,
+            u16::try_from(h).map_err(|_| "too tall")?,
+        );
+        let mut out = Vec::new();
+        {
+            let mut encoder = gif::Encoder::new(&mut out, w16, h16, &[]).map_err(|e| e.to_string())?;
+            encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| e.to_string())?;
+            let count = pictures.len();
+            for (i, p) in pictures.into_iter().enumerate() {
+                let mut rgba = same_size(p, w, h)?;
+                // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
+                let mut frame = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+                frame.delay = if i + 1 == count { LAST_DELAY } else { DELAY };
+                encoder.write_frame(&frame).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `p`'s RGBA at `w`×`h`: as it is when it has that size, else scaled into it, centred on white.
+    fn same_size(p: Picture, w: u32, h: u32) -> Result<Vec<u8>, String> {
+        if (p.width(), p.height()) == (w, h) {
+            return Ok(opaque(p.rgba()));
+        }
+        let fit = Fit {
+            long_side: w.max(h),
+            short_side: w.min(h),
+            pixels: u64::from(w) * u64::from(h),
+        };
+        let small = p.scaled(fit).map_err(|e| e.to_string())?;
+        let (sw, sh) = (small.width().min(w), small.height().min(h));
+        let (ox, oy) = ((w - sw) / 2, (h - sh) / 2);
+        let src = opaque(small.rgba());
+        let mut out = vec![255u8; (w * h * 4) as usize];
+        for y in 0..sh {
+            let from = ((y * small.width()) * 4) as usize;
+            let to = (((y + oy) * w + ox) * 4) as usize;
+            out[to..to + (sw * 4) as usize].copy_from_slice(&src[from..from + (sw * 4) as usize]);
+        }
+        Ok(out)
+    }
+
+    /// Transparent pixels as white: a GIF frame has no partial transparency.
+    fn opaque(mut rgba: Vec<u8>) -> Vec<u8> {
+        for px in rgba.chunks_exact_mut(4) {
+            let a = u16::from(px[3]);
+            for c in &mut px[..3] {
+                *c = ((u16::from(*c) * a + 255 * (255 - a)) / 255) as u8;
+            }
+            px[3] = 255;
+        }
+        rgba
+    }
+}
+
+/// The storyboard in `report.html`: the animation (once written) and the strip of each screen
+/// change, each picture naming its step and linking to it.
+pub(super) fn html(out: &mut String, t: &TrailReport, index: usize) {
+    use std::fmt::Write as _;
+    let e = super::xml_escape;
+    let shown = frames(t);
+    if shown.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"storyboard\">\n");
+    if let Some(gif) = &t.storyboard {
+        let _ = writeln!(
+            out,
+            "<img class=\"animation\" src=\"{}\" alt=\"the trail's screens, animated\"/>",
+            e(gif)
+        );
+    }
+    out.push_str("<ol class=\"strip\">\n");
+    for s in shown {
+        let name = super::step_name(s);
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#trail-{index}-step-{}\"><img loading=\"lazy\" src=\"{}\" alt=\"the screen after {}\"/><span>{}</span></a></li>",
+            s.number,
+            e(s.screen.as_deref().unwrap_or_default()),
+            e(&name),
+            e(&name)
+        );
+    }
+    out.push_str("</ol>\n</div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Outcome, StepReport, TrailReport};
+    use super::*;
+
+    fn step(n: usize, screen: Option<&str>) -> StepReport {
+        StepReport {
+            number: n,
+            kind: "step".into(),
+            text: format!("step {n}"),
+            line: 0,
+            outcome: Outcome::Passed,
+            started_ms: 0.0,
+            duration_ms: 0.0,
+            attempts: 1,
+            retried: Vec::new(),
+            calls: Vec::new(),
+            error: None,
+            screen: screen.map(str::to_string),
+            screen_size: None,
+            agent: None,
+            page: None,
+        }
+    }
+
+    fn trail(steps: Vec<StepReport>) -> TrailReport {
+        TrailReport {
+            file: "t.trail.yaml".into(),
+            id: None,
+            title: None,
+            outcome: Outcome::Passed,
+            duration_ms: 0.0,
+            steps,
+            error: None,
+            log: Some("t/log.jsonl".into()),
+            written: None,
+            device: None,
+            lost_devices: Vec::new(),
+            storyboard: None,
+        }
+    }
+
+    #[test]
+    fn frames_are_the_changes_of_screen_sampled_down() {
+        let t = trail(vec![
+            step(0, Some("screens/a.svg")),
+            step(1, Some("screens/a.svg")),
+            step(2, None),
+            step(3, Some("screens/b.svg")),
+            step(4, Some("screens/a.svg")),
+        ]);
+        let n: Vec<usize> = frames(&t).iter().map(|s| s.number).collect();
+        assert_eq!(
+            n,
+            [0, 3, 4],
+            "a screen kept over steps is one frame; a return is a frame"
+        );
+        let long = trail(
+            (0..1000)
+                .map(|i| step(i, Some(if i % 2 == 0 { "screens/a.svg" } else { "screens/b.svg" })))
+                .collect(),
+        );
+        let f = frames(&long);
+        assert_eq!(f.len(), MAX_FRAMES);
+        assert_eq!((f[0].number, f[MAX_FRAMES - 1].number), (0, 999), "first and last kept");
+        // Control: a trail without screens has no storyboard at all.
+        assert!(frames(&trail(vec![step(0, None)])).is_empty());
+        let mut html = String::new();
+        super::html(&mut html, &trail(vec![step(0, None)]), 1);
+        assert!(html.is_empty());
+    }
+
+    #[cfg(feature = "raster")]
+    #[test]
+    fn a_storyboard_gif_is_written_beside_the_log_and_only_from_the_runs_screens() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = |text: &str| {
+            format!(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"600\"><rect width=\"300\" height=\"600\" fill=\"#fafafa\"/><rect x=\"20\" y=\"20\" width=\"{}\" height=\"40\" fill=\"#1a73e8\"/></svg>",
+                text.len() * 20
+            )
+        };
+        std::fs::create_dir_all(dir.path().join("screens")).unwrap();
+        std::fs::write(dir.path().join("screens/a.svg"), svg("a")).unwrap();
+        std::fs::write(dir.path().join("screens/b.svg"), svg("bbbb")).unwrap();
+        let mut trails = vec![
+            trail(vec![step(0, Some("screens/a.svg")), step(1, Some("screens/b.svg"))]),
+            // A path that leaves the screens folder is not read.
+            trail(vec![step(0, Some("screens/../../etc/passwd"))]),
+        ];
+        trails[1].log = Some("u/log.jsonl".into());
+        write_all(&mut trails, dir.path());
+        assert_eq!(trails[0].storyboard.as_deref(), Some("t/storyboard.gif"));
+        assert_eq!(trails[1].storyboard, None);
+        let gif = std::fs::read(dir.path().join("t/storyboard.gif")).unwrap();
+        assert!(gif.starts_with(b"GIF89a"));
+        let mut decoder = gif::DecodeOptions::new();
+        decoder.set_color_output(gif::ColorOutput::RGBA);
+        let mut d = decoder.read_info(gif.as_slice()).unwrap();
+        assert_eq!((d.width(), d.height()), (300, 600));
+        let mut frames = 0;
+        while let Some(f) = d.read_next_frame().unwrap() {
+            frames += 1;
+            assert!(f.delay >= DELAY_MIN);
+        }
+        assert_eq!(frames, 2);
+    }
+
+    #[cfg(feature = "raster")]
+    const DELAY_MIN: u16 = 100;
+}
