@@ -25,8 +25,8 @@ if grep -qxE "$optional" <<<"$minimal"; then
   echo "$minimal" | grep -xE "$optional" >&2
   exit 1
 fi
-full=$(crates -p trailblaze-ffi --no-default-features --features adb,agent,subprocess)
-for c in adb_client ureq rustls; do
+full=$(crates -p trailblaze-ffi --no-default-features --features adb,agent,fetch,subprocess)
+for c in adb_client ureq rustls resvg; do
   grep -qx "$c" <<<"$full" || { echo "check-features: control failed: no $c with every feature" >&2; exit 1; }
 done
 # The minimal library itself (the FFI crate with no features at all, no JNI either: the C ABI
@@ -46,6 +46,6 @@ if [ -n "$bad" ]; then
 fi
 grep -qE '[0-9$]rquickjs_core(\.\.|[0-9])' <<<"$syms" || { echo "check-features: control failed: no rquickjs symbol in $so" >&2; exit 1; }
 # The full set compiles (the CLI's, with every feature).
-cargo check --quiet -p trailblaze --features adb,agent,subprocess
+cargo check --quiet -p trailblaze --features adb,agent,fetch,subprocess
 echo "minimal: $(echo "$minimal" | wc -l) crates, $(du -k "$so" | cut -f1) KiB ($profile .so)"
 echo "full:    $(crates -p trailblaze-cli | wc -l) crates (the CLI)"

@@ -52,6 +52,8 @@ pub struct Catalog {
     /// Visible host function name → the `.host.yaml` that registered it.
     host_visible: BTreeMap<String, PathBuf>,
     pub host_env: HostEnv,
+    /// What `ctx.fetch` may reach: the trailmap's own `network:` (nothing for built-ins only).
+    pub network: crate::network::NetworkPolicy,
     /// Things worth telling the user that do not stop loading (a name declared twice).
     pub warnings: Vec<String>,
     /// Scripted tool files the analyzer refused (file:line:col each). Their tools fail when called;
@@ -88,6 +90,7 @@ impl Catalog {
                 // Secrets are the session's: each session puts its own store here.
                 secrets: Arc::new(SecretStore::default()),
             },
+            network: crate::network::NetworkPolicy::default(),
             warnings: Vec::new(),
             problems: Vec::new(),
             waypoints: Arc::default(),
@@ -113,6 +116,8 @@ impl Catalog {
             env_allow: map.spec.host_env.clone(),
             secrets: Arc::new(SecretStore::default()),
         };
+        // Checked when the trailmap loaded: an entry that fails here cannot occur.
+        cat.network = crate::network::NetworkPolicy::from_spec(map.spec.network.as_ref()).unwrap_or_default();
         let mut errors = Vec::new();
         let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
         for m in maps.closure(id) {

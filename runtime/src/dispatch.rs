@@ -6,6 +6,7 @@
 
 mod edge;
 mod expand;
+mod fetch;
 mod host;
 mod secret_gate;
 
@@ -114,6 +115,10 @@ impl Callbacks for Back<'_> {
 
     fn console(&self, tool: Option<&str>, level: &str, text: &str) {
         self.core.console(tool, level, text);
+    }
+
+    fn fetch(&self, request: Value) -> Result<Value, String> {
+        fetch::fetch(self.core, request)
     }
 }
 

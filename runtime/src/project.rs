@@ -144,6 +144,33 @@ impl Project {
         Ok(built)
     }
 
+    /// Reads the trailmaps folder again after trailmaps `changed` changed on disk (`run --watch`):
+    /// the catalog of every trailmap that sees one of them, and their apps, are built afresh on next
+    /// use; the rest stays warm (other catalogs and their warm sessions, the transpile cache, the
+    /// secrets, the host functions). A folder that no longer loads is an error, and then nothing
+    /// cached is kept.
+    pub fn reload(&mut self, changed: &std::collections::BTreeSet<String>) -> Result<(), ProjectError> {
+        let fresh = Trailmaps::discover(&self.trailmaps.root);
+        let stale: Box<dyn Fn(&str) -> bool> = match &fresh {
+            Ok(maps) => Box::new(move |id: &str| {
+                id != NO_TARGET && (maps.get(id).is_none() || maps.closure(id).iter().any(|m| changed.contains(&m.id)))
+            }),
+            Err(_) => Box::new(|_: &str| true),
+        };
+        if let Ok(mut c) = self.catalogs.lock() {
+            c.retain(|id, _| !stale(id));
+        }
+        if let Ok(mut s) = self.surfaces.lock() {
+            s.retain(|id, _| !stale(id));
+        }
+        if let Ok(mut a) = self.apps.lock() {
+            a.retain(|id, _| !stale(id));
+        }
+        drop(stale);
+        self.trailmaps = fresh?;
+        Ok(())
+    }
+
     /// The typed surface of trailmap `id`'s catalog, made once per catalog (cloning every tool's
     /// schema costs a check a few milliseconds).
     pub fn surface(&self, id: &str) -> Result<Arc<Surface>, ProjectError> {

@@ -20,7 +20,7 @@ pub mod report;
 #[cfg(feature = "agent")]
 pub mod write_back;
 
-pub use find::{FindError, filter_by_tags, find_trails, parse_shard, shard, trail_stem};
+pub use find::{FindError, filter_by_tags, find_trails, is_trail_name, parse_shard, shard, trail_stem};
 pub use migrate::{MigrateError, migrate_file, migrate_in_place, migrate_text};
 pub use model::{Step, Trail};
 pub use parse::{load_trail, parse_trail, parse_trail_owned, read_trail};

@@ -180,6 +180,11 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                 {
                     errors.push(doc.error_at("trail_validation.exempt", "an exemption needs a reason"));
                 }
+                if let Err(problems) = crate::network::NetworkPolicy::from_spec(spec.network.as_ref()) {
+                    for (key, message) in problems {
+                        errors.push(doc.error_at(&format!("network.{key}"), format!("`network.{key}`: {message}")));
+                    }
+                }
                 if let Some(f) = spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref())
                     && !dir.join(f).is_file()
                 {

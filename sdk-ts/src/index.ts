@@ -65,14 +65,76 @@ export type TrailblazeHost = {
 };
 
 /**
- * The second argument of every handler. Deliberately only the two namespaces: every extra
- * member is a promise both the embedded engine and the Node subprocess runtime must keep.
+ * The second argument of every handler. Deliberately small: every member is a promise both the
+ * embedded engine and the Node subprocess runtime must keep.
  */
 export interface ToolContext {
   /** The tools of this trailmap and its dependencies, built-ins included. */
   readonly tools: TrailblazeTools;
   /** The host functions registered for this trailmap and its dependencies. */
   readonly host: TrailblazeHost;
+  /**
+   * An HTTP request made by the host: only origins the trailmap's `network.allow` lists are
+   * reached (anything else is refused before connecting); `{{secret:NAME}}` in header values and
+   * the body is resolved by the host; the response is capped in size and time; redirects are
+   * returned, not followed. Failures reject with `TrailblazeHostError` (`hostFunction: "fetch"`).
+   */
+  readonly fetch: (input: string | { readonly url: string } | { toString(): string }, init?: FetchInit) => Promise<FetchResponse>;
+}
+
+/** The parts of the standard `RequestInit` that `ctx.fetch` honours. */
+export interface FetchInit {
+  /** `GET` (the default), `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE` or `OPTIONS`. */
+  method?: string;
+  /** Header values may hold `{{secret:NAME}}` placeholders, resolved by the host. */
+  headers?:
+    | Readonly<Record<string, string>>
+    | ReadonlyArray<readonly [string, string]>
+    | { forEach(callback: (value: string, name: string) => void): void };
+  /** Text (`JSON.stringify` an object first); may hold `{{secret:NAME}}` placeholders. */
+  body?: string | null;
+}
+
+/** The headers of a {@link FetchResponse}: names in lower case. */
+export interface FetchHeaders {
+  /** The value, several joined by `", "`; `null` when absent. Case-insensitive. */
+  get(name: string): string | null;
+  has(name: string): boolean;
+  forEach(callback: (value: string, name: string) => void): void;
+  entries(): IterableIterator<[string, string]>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+}
+
+/** What `ctx.fetch` resolves to: the useful part of the standard `Response`. */
+export interface FetchResponse {
+  /** A 3xx answer is returned as it is: redirects are not followed. */
+  readonly status: number;
+  /** `status` is 200 to 299. */
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly url: string;
+  readonly headers: FetchHeaders;
+  /** The body as text (UTF-8). */
+  text(): Promise<string>;
+  /** The body parsed as JSON; rejects when it is not JSON. */
+  json<T = unknown>(): Promise<T>;
+}
+
+/** The request the SDK hands the host's `fetch` binding. */
+export interface FetchRequest {
+  url: string;
+  method?: string;
+  headers?: [string, string][];
+  body?: string;
+}
+
+/** The host's reply to a {@link FetchRequest}. */
+export interface FetchReply {
+  status: number;
+  statusText: string;
+  url: string;
+  headers: [string, string][];
+  body: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +255,8 @@ export interface ContextBindings {
    * not pass (and the host need not look up) its name. `callHost` still answers every other name.
    */
   hostFunctions?: Readonly<Record<string, (args: unknown) => unknown>>;
+  /** `ctx.fetch`'s exchange, made by the host: a {@link FetchReply}, or a promise of one. */
+  fetch?(request: FetchRequest): unknown;
 }
 
 /** The value of an envelope (or its JSON text), or an Error with the host's message. */
@@ -231,7 +295,68 @@ function namespace(make: (name: string) => unknown, names: readonly string[] = [
   return Object.freeze(ns);
 }
 
-/** Builds the `ctx` handed to a handler from the host's two raw bindings. */
+// ---------------------------------------------------------------------------------------------
+// `ctx.fetch`: the request is normalized here and the reply made `Response`-like here, so both
+// runtimes hand the host the same JSON and give scripts the same object.
+
+function fetchRequest(input: unknown, init: FetchInit | undefined): FetchRequest {
+  const url =
+    typeof input === "string"
+      ? input
+      : input !== null && typeof input === "object" && typeof (input as { url?: unknown }).url === "string"
+        ? (input as { url: string }).url
+        : String(input);
+  const request: FetchRequest = { url };
+  if (init === undefined || init === null) return request;
+  if (init.method !== undefined) request.method = String(init.method);
+  const given = init.headers;
+  if (given !== undefined && given !== null) {
+    const headers: [string, string][] = [];
+    if (Array.isArray(given)) {
+      for (const pair of given as ReadonlyArray<readonly [string, string]>) headers.push([String(pair[0]), String(pair[1])]);
+    } else if (typeof (given as { forEach?: unknown }).forEach === "function") {
+      (given as { forEach(cb: (v: string, n: string) => void): void }).forEach((v, n) => headers.push([String(n), String(v)]));
+    } else {
+      for (const [n, v] of Object.entries(given as Record<string, string>)) headers.push([n, String(v)]);
+    }
+    request.headers = headers;
+  }
+  if (init.body !== undefined && init.body !== null) {
+    if (typeof init.body !== "string") {
+      throw new TypeError("ctx.fetch: `body` must be a string (JSON.stringify an object first)");
+    }
+    request.body = init.body;
+  }
+  return request;
+}
+
+function fetchResponse(reply: FetchReply): FetchResponse {
+  const pairs = reply.headers.map(([n, v]): [string, string] => [n.toLowerCase(), v]);
+  const joined = (name: string): string | null => {
+    const key = name.toLowerCase();
+    const values = pairs.filter(([n]) => n === key).map(([, v]) => v);
+    return values.length === 0 ? null : values.join(", ");
+  };
+  const headers: FetchHeaders = Object.freeze({
+    get: joined,
+    has: (name: string) => joined(name) !== null,
+    forEach: (callback: (value: string, name: string) => void) => pairs.forEach(([n, v]) => callback(v, n)),
+    entries: () => pairs.map(([n, v]): [string, string] => [n, v])[Symbol.iterator](),
+    [Symbol.iterator]: () => pairs.map(([n, v]): [string, string] => [n, v])[Symbol.iterator](),
+  });
+  const body = reply.body;
+  return Object.freeze({
+    status: reply.status,
+    ok: reply.status >= 200 && reply.status < 300,
+    statusText: reply.statusText,
+    url: reply.url,
+    headers,
+    text: async () => body,
+    json: async <T>() => JSON.parse(body) as T,
+  });
+}
+
+/** Builds the `ctx` handed to a handler from the host's raw bindings. */
 export function makeContext(bindings: ContextBindings): ToolContext {
   const { callTool, callHost } = bindings;
   const tools = namespace(
@@ -265,7 +390,19 @@ export function makeContext(bindings: ContextBindings): ToolContext {
       }
     };
   }, bindings.hostNames ?? Object.keys(direct));
-  return Object.freeze({ tools: tools as TrailblazeTools, host: host as TrailblazeHost });
+  const rawFetch = bindings.fetch;
+  const fetch = async (input: unknown, init?: FetchInit): Promise<FetchResponse> => {
+    const request = fetchRequest(input, init);
+    if (rawFetch === undefined) throw new TrailblazeHostError("fetch: this runtime gives scripts no network", "fetch");
+    let reply: unknown;
+    try {
+      reply = await rawFetch(request);
+    } catch (e) {
+      throw new TrailblazeHostError(messageOf(e), "fetch");
+    }
+    return fetchResponse(reply as FetchReply);
+  };
+  return Object.freeze({ tools: tools as TrailblazeTools, host: host as TrailblazeHost, fetch });
 }
 
 // ---------------------------------------------------------------------------------------------

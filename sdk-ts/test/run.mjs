@@ -239,6 +239,35 @@ async function runtimeCases() {
       makeContext(b).host.now();
       assert.deepEqual(b.calls, [["host", "now", {}]]);
     },
+    async "ctx.fetch normalizes the request and makes the reply Response-like"() {
+      const sent = [];
+      const ctx = makeContext({
+        ...bindings({}),
+        fetch: (request) => {
+          sent.push(request);
+          return { status: 201, statusText: "Created", url: request.url, headers: [["Content-Type", "application/json"], ["x-a", "1"], ["x-a", "2"]], body: '{"id":7}' };
+        },
+      });
+      const r = await ctx.fetch("http://127.0.0.1:9/o", { method: "post", headers: { authorization: "Bearer {{secret:T}}" }, body: "{}" });
+      assert.deepEqual(sent, [{ url: "http://127.0.0.1:9/o", method: "post", headers: [["authorization", "Bearer {{secret:T}}"]], body: "{}" }]);
+      assert.equal(r.status, 201);
+      assert.equal(r.ok, true);
+      assert.equal(r.headers.get("content-type"), "application/json");
+      assert.equal(r.headers.get("X-A"), "1, 2");
+      assert.equal(r.headers.has("nope"), false);
+      assert.deepEqual(await r.json(), { id: 7 });
+      assert.equal(await r.text(), '{"id":7}');
+      // Pairs and Headers-like objects are read too; a non-string body is refused before the host.
+      await ctx.fetch({ url: "http://127.0.0.1:9/p" }, { headers: [["a", "b"]] });
+      assert.deepEqual(sent[1], { url: "http://127.0.0.1:9/p", headers: [["a", "b"]] });
+      await assert.rejects(ctx.fetch("http://x", { method: "POST", body: { a: 1 } }), (e) => e instanceof TypeError);
+      assert.equal(sent.length, 2);
+    },
+    async "ctx.fetch rejects with TrailblazeHostError naming fetch when the host refuses"() {
+      const ctx = makeContext({ ...bindings({}), fetch: async () => { throw new Error("fetch: http://10.0.0.1 is not in this trailmap's `network.allow`"); } });
+      await assert.rejects(ctx.fetch("http://10.0.0.1/"), (e) => e instanceof TrailblazeHostError && e.hostFunction === "fetch" && /network\.allow/.test(e.message));
+      await assert.rejects(makeContext(bindings({})).fetch("http://x/"), (e) => e instanceof TrailblazeHostError && /no network/.test(e.message));
+    },
     async "language probes (await, JSON.stringify, String) never dispatch"() {
       const b = bindings({});
       const ctx = makeContext(b);

@@ -13,6 +13,7 @@ mod shell;
 mod tool;
 mod toolsets;
 mod trails;
+mod watch;
 mod waypoints;
 
 use std::path::{Path, PathBuf};
@@ -265,7 +266,7 @@ pub fn usage_help(message: impl Into<String>, help: impl Into<String>) -> Failur
 
 /// Prints an error through the one renderer: each file error with its frame, anything else as one
 /// message whose causes are added only when they say something new.
-fn report(e: &anyhow::Error) {
+pub fn report(e: &anyhow::Error) {
     if let Some(ProjectError::Load(load)) = e.downcast_ref::<ProjectError>() {
         for y in &load.errors {
             diag::emit(&file_error(y));

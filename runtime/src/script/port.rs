@@ -63,6 +63,9 @@ pub trait Callbacks {
     /// A line scripted tool `tool` printed with `console.<level>` (formatted by the runtime, not yet
     /// scrubbed or bounded); `None`: the innermost running scripted tool.
     fn console(&self, tool: Option<&str>, level: &str, text: &str);
+    /// `ctx.fetch`: one HTTP exchange the host makes (`{url, method?, headers?, body?}` in, the
+    /// response as JSON out), held to the trailmap's `network` rules.
+    fn fetch(&self, request: Value) -> Result<Value, String>;
 }
 
 /// What runs a host function found by the dispatcher: the function, its context, and the check of

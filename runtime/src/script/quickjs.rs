@@ -267,6 +267,7 @@ impl Engine {
             b.set("hostFunctions", direct)?;
             b.set("hostNames", config.host_names)?;
             b.set("console", console_binding(&ctx, &state)?)?;
+            b.set("fetch", fetch_binding(&ctx, &state)?)?;
             ctx.globals().set("__trailblazeBindings", b)?;
             static BOOTSTRAP: std::sync::OnceLock<(String, Vec<u8>)> = std::sync::OnceLock::new();
             let (boot, done) = bytecode::declare(&ctx, BOOTSTRAP_MODULE, BOOTSTRAP_SOURCE, &BOOTSTRAP)?.eval()?;
@@ -366,6 +367,27 @@ fn console_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>) -> rquickjs::Re
                 Ok(())
             })
         }));
+    })
+}
+
+/// `(request) -> response`: the binding behind `ctx.fetch` (the SDK builds the request and the
+/// `Response`-like object); the host makes the exchange, synchronously, within the call's deadline.
+fn fetch_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, request: Value<'js>| {
+        let result = convert::to_json(&request)
+            .map_err(|e| format!("fetch: the request: {e}"))
+            .and_then(|request| {
+                // A panic must not unwind through QuickJS's C frames.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    state.back.get(|back| back.fetch(request))
+                }))
+                .unwrap_or_else(|_| Err("fetch panicked".into()))
+            });
+        match result {
+            Ok(v) => convert::to_js(&ctx, &v),
+            Err(message) => Err(rquickjs::Exception::throw_message(&ctx, &message)),
+        }
     })
 }
 

@@ -12,7 +12,7 @@
 //! and would let one session's runaway call kill another's.
 //!
 //! While a tool runs the session's thread waits here, serving the worker's requests (`call_tool`,
-//! `call_host`, and `load_module` for its imports) in order, on the session's own state.
+//! `call_host`, `fetch`, and `load_module` for its imports) in order, on the session's own state.
 
 mod env;
 mod place;
@@ -134,11 +134,12 @@ impl Subprocess {
         match str_field("action")? {
             "call_tool" => back.call_tool(str_field("name")?, args()),
             "call_host" => back.call_host(str_field("name")?, args()),
+            "fetch" => back.fetch(args()),
             "load_module" => self
                 .load_module(str_field("module")?)
                 .map(|code| json!({ "code": code })),
             other => Err(format!(
-                "unknown action `{other}` (expected call_tool, call_host or load_module)"
+                "unknown action `{other}` (expected call_tool, call_host, fetch or load_module)"
             )),
         }
     }

@@ -30,6 +30,15 @@ pub enum Event<'a> {
     /// A host call is tallied, never logged with arguments or results: each step's start and finish
     /// first write a `host_calls` summary of the calls since the last one (name, count, failures, time).
     HostCall { name: &'a str, ok: bool, millis: f64 },
+    /// One `ctx.fetch` exchange: method, origin, status (`None`: refused or failed before a
+    /// response), time. Never a header, a body or the URL's path.
+    Fetch {
+        method: &'a str,
+        origin: &'a str,
+        status: Option<u16>,
+        error: Option<&'a str>,
+        millis: f64,
+    },
     /// A line a script printed with `console.*` (already scrubbed and bounded).
     Console {
         tool: &'a str,
@@ -188,6 +197,16 @@ impl SessionLog {
             Event::Console { tool, level, text } => {
                 json!({ "event": "console", "tool": tool, "level": level, "text": text })
             }
+            Event::Fetch {
+                method,
+                origin,
+                status,
+                error,
+                millis,
+            } => json!({
+                "event": "fetch", "method": method, "origin": origin, "status": status,
+                "error": error, "ms": round(millis),
+            }),
             Event::HostCall { .. } => return,
         };
         self.write_line(line);

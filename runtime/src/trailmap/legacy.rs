@@ -68,6 +68,7 @@ pub(super) fn load_target(file: &Path) -> Result<Trailmap, YamlError> {
         trails: Vec::new(),
         trail_validation: None,
         host_env: Vec::new(),
+        network: None,
     };
     Ok(Trailmap {
         id: t.id,

@@ -43,6 +43,26 @@ pub struct TrailmapSpec {
     /// Environment variables the `env` host function may read for this trailmap's scripts.
     #[serde(default)]
     pub host_env: Vec<String>,
+    /// What scripts may reach with `ctx.fetch`: nothing unless listed here.
+    #[serde(default)]
+    pub network: Option<NetworkSpec>,
+}
+
+/// `network:` of a trailmap: the origins `ctx.fetch` may reach and its caps.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// Origins, each exactly `scheme://host[:port]` (`http` or `https`, no path), e.g.
+    /// `http://127.0.0.1:8080`. Nothing else is reached.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// The largest response body a script gets, in bytes (default 10 MiB).
+    #[serde(default)]
+    pub max_response_bytes: Option<u64>,
+    /// The longest one exchange may take, in milliseconds (default 30000); the call's own deadline
+    /// is the cap when it is sooner.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 /// The original's framework trailmaps: a dependency on one of these is satisfied by the built-in

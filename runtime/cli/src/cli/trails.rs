@@ -77,6 +77,10 @@ pub struct RunArgs {
     /// [default: one per phone of the pool, else one per core].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+    /// Keep watching: on save, run again the trails whose file, tools, app or trailmap changed
+    /// (one warm project all along); Ctrl-C ends it.
+    #[arg(long)]
+    pub watch: bool,
     /// With no paths: this trailmap's trails, as `run ID` (paths given win).
     #[command(flatten)]
     pub map: MapArg,
@@ -270,6 +274,10 @@ pub struct CheckArgs {
     /// gate; `--tsc` never uses the cache).
     #[arg(long)]
     pub no_cache: bool,
+    /// Keep watching: on save, check again the trails whose file, tools or trailmap changed;
+    /// Ctrl-C ends it.
+    #[arg(long, conflicts_with = "json")]
+    pub watch: bool,
     /// With no targets: this trailmap, as `check ID` (targets given win).
     #[command(flatten)]
     pub map: MapArg,
@@ -370,57 +378,12 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let (device, pool) = (device.clone(), pool.to_vec());
     let args = parse_args(&a.args)?;
     let agent = a.agent.config()?;
-    let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
+    let (mut project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
     let paths = named_or(&project, &a.paths, &a.map, false)?;
     let (roots, _) = targets(&project, &located, &paths, false);
-    let all = find_trails(&roots)?;
-    let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
-    if files.is_empty() && !all.is_empty() {
-        return Err(Failure::Usage(anyhow!(
-            "none of the {} trail(s) found matches the --tag/--exclude-tag filter",
-            all.len()
-        )));
-    }
-    let found = files.len();
-    let suite = trailblaze::report::suite_digest(&files);
-    if let Some((i, n)) = a.shard {
-        files = shard(files, i, n);
-    }
-    // Results go to stdout; with --json stdout is the report alone.
-    let stream = if a.json { Stream::Err } else { Stream::Out };
-    if files.is_empty() {
-        if found > 0 {
-            // A matrix wider than the trails: this shard has nothing to do, which is not a failure.
-            let (i, n) = a.shard.unwrap_or((1, 1));
-            err!("notice: shard {i}/{n} has no trails ({found} in all); nothing to run");
-            return Ok(());
-        }
-        return Err(Failure::Usage(anyhow!(
-            "no trails found (looked in: {})",
-            roots
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    if !a.no_check {
-        let report = check_native(&project, &files);
-        let errors = report.errors();
-        if errors > 0 {
-            for f in report.findings.iter().filter(|f| !f.warning) {
-                diag::emit(&diag::finding(f));
-            }
-            diag::emit(
-                &Diagnostic::error(format!(
-                    "the type gate found {errors} problem(s) in {} trail(s): nothing was run",
-                    files.len()
-                ))
-                .with_help("fix them (`trailblaze check` lists them), or pass --no-check to run anyway"),
-            );
-            return Err(Failure::Reported(1));
-        }
-    }
+    let Some((files, suite)) = select(a, &roots)? else {
+        return Ok(());
+    };
     // No device named: trails that name only a web device run on the web, as the original's do.
     let device = match project.device_for_trails(&files) {
         Some(web) if !a.session.device.given() => a.session.device.with_browser_flags(web)?,
@@ -444,13 +407,104 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         },
         agent,
     };
+    if !a.watch {
+        return run_files(&project, &files, a, &opts, None);
+    }
+    let watch = super::watch::Watch::start(&project, &roots, Some(&opts.out))?;
+    let cancels = super::watch::Cancels::default();
+    if let Err(e) = cancels.during(|| run_files(&project, &files, a, &opts, Some(&cancels))) {
+        super::watch::show(e);
+    }
+    super::watch::rounds(
+        &mut project,
+        &watch,
+        &mut |_| Ok(select(a, &roots)?.map(|(files, _)| files).unwrap_or_default()),
+        &mut |project, files, _| cancels.during(|| run_files(project, files, a, &opts, Some(&cancels))),
+    )
+}
+
+/// The trails `run` was pointed at, filtered by tag and cut to its shard, with the suite digest;
+/// `None` when this shard has none to run (said on stderr: not a failure).
+fn select(a: &RunArgs, roots: &[PathBuf]) -> Result<Option<(Vec<PathBuf>, String)>, Failure> {
+    let all = find_trails(roots)?;
+    let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
+    if files.is_empty() && !all.is_empty() {
+        return Err(Failure::Usage(anyhow!(
+            "none of the {} trail(s) found matches the --tag/--exclude-tag filter",
+            all.len()
+        )));
+    }
+    let found = files.len();
+    let suite = trailblaze::report::suite_digest(&files);
+    if let Some((i, n)) = a.shard {
+        files = shard(files, i, n);
+    }
+    if files.is_empty() {
+        if found > 0 {
+            // A matrix wider than the trails: this shard has nothing to do, which is not a failure.
+            let (i, n) = a.shard.unwrap_or((1, 1));
+            err!("notice: shard {i}/{n} has no trails ({found} in all); nothing to run");
+            return Ok(None);
+        }
+        return Err(Failure::Usage(anyhow!(
+            "no trails found (looked in: {})",
+            roots
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(Some((files, suite)))
+}
+
+/// Runs `files` once: the type gate, the run, the summary; the exit it calls for. Under a watch,
+/// `cancels` keeps the sessions so Ctrl-C can stop them.
+fn run_files(
+    project: &Project,
+    files: &[PathBuf],
+    a: &RunArgs,
+    opts: &RunOptions,
+    cancels: Option<&super::watch::Cancels>,
+) -> Result<(), Failure> {
+    // Results go to stdout; with --json stdout is the report alone.
+    let stream = if a.json { Stream::Err } else { Stream::Out };
+    if files.is_empty() {
+        return Ok(());
+    }
+    if !a.no_check {
+        let report = check_native(project, files);
+        let errors = report.errors();
+        if errors > 0 {
+            for f in report.findings.iter().filter(|f| !f.warning) {
+                diag::emit(&diag::finding(f));
+            }
+            diag::emit(
+                &Diagnostic::error(format!(
+                    "the type gate found {errors} problem(s) in {} trail(s): nothing was run",
+                    files.len()
+                ))
+                .with_help("fix them (`trailblaze check` lists them), or pass --no-check to run anyway"),
+            );
+            return Err(Failure::Reported(1));
+        }
+    }
     let jobs = match (opts.jobs, &opts.device) {
         (0, DeviceSpec::Android { .. }) => 1 + opts.pool.len(),
         (0, _) => std::thread::available_parallelism().map_or(1, usize::from),
         (n, _) => n,
     };
     let mut lines = ProgressLines::with_status(stream, files.len(), jobs);
-    let out = run_trails(&project, &files, &opts, &mut lines);
+    let out = match cancels {
+        Some(cancels) => {
+            let mut sink = super::watch::Cancelling {
+                inner: &mut lines,
+                cancels,
+            };
+            run_trails(project, files, opts, &mut sink)
+        }
+        None => run_trails(project, files, opts, &mut lines),
+    };
     lines.finish();
     let out = out.map_err(|e| match e {
         // The trails ran but their results could not be kept: the run failed (exit 1), as a
@@ -489,10 +543,37 @@ pub(super) fn exit_for(report: &trailblaze::report::RunReport) -> Result<(), Fai
 }
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
-    let (project, located) = open_project_for(cli, None, &a.targets)?;
+    let (mut project, located) = open_project_for(cli, None, &a.targets)?;
     let given = named_or(&project, &a.targets, &a.map, a.all)?;
     let (roots, maps) = targets(&project, &located, &given, a.all);
     let files = find_trails(&roots)?;
+    if !a.watch {
+        return check_files(&project, a, &files, &maps);
+    }
+    let watch = super::watch::Watch::start(&project, &roots, None)?;
+    if let Err(e) = check_files(&project, a, &files, &maps) {
+        super::watch::show(e);
+    }
+    super::watch::rounds(
+        &mut project,
+        &watch,
+        &mut |_| Ok(find_trails(&roots)?),
+        &mut |project, files, touched| {
+            // The trailmaps a save touched, of those in scope; none touched: the trails' own.
+            let scope: Vec<String> = touched
+                .trailmaps
+                .iter()
+                .filter(|id| maps.is_empty() || maps.contains(id))
+                .cloned()
+                .collect();
+            let scope = if scope.is_empty() { maps.clone() } else { scope };
+            check_files(project, a, files, &scope)
+        },
+    )
+}
+
+/// Checks `files` and the trailmaps `maps` (none: every trailmap), printing the findings.
+fn check_files(project: &Project, a: &CheckArgs, files: &[PathBuf], maps: &[String]) -> Result<(), Failure> {
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
     for id in project
@@ -511,23 +592,23 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         problems.extend(catalog.problems.iter().cloned());
     }
     let report = if a.tsc {
-        let mut report = check_tsc(&project, &files)?;
+        let mut report = check_tsc(project, files)?;
         let ids: Vec<String> = if maps.is_empty() {
             project.trailmaps.maps.keys().cloned().collect()
         } else {
-            maps.clone()
+            maps.to_vec()
         };
-        report.absorb(check_tools_tsc(&project, &ids)?);
+        report.absorb(check_tools_tsc(project, &ids)?);
         report
     } else {
-        check_native_with(&project, &files, &CheckOptions { cache: !a.no_cache })
+        check_native_with(project, files, &CheckOptions { cache: !a.no_cache })
     };
     // The navigation files (waypoints, shortcuts, trailheads, toolsets) of the trailmaps in scope.
     let mut report = report;
     report.absorb(if a.tsc {
-        check_nav_tsc(&project, &maps)?
+        check_nav_tsc(project, maps)?
     } else {
-        check_nav(&project, &maps)
+        check_nav(project, maps)
     });
     print_findings(a.json, &report, &problems);
     let count = report.errors() + problems.len();

@@ -23,6 +23,15 @@ for (const level of LEVELS) {
 }
 Object.defineProperty(globalThis, "console", { value: console, writable: false, enumerable: false, configurable: false });
 
+// The global `fetch` is `ctx.fetch`: the host makes the exchange, under the trailmap's `network` rules.
+const fetch = ctx.fetch;
+Object.defineProperty(globalThis, "fetch", {
+  value: (input, init) => fetch(input, init),
+  writable: false,
+  enumerable: false,
+  configurable: false,
+});
+
 // Runs a tool's handler for the host. Scripts can see it but not replace it; calling it gains a
 // script nothing, since the host keeps the call depth itself.
 Object.defineProperty(globalThis, "__trailblazeRun", {

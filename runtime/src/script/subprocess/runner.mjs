@@ -5,6 +5,7 @@
 // JSON lines, no socket (so no token: only the host holds the pipes):
 //   stdin  (host → worker): {"call":run,"module","name","args"} | {"reply":id,"ok","value"|"error"}
 //   stdout (worker → host): {"request":id,"run","action",...} | {"result":run,"ok",...}
+//           (actions: call_tool, call_host, fetch, load_module)
 //   stderr: console lines {"console":level,"text","run"}, a run's end {"fence":run} (written before
 //           its result, so the host has every line of the run when it sees the result), and
 //           whatever else a tool or Node writes (raw lines).
@@ -293,6 +294,9 @@ async function outcomeOf(r, { module, name, args }) {
   const ctx = sdk.makeContext({
     callTool: (n, a) => track((async () => sdk.unwrapEnvelope(await request(run, { action: "call_tool", name: n, args: a }), n))()),
     callHost: (n, a) => sdk.unwrapEnvelope(requestSync(run, { action: "call_host", name: n, args: a }), n),
+    // The host makes the exchange, under the trailmap's `network` rules (Node's own `fetch` in the
+    // context is not mediated: see docs/scripted-tools.md).
+    fetch: (req) => track((async () => sdk.unwrapEnvelope(await request(run, { action: "fetch", args: req }), "fetch"))()),
   });
   const value = await Promise.race([tool.handler(args, ctx), r.aborted]);
   await Promise.race([settleInflight(r), r.aborted]);
