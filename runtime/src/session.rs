@@ -294,12 +294,12 @@ impl Session {
 
     /// A screenshot as [`Session::screenshot`] gives it, with where the fields a secret was typed
     /// into are (device pixels) and the screen's size: a picture for a model paints them over.
-    pub fn screenshot_and_secret_fields(&self) -> Result<(Screenshot, Vec<crate::device::Bounds>, (i32, i32)), String> {
+    pub fn screenshot_and_secret_fields(&self) -> Result<(Screenshot, crate::snapshot::SecretFields), String> {
         self.run(|core, _| {
             // The fields first: their capture settles a secret typed a moment ago.
-            let (fields, size) = core.screen.secret_fields().map_err(|e| e.to_string())?;
+            let fields = core.screen.secret_fields().map_err(|e| e.to_string())?;
             let shot = core.screen.screenshot(&core.redact).map_err(|e| e.to_string())?;
-            Ok((shot, fields, size))
+            Ok((shot, fields))
         })
         .map_err(|e| e.to_string())?
     }

@@ -334,4 +334,4 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 
 mod screen;
 mod web_render;
-pub use screen::Screen;
+pub use screen::{Screen, SecretFields};

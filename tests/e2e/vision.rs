@@ -139,6 +139,13 @@ fn a_png_of_the_screen_arrives_with_its_text_in_each_wire_format() {
         let (mime, bytes) = &first[0];
         assert_eq!(mime, "image/png");
         let png = Png::decode(bytes);
+        eprintln!(
+            "{wire:?}: the first request's picture is a {}×{} PNG of {} bytes; the body {} bytes",
+            png.width,
+            png.height,
+            bytes.len(),
+            requests[0].body.len()
+        );
         // The sim's 1080×2400 screen, drawn at a third: within both providers' limits as it is.
         assert_eq!((png.width, png.height), (360, 800), "{wire:?}");
         let text = text_beside_image(&requests[0]);

@@ -122,10 +122,10 @@ pub fn image_tokens(kind: ProviderKind, width: u32, height: u32) -> u64 {
 /// The session's current screen as a picture for `kind`'s models, the fields a secret was typed
 /// into painted over.
 pub fn screen_image(session: &Session, kind: ProviderKind) -> Result<Image, String> {
-    let (shot, fields, screen) = session.screenshot_and_secret_fields()?;
+    let (shot, fields) = session.screenshot_and_secret_fields()?;
     let mut picture = Picture::from_screenshot(&shot, fit(kind)).map_err(|e| e.to_string())?;
-    for b in fields {
-        picture.cover(b, screen, MASK);
+    for b in fields.bounds {
+        picture.cover(b, fields.screen, MASK);
     }
     Ok(Image {
         mime: "image/png",

@@ -13,6 +13,14 @@ use crate::secret::Redaction;
 /// How many distinct screens [`Screen::screenshot`] keeps pictured.
 const SCREENS_KEPT: usize = 8;
 
+/// Where the fields a secret was typed into are, in device pixels, on a screen of `screen`
+/// (width, height).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SecretFields {
+    pub bounds: Vec<crate::device::Bounds>,
+    pub screen: (i32, i32),
+}
+
 pub struct Screen {
     device: RefCell<Box<dyn Device>>,
     cached: RefCell<Option<Arc<Snapshot>>>,
@@ -146,7 +154,7 @@ impl Screen {
 
     /// Where the fields a secret was typed into are on the current screen (device pixels), and the
     /// screen's size: what a picture sent out paints over, since pixels cannot be scrubbed.
-    pub fn secret_fields(&self) -> Result<(Vec<crate::device::Bounds>, (i32, i32)), DeviceError> {
+    pub fn secret_fields(&self) -> Result<SecretFields, DeviceError> {
         let snap = self.snapshot()?;
         let tainted = self.tainted.borrow();
         let bounds = snap
@@ -155,7 +163,10 @@ impl Screen {
             .filter(|n| tainted.contains(&n.r#ref))
             .map(|n| n.view.bounds)
             .collect();
-        Ok((bounds, (snap.width, snap.height)))
+        Ok(SecretFields {
+            bounds,
+            screen: (snap.width, snap.height),
+        })
     }
 
     fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {

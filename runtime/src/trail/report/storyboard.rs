@@ -11,6 +11,7 @@ use super::{StepReport, TrailReport};
 pub const MAX_FRAMES: usize = 60;
 
 /// The file name of a trail's animated storyboard, in its session folder.
+#[cfg(feature = "raster")]
 pub const FILE: &str = "storyboard.gif";
 
 /// The steps whose screens make the storyboard: each change of screen, in order, sampled down to
