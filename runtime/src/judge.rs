@@ -118,7 +118,7 @@ pub(crate) fn ask(
         Ok(j) => j.cost,
         Err(e) => e.cost,
     };
-    cx.llm_cost.set(cx.llm_cost.get().add(cost));
+    cx.llm_cost.set(cx.llm_cost.get().plus(cost));
     let judged = answered.map_err(|e| cx.redact.text(&e.message).into_owned())?;
     Ok(match judged.verdict {
         Verdict::Check { holds, explanation } => Verdict::Check {

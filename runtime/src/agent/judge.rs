@@ -124,7 +124,7 @@ impl Judge for Agent {
                 .map_err(|e| fail(self.scrub(&e.to_string()), cost))?;
             self.spent()
                 .fetch_add(reply.usage.input + reply.usage.output, Ordering::Relaxed);
-            cost = cost.add(LlmCost {
+            cost = cost.plus(LlmCost {
                 requests: 1,
                 input_tokens: reply.usage.input,
                 output_tokens: reply.usage.output,

@@ -202,7 +202,7 @@ pub struct LlmCost {
 }
 
 impl LlmCost {
-    pub fn add(self, other: LlmCost) -> LlmCost {
+    pub fn plus(self, other: LlmCost) -> LlmCost {
         LlmCost {
             requests: self.requests + other.requests,
             input_tokens: self.input_tokens + other.input_tokens,
@@ -216,7 +216,7 @@ impl LlmCost {
 
     /// The sum of `costs`; `None` when nothing was asked.
     pub fn total<'a>(costs: impl IntoIterator<Item = &'a Option<LlmCost>>) -> Option<LlmCost> {
-        let sum = costs.into_iter().flatten().fold(LlmCost::default(), |a, c| a.add(*c));
+        let sum = costs.into_iter().flatten().fold(LlmCost::default(), |a, c| a.plus(*c));
         (!sum.is_zero()).then_some(sum)
     }
 
