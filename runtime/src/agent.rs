@@ -16,6 +16,7 @@
 
 pub mod anthropic;
 pub mod http;
+mod judge;
 mod objective;
 pub mod openai;
 mod prompt;
@@ -42,6 +43,12 @@ pub fn connect(config: &ProviderConfig, redact: &[String]) -> Box<dyn Provider> 
         ProviderKind::OpenAi => Box::new(openai::OpenAi::new(config.clone(), http)),
         ProviderKind::Anthropic => Box::new(anthropic::Anthropic::new(config.clone(), http)),
     }
+}
+
+/// `agent` as the judge a session's [`crate::Settings::judge`] holds: `assertWithAi` and
+/// `rememberWithAi` ask its provider, within its token budget.
+pub fn judge_handle(agent: std::sync::Arc<Agent>) -> crate::judge::JudgeHandle {
+    crate::judge::JudgeHandle(agent)
 }
 
 /// Model turns one objective may take, by default.

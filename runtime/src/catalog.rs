@@ -45,6 +45,8 @@ pub struct CatalogError {
 pub struct Catalog {
     /// The trailmap this catalog serves; `None` for built-ins only.
     pub trailmap: Option<String>,
+    /// The text of the trailmap's `target.system_prompt_file`: what the agent is told about the app.
+    pub system_prompt: Option<String>,
     /// Module names are relative to this folder (the trailmaps folder).
     pub script_root: PathBuf,
     tools: BTreeMap<String, Arc<ToolDescriptor>>,
@@ -76,6 +78,7 @@ impl Catalog {
     pub fn builtins_only(script_root: &Path) -> Catalog {
         Catalog {
             trailmap: None,
+            system_prompt: None,
             script_root: script_root.to_path_buf(),
             tools: builtin_tools()
                 .into_iter()
@@ -187,6 +190,15 @@ impl Catalog {
         nav::add(&mut cat, maps, id, &mut errors);
         break_composed_cycles(&mut cat);
         offer_to_llm(&mut cat, map);
+        if let Some(f) = map.spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref()) {
+            match std::fs::read_to_string(map.dir.join(f)) {
+                Ok(text) => cat.system_prompt = Some(text).filter(|t| !t.trim().is_empty()),
+                Err(e) => errors.push(format!(
+                    "{}: system_prompt_file `{f}`: {e}",
+                    map.dir.join("trailmap.yaml").display()
+                )),
+            }
+        }
         // The catalog rules hold for built-ins by test; a trailmap's own tools are told at load.
         let own = cat.tools.values().filter(|t| t.trailmap.is_some()).map(|t| t.as_ref());
         let broken_rules = tool::rules::violations(own);

@@ -17,6 +17,7 @@ pub(crate) mod check;
 pub mod device;
 pub(crate) mod dispatch;
 pub(crate) mod files;
+pub mod judge;
 pub(crate) mod markup;
 pub(crate) mod memory;
 pub(crate) mod network;
@@ -58,8 +59,8 @@ pub mod report {
     pub use crate::run::RunOutput;
     pub use crate::state::log::StepRecord;
     pub use crate::trail::report::{
-        AgentReport, AgentTurn, CallReport, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport, Summary,
-        TrailReport, merge, suite_digest,
+        AgentReport, AgentTurn, CallReport, LlmCost, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport,
+        Summary, TrailReport, merge, suite_digest,
     };
 }
 

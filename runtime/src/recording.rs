@@ -135,6 +135,25 @@ impl SessionRecording {
     }
 }
 
+/// One trail step holding `calls` as its recording, as a trail's `trail:` list writes it: what
+/// `trailblaze step` and MCP's `blaze` print for pasting. `None` when a call holds `***` (a secret
+/// in a form its placeholder cannot stand for), which must not be pasted.
+pub fn step_yaml(verify: bool, text: &str, calls: &[(String, Value)]) -> Option<String> {
+    if calls.iter().any(|(_, args)| args.to_string().contains("***")) {
+        return None;
+    }
+    let step = RecordedStep {
+        verify,
+        text: one_line(text),
+        calls: calls.to_vec(),
+        masked: None,
+    };
+    let kw = if verify { "verify" } else { "step" };
+    let mut out = format!("- {kw}: {}\n", scalar(&Value::String(step.text.clone())));
+    write_recording(&mut out, &step, "  ");
+    Some(out)
+}
+
 fn write_step_body(out: &mut String, s: &RecordedStep, indent: &str, kw: &str) {
     out.push_str(&format!("{indent}{kw}: {}\n", scalar(&Value::String(s.text.clone()))));
     write_recording(out, s, indent);

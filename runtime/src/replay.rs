@@ -138,6 +138,7 @@ pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
     TrailReport {
         device: None,
         lost_devices: Vec::new(),
+        llm: None,
         file: trail.file.display().to_string(),
         id: trail.config.id.clone(),
         title: trail.config.title.clone().or(trail.config.description.clone()),
@@ -197,6 +198,7 @@ impl Session {
         #[cfg(feature = "agent")]
         let mut edits = Vec::new();
         let mut stopped: Option<String> = None;
+        let mut cost = self.llm_cost();
         for (index, step) in steps.iter().enumerate() {
             if let Some(why) = &stopped {
                 let mut sr = step_report(step, Outcome::Skipped { reason: why.clone() }, Vec::new(), None);
@@ -207,12 +209,15 @@ impl Session {
             sink.step_started(step);
             let step_started = Instant::now();
             #[cfg(feature = "agent")]
+            let before = steps_before(&report.steps);
+            #[cfg(feature = "agent")]
             let by_agent = opts.agent.map(|agent| {
                 let original = trail.all_steps().nth(index).unwrap_or(step);
                 let mut at = agent_step::At {
                     agent,
                     replay: &mut replay,
                     trail,
+                    before: &before,
                 };
                 agent_step::run(&mut at, (step, original), &mut edits, sink)
             });
@@ -227,6 +232,15 @@ impl Session {
             if self.platform() == crate::device::Platform::Web {
                 sr.page = self.step_notes().and_then(|n| serde_json::from_value(n).ok());
             }
+            // What the step's own calls asked the judge (`assertWithAi`, ...), beside the agent's turns.
+            let now = self.llm_cost();
+            let judged = crate::judge::LlmCost {
+                requests: now.requests - cost.requests,
+                input_tokens: now.input_tokens - cost.input_tokens,
+                output_tokens: now.output_tokens - cost.output_tokens,
+            };
+            cost = now;
+            sr.llm = crate::judge::LlmCost::total([&sr.llm, &Some(judged)]);
             sr.redact(redact);
             sr.started_ms = step_started.duration_since(started).as_secs_f64() * 1000.0;
             sr.duration_ms = step_started.elapsed().as_secs_f64() * 1000.0;
@@ -252,6 +266,7 @@ impl Session {
             report.steps.push(sr);
         }
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        report.llm = crate::judge::LlmCost::total(report.steps.iter().map(|s| &s.llm));
         #[cfg(feature = "agent")]
         if let Some(agent) = opts.agent
             && !edits.is_empty()
@@ -267,6 +282,26 @@ impl Session {
         sink.trail_finished(&report);
         report
     }
+}
+
+/// What the steps so far did, one line each, for the agent's next step: `2. step Sign in: passed
+/// (inputText, tapOnElementBySelector)`. The texts are the trail's and the calls' names only.
+#[cfg(feature = "agent")]
+fn steps_before(steps: &[StepReport]) -> String {
+    let mut out = String::new();
+    for s in steps {
+        let calls: Vec<&str> = match &s.agent {
+            Some(a) if !a.recording.is_empty() => a.recording.iter().map(|c| c.tool.as_str()).collect(),
+            _ => s.calls.iter().filter(|c| c.ok).map(|c| c.tool.as_str()).collect(),
+        };
+        let text = s.text.lines().next().unwrap_or_default();
+        out.push_str(&format!("{}. {} {text}: {}", s.number, s.kind, s.outcome.word()));
+        if !calls.is_empty() {
+            out.push_str(&format!(" ({})", calls.join(", ")));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Two sinks as one: each event goes to the first, then the second.

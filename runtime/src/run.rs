@@ -48,6 +48,10 @@ pub struct RunOptions {
     /// and write what it did back as their recordings.
     #[cfg(feature = "agent")]
     pub agent: Option<AgentConfig>,
+    /// Without `agent`: the LLM that `assertWithAi` / `rememberWithAi` ask (with `agent`, its
+    /// provider answers them). Its `max_run_tokens` bounds the run's spending.
+    #[cfg(feature = "agent")]
+    pub judge: Option<AgentConfig>,
 }
 
 /// Where a run wrote its files.
@@ -103,15 +107,33 @@ pub fn run_trails(
         shard: opts.shard,
         suite: opts.suite.clone(),
         trails: Vec::new(),
+        llm: None,
     };
     let secrets = crate::secret::Redaction::new(&project.secrets.values_to_redact());
     let mut screens = Screens::new(&dir, secrets.clone());
-    // One agent for the run: its token budget is the run's.
+    // One agent for the run: its token budget is the run's, and it judges `assertWithAi` too.
     #[cfg(feature = "agent")]
-    let agent = opts
-        .agent
-        .as_ref()
-        .map(|c| Agent::new(c, &project.secrets.values_to_redact(), project.secrets.names()));
+    let llm = opts.agent.as_ref().or(opts.judge.as_ref()).map(|c| {
+        std::sync::Arc::new(Agent::new(
+            c,
+            &project.secrets.values_to_redact(),
+            project.secrets.names(),
+        ))
+    });
+    #[cfg(feature = "agent")]
+    let agent = llm.as_ref().filter(|_| opts.agent.is_some());
+    #[cfg(feature = "agent")]
+    let with_judge = RunOptions {
+        settings: Settings {
+            judge: llm
+                .clone()
+                .map(|a| crate::judge::JudgeHandle(a as std::sync::Arc<dyn crate::judge::Judge>)),
+            ..opts.settings.clone()
+        },
+        ..opts.clone()
+    };
+    #[cfg(feature = "agent")]
+    let opts = &with_judge;
     // Which fields there are depends on the features built.
     #[allow(clippy::needless_update)]
     let replay = ReplayOptions {
@@ -119,7 +141,7 @@ pub fn run_trails(
         device_key: None,
         screenshots: opts.screenshots,
         #[cfg(feature = "agent")]
-        agent: agent.as_ref(),
+        agent: agent.map(|a| &**a),
         ..ReplayOptions::default()
     };
     // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
@@ -176,6 +198,7 @@ pub fn run_trails(
     // Each trail's animated screens, once its screens are all on disk.
     trail::report::storyboard::write_all(&mut report.trails, &dir);
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    report.llm = crate::judge::LlmCost::total(report.trails.iter().map(|t| &t.llm));
     let written = trail::report::write_all(&report, &dir)
         .map_err(|e| ProjectError::Output(format!("cannot write the reports in {}: {e}", dir.display())))?;
     let junit = match &opts.junit {
@@ -261,6 +284,7 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
     TrailReport {
         device: None,
         lost_devices: Vec::new(),
+        llm: None,
         file: file.display().to_string(),
         id: None,
         title: None,

@@ -62,6 +62,8 @@ pub struct Session {
     #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     placeholders: crate::secret::Placeholders,
     deadline: Arc<Deadline>,
+    /// Whether the session has a judge (else no call of it can cost anything).
+    judged: bool,
     jobs: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -112,6 +114,7 @@ impl Session {
         let redact = Redaction::new(&config.secrets.values_to_redact());
         let placeholders = crate::secret::Placeholders::new(&config.secrets.named_values());
         let dir = config.out_dir.as_ref().map(|d| d.join(&id));
+        let judged = config.settings.judge.is_some();
         let log = match &dir {
             Some(d) => SessionLog::create(d).map_err(|e| SessionError::Start(format!("{}: {e}", d.display())))?,
             None => SessionLog::discard(),
@@ -141,6 +144,7 @@ impl Session {
                 redact,
                 placeholders,
                 deadline,
+                judged,
                 jobs: Some(jobs_tx),
                 thread: Some(thread),
             }),
@@ -177,6 +181,19 @@ impl Session {
     #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) fn placeholders(&self) -> &crate::secret::Placeholders {
         &self.placeholders
+    }
+
+    /// Whether `assertWithAi` / `rememberWithAi` have an LLM to ask.
+    pub fn has_judge(&self) -> bool {
+        self.judged
+    }
+
+    /// What the session's `assertWithAi` / `rememberWithAi` calls cost so far (nothing without a judge).
+    pub fn llm_cost(&self) -> crate::judge::LlmCost {
+        if !self.judged {
+            return Default::default();
+        }
+        self.run(|core, _| core.llm_cost.get()).unwrap_or_default()
     }
 
     /// Ends the running call from another thread (it fails with `cancelled`; the session stays usable).

@@ -27,6 +27,9 @@ pub struct Settings {
     pub limits: Limits,
     /// Where scripts' `console.*` lines go besides the session log (the CLI prints them on stderr).
     pub console: Option<ConsoleSink>,
+    /// Answers `assertWithAi` / `rememberWithAi` (an LLM provider); `None`: they fail saying which
+    /// setting gives one.
+    pub judge: Option<crate::judge::JudgeHandle>,
 }
 
 impl Default for Settings {
@@ -35,6 +38,7 @@ impl Default for Settings {
             depth_cap: 16,
             limits: Limits::default(),
             console: None,
+            judge: None,
         }
     }
 }
@@ -55,6 +59,8 @@ pub struct SessionCore {
     pub memory: RefCell<crate::memory::Memory>,
     /// The toolsets whose tools the LLM is offered now (`setActiveToolSets` replaces them).
     pub active_toolsets: RefCell<std::collections::BTreeSet<String>>,
+    /// What the judge's questions cost so far in this session (the replay reads it per step).
+    pub llm_cost: Cell<crate::judge::LlmCost>,
     /// Height of the stack of active calls: a call made while `depth` calls are running is at `depth`.
     depth: Cell<u32>,
     /// The running top-level call's deadline (the script runtimes check it too).
@@ -94,6 +100,7 @@ impl SessionCore {
             screen,
             memory: RefCell::default(),
             active_toolsets,
+            llm_cost: Cell::default(),
             depth: Cell::new(0),
             deadline,
             expanded: Cell::new(0),
@@ -171,6 +178,8 @@ impl SessionCore {
             waypoints: &self.catalog.waypoints,
             toolsets: &self.catalog.toolsets,
             active_toolsets: &self.active_toolsets,
+            judge: self.settings.judge.as_ref().map(|j| &*j.0),
+            llm_cost: &self.llm_cost,
         }
     }
 }

@@ -185,11 +185,18 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
                         errors.push(doc.error_at(&format!("network.{key}"), format!("`network.{key}`: {message}")));
                     }
                 }
-                if let Some(f) = spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref())
-                    && !dir.join(f).is_file()
-                {
-                    let msg = format!("`system_prompt_file: {f}` names no file beside trailmap.yaml");
-                    errors.push(doc.error_at("target.system_prompt_file", msg));
+                if let Some(f) = spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref()) {
+                    // Trailmap-relative, as the original's: a path out of the trailmap is refused.
+                    let inside = Path::new(f)
+                        .components()
+                        .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+                    if !inside {
+                        let msg = format!("`system_prompt_file: {f}` must be a path inside the trailmap's folder");
+                        errors.push(doc.error_at("target.system_prompt_file", msg));
+                    } else if !dir.join(f).is_file() {
+                        let msg = format!("`system_prompt_file: {f}` names no file beside trailmap.yaml");
+                        errors.push(doc.error_at("target.system_prompt_file", msg));
+                    }
                 }
                 Some(spec)
             }

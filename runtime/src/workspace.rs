@@ -9,6 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod llm;
+pub use llm::WorkspaceLlm;
+
 /// A project found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
@@ -69,6 +72,14 @@ impl WorkspaceConfig {
             return Ok(WorkspaceConfig::default());
         }
         doc.decode()
+    }
+
+    /// The LLM the `llm:` block names by default (`defaults.model`), if any; an error names the key.
+    pub fn llm_settings(&self) -> Result<Option<WorkspaceLlm>, String> {
+        match &self.llm {
+            None => Ok(None),
+            Some(v) => llm::resolve(v),
+        }
     }
 
     /// A warning for each of `targets` that is neither one of `trailmaps` nor a framework trailmap:

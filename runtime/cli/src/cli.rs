@@ -1,9 +1,11 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
+mod commands;
 mod device;
 mod diag;
 mod init;
 mod live;
+mod llm;
 mod mcp;
 mod merge;
 mod migrate;
@@ -81,6 +83,14 @@ pub enum Command {
     Tool(tool::ToolArgs),
     /// List the tools the LLM sees, or show one in full.
     Tools(tool::ToolsArgs),
+    /// Run one objective through the agent on a live device: `trailblaze step "open settings"`;
+    /// prints the calls it made as a trail step to paste (docs/agent.md).
+    Step(commands::OneLineArgs),
+    /// Answer a question from the device's screen, acting on nothing: `trailblaze ask "what is the
+    /// first subject?"`.
+    Ask(commands::OneLineArgs),
+    /// Judge a statement about the device's screen: exit 0 when it holds, 1 when it does not.
+    Verify(commands::OneLineArgs),
     /// Print the device's current screen.
     Snapshot(tool::SnapshotArgs),
     /// Replay trails on a device and write report.html, report.json and junit.xml.
@@ -216,6 +226,9 @@ pub fn main() -> ExitCode {
         Command::Tool(a) => tool::run_tool(&cli, a),
         Command::Tools(a) => tool::list_tools(&cli, a),
         Command::Snapshot(a) => tool::snapshot(&cli, a),
+        Command::Step(a) => commands::step(&cli, a),
+        Command::Ask(a) => commands::ask(&cli, a),
+        Command::Verify(a) => commands::verify(&cli, a),
         Command::Run(a) => trails::run(&cli, a),
         Command::Check(a) => trails::check(&cli, a),
         Command::Dts(a) => trails::dts(&cli, a),

@@ -194,7 +194,10 @@ impl Agent {
             turns: Vec::new(),
             recording: Vec::new(),
         };
-        let system = prompt::system(objective.verify, &self.secret_names);
+        let mut system = prompt::system(objective.verify, &self.secret_names);
+        if let Some(about) = &catalog.system_prompt {
+            system.push_str(&prompt::about_the_app(&self.scrub(about)));
+        }
         let screen = screen_text(session, seen);
         let mut first = vec![UserPart::Text(self.scrub(&prompt::objective(objective, &screen)))];
         first.extend(self.eyes.screen(session, self.provider.kind()));
@@ -316,7 +319,20 @@ impl Agent {
         run
     }
 
-    fn scrub(&self, text: &str) -> String {
+    pub(super) fn provider(&self) -> &dyn Provider {
+        &*self.provider
+    }
+
+    /// The run's spent tokens, which every request adds to.
+    pub(super) fn spent(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.used
+    }
+
+    pub(super) fn max_run_tokens(&self) -> u64 {
+        self.max_run_tokens
+    }
+
+    pub(super) fn scrub(&self, text: &str) -> String {
         self.redact.text(text).into_owned()
     }
 

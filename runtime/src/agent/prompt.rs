@@ -13,6 +13,13 @@ pub struct Objective<'a> {
     pub context: Option<&'a str>,
     /// Self-heal: why the recorded calls failed.
     pub healing: Option<&'a str>,
+    /// What the trail's earlier steps did, one line each (a prompt-only trail's steps build on it).
+    pub before: Option<&'a str>,
+}
+
+/// The trailmap's `target.system_prompt_file`, added to the system prompt.
+pub fn about_the_app(text: &str) -> String {
+    format!("\nAbout the app under test:\n{}\n", text.trim())
 }
 
 /// The system prompt of every request for one objective.
@@ -55,6 +62,9 @@ pub fn objective(o: &Objective<'_>, screen: &str) -> String {
     }
     if let Some(c) = o.context.filter(|c| !c.trim().is_empty()) {
         s.push_str(&format!("Context: {}\n", c.trim()));
+    }
+    if let Some(b) = o.before.filter(|b| !b.trim().is_empty()) {
+        s.push_str(&format!("Steps done before this one:\n{}\n", b.trim_end()));
     }
     let kind = if o.verify { "Check" } else { "Objective" };
     s.push_str(&format!("{kind}: {}\n", o.text.trim()));

@@ -16,6 +16,8 @@ pub(super) struct At<'a, 's> {
     pub agent: &'a Agent,
     pub replay: &'a mut Replayer<'s>,
     pub trail: &'a Trail,
+    /// What the trail's earlier steps did, one line each.
+    pub before: &'a str,
 }
 
 /// Runs `step` (`original`: the same step before `{{args.*}}` were filled in, whose calls a heal
@@ -56,6 +58,7 @@ fn by_agent(
         trail_description: config.description.as_deref(),
         context: config.context.as_deref(),
         healing: healing.as_deref(),
+        before: Some(at.before),
     };
     let session = at.replay.session;
     let run = at
@@ -90,6 +93,11 @@ fn by_agent(
     }
     let (input_tokens, output_tokens) = run.tokens();
     let mut sr = step_report(step, outcome, calls, run.end.error());
+    sr.llm = Some(crate::judge::LlmCost {
+        requests: run.turns.len() as u32,
+        input_tokens,
+        output_tokens,
+    });
     let (mut recorded_calls, mut recorded_error) = (Vec::new(), None);
     if let Some(f) = failed {
         sr.attempts = f.attempts + 1;

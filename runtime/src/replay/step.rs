@@ -28,7 +28,7 @@ pub(crate) struct Replayer<'s> {
     pub(super) last_seq: u64,
     policy: ScreenshotPolicy,
     /// Whether a passed step's screen and the next step's first call are sent ahead (never with an
-    /// agent, which may take any step over).
+    /// agent, which may take any step over, nor a judge).
     overlapping: bool,
     /// The next step's first call, sent ahead.
     ahead: Option<PendingCall>,
@@ -42,7 +42,8 @@ impl<'s> Replayer<'s> {
             device_key: opts.device_key.as_deref(),
             last_seq: 0,
             policy: opts.screenshots,
-            overlapping: !opts.has_agent(),
+            // Nor with a judge: each step's cost is read between its last call and the next step's.
+            overlapping: !opts.has_agent() && !session.has_judge(),
             ahead: None,
         }
     }
@@ -185,6 +186,7 @@ pub(crate) fn step_report(step: &Step, outcome: Outcome, calls: Vec<CallReport>,
         screen: None,
         screen_size: None,
         agent: None,
+        llm: None,
         page: None,
     }
 }

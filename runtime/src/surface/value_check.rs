@@ -313,7 +313,12 @@ fn check<'a>(
     }
 
     match value {
-        Value::String(s) if field(obj, "format").and_then(Value::as_str) == Some("regex") => {
+        // A `{{name}}` token (a remembered value, an argument) resolves when the call runs, and the
+        // pattern is checked then: `{{` alone reads as a bad repetition.
+        Value::String(s)
+            if field(obj, "format").and_then(Value::as_str) == Some("regex")
+                && !(s.contains("{{") && s.contains("}}")) =>
+        {
             if let Err(why) = crate::selector::check_pattern(s) {
                 push(out, path, why);
             }

@@ -79,6 +79,10 @@ pub struct ToolCx<'a> {
     /// The toolsets the session knows, and the ids active now (`setActiveToolSets` changes them).
     pub toolsets: &'a crate::toolset::Toolsets,
     pub active_toolsets: &'a std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// Who answers `assertWithAi` / `rememberWithAi`, if the session has an LLM provider.
+    pub judge: Option<&'a dyn crate::judge::Judge>,
+    /// Where what the judge's questions cost is added up.
+    pub llm_cost: &'a std::cell::Cell<crate::judge::LlmCost>,
 }
 
 impl ToolCx<'_> {

@@ -5,12 +5,12 @@
 //! found without one: a node whose resource id (whole, or the part after `:id/`), content
 //! description or hint equals the prompt (case-insensitively), else the first node whose text
 //! matches it as `assertNotVisibleWithText` matches text. A prompt in words (`the order total`)
-//! needs an LLM provider, which a session does not have yet: that is a clear error.
+//! needs an LLM: `rememberWithAi` asks the session's provider (`crate::judge`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::verify::{NEEDS_LLM, READ_ONLY, lenient_pattern, needs_llm};
+use super::verify::{NEEDS_LLM, READ_ONLY, lenient_pattern};
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, results};
 use crate::snapshot::Snapshot;
 
@@ -20,8 +20,8 @@ fn value_for(cx: &ToolCx<'_>, tool: &str, prompt: &str) -> Result<String, ToolFa
     match named_node(&snap, prompt) {
         Some(i) => Ok(cx.redact.text(snap.nodes[i].text.as_deref().unwrap_or("")).into_owned()),
         None => Err(format!(
-            "no node on the screen is named by `prompt` (a resource id, content description, hint or text); {}",
-            needs_llm(tool)
+            "no node on the screen is named by `prompt` (a resource id, content description, hint or text); \
+             {tool} finds nodes by name: to read the screen in words use rememberWithAi, which asks the LLM provider"
         )
         .into()),
     }
@@ -118,23 +118,33 @@ impl BuiltinTool for RememberNumber {
     }
 }
 
-/// Remembers what an LLM reads off the current screen for the prompt, under the variable name.
+/// Remembers what an LLM reads off the current screen for the prompt (the screen's text, and its
+/// screenshot where the model takes images), under the variable name; later arguments use it as
+/// `{{variable}}`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RememberWithAi {
-    /// What to read off the screen, in words.
-    #[allow(dead_code)]
+    /// What to read off the screen, in words, e.g. `the order total`.
     pub prompt: String,
     /// The name to remember it under.
-    #[allow(dead_code)]
     pub variable: String,
 }
 
 impl BuiltinTool for RememberWithAi {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Remembered>()
+    }
     const NAME: &'static str = "rememberWithAi";
     const FLAGS: super::ToolFlags = NEEDS_LLM;
-    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        Err(needs_llm(Self::NAME).into())
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        // A bad name fails before any request is paid for.
+        if !crate::memory::valid_name(&self.variable) {
+            return Err("`variable` must be a name of letters, digits, `_`, `-` or `.`".into());
+        }
+        match crate::judge::ask(cx, Self::NAME, crate::judge::JudgeKind::Read, &self.prompt)? {
+            crate::judge::Verdict::Read { value } => remember(cx, self.variable, value),
+            crate::judge::Verdict::Check { .. } => Err("the judge answered a verdict, not a value".into()),
+        }
     }
 }
 

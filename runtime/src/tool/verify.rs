@@ -18,8 +18,8 @@ pub(super) const READ_ONLY: ToolFlags = ToolFlags {
     read_only: true,
 };
 
-/// The AI-backed tools: recorded and checked, but not offered to an LLM while no session has a
-/// provider for them to ask (each call would fail).
+/// The AI-backed tools: recorded, checked and replayed (asking the session's LLM provider), but not
+/// offered to the agent's model, which proves a check with an assertion a replay repeats for free.
 pub(super) const NEEDS_LLM: ToolFlags = ToolFlags {
     surface_to_llm: false,
     is_recordable: true,
@@ -355,30 +355,44 @@ impl BuiltinTool for ObjectiveStatus {
     }
 }
 
-/// Verifies the current screen against a natural-language statement, judged by an LLM; fails when
+/// Verifies the current screen against a natural-language statement, judged by an LLM (the screen's
+/// text, and its screenshot where the model takes images); fails with the model's explanation when
 /// the statement does not hold.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssertWithAi {
     /// The statement about the screen, e.g. `the cart shows two items`; `{{name}}` tokens resolve.
-    #[allow(dead_code)]
     pub prompt: String,
 }
 
-impl BuiltinTool for AssertWithAi {
-    const NAME: &'static str = "assertWithAi";
-    const FLAGS: ToolFlags = NEEDS_LLM;
-    fn run(self, _cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        Err(needs_llm(Self::NAME).into())
-    }
+/// A judged statement: whether it holds, and the model's reason.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Judgement {
+    pub holds: bool,
+    pub explanation: String,
 }
 
-/// The error of an AI-backed tool in a session with no LLM provider.
-pub(super) fn needs_llm(tool: &str) -> String {
-    format!(
-        "{tool} asks an LLM about the screen, and this session has no LLM provider; \
-         replace it with a deterministic tool (assertVisibleBySelector, rememberText with a node's id)"
-    )
+impl BuiltinTool for AssertWithAi {
+    fn result_schema() -> Option<serde_json::Value> {
+        results::schema::<Judgement>()
+    }
+    const NAME: &'static str = "assertWithAi";
+    const FLAGS: ToolFlags = NEEDS_LLM;
+    fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+        match crate::judge::ask(cx, Self::NAME, crate::judge::JudgeKind::Check, &self.prompt)? {
+            crate::judge::Verdict::Check {
+                holds: true,
+                explanation,
+            } => results::done(Judgement {
+                holds: true,
+                explanation,
+            }),
+            crate::judge::Verdict::Check { explanation, .. } => {
+                Err(format!("{}: {explanation}", crate::judge::DOES_NOT_HOLD).into())
+            }
+            crate::judge::Verdict::Read { .. } => Err("the judge answered a value, not a verdict".into()),
+        }
+    }
 }
 
 pub fn entries() -> Vec<BuiltinEntry> {

@@ -64,6 +64,9 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<String>,
     pub trails: Vec<TrailReport>,
+    /// What the run's trails spent on an LLM, in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmCost>,
 }
 
 /// Shard `index` (1-based) of `total`.
@@ -102,6 +105,9 @@ pub struct TrailReport {
     /// written at the end of the run; `None` when no step kept a screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storyboard: Option<String>,
+    /// What the trail's steps spent on an LLM, in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmCost>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -139,6 +145,9 @@ pub struct StepReport {
     /// model's tool calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentReport>,
+    /// What the step spent on an LLM: the agent's turns and any `assertWithAi`/`rememberWithAi`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmCost>,
     /// What a web page said by the end of the step: its URL, console errors, failed requests and
     /// the dialogs answered (`--device web`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +200,46 @@ pub struct AgentTurn {
     pub calls: usize,
     pub input_tokens: u64,
     pub output_tokens: u64,
+}
+
+/// What asking an LLM cost: requests sent, tokens sent and received (as the provider counted them,
+/// or estimated at 4 characters a token when it said nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmCost {
+    pub requests: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl LlmCost {
+    pub fn plus(self, other: LlmCost) -> LlmCost {
+        LlmCost {
+            requests: self.requests + other.requests,
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.requests == 0 && self.input_tokens == 0 && self.output_tokens == 0
+    }
+
+    /// The sum of `costs`; `None` when nothing was asked.
+    pub fn total<'a>(costs: impl IntoIterator<Item = &'a Option<LlmCost>>) -> Option<LlmCost> {
+        let sum = costs.into_iter().flatten().fold(LlmCost::default(), |a, c| a.plus(*c));
+        (!sum.is_zero()).then_some(sum)
+    }
+
+    /// `3 LLM requests, 2,100 tokens in, 140 out`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} LLM request{}, {} tokens in, {} out",
+            self.requests,
+            if self.requests == 1 { "" } else { "s" },
+            self.input_tokens,
+            self.output_tokens
+        )
+    }
 }
 
 fn one() -> u32 {

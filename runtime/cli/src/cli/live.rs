@@ -23,6 +23,8 @@ pub struct Shared {
     settings: Settings,
     /// A second guard on every reply: the dispatcher already redacts results and errors.
     redact: Redaction,
+    /// The LLM (`mcp --llm-model ...`): runs `blaze` and judges `ask` / `verify`.
+    llm: Option<Arc<trailblaze::agent::Agent>>,
 }
 
 impl Shared {
@@ -43,13 +45,33 @@ impl Shared {
             device,
             settings,
             redact,
+            llm: None,
         }
+    }
+
+    /// The same, with an LLM for `blaze`, `ask` and `verify` (and `assertWithAi` in the session).
+    fn with_llm(mut self, config: Option<trailblaze::agent::AgentConfig>) -> Shared {
+        if let Some(c) = config {
+            let agent = Arc::new(trailblaze::agent::Agent::new(
+                &c,
+                &self.project.secrets.values_to_redact(),
+                self.project.secrets.names(),
+            ));
+            self.settings.judge = Some(trailblaze::agent::judge_handle(agent.clone()));
+            self.llm = Some(agent);
+        }
+        self
     }
 }
 
 /// What `mcp` and `shell` share: the project, the trailmap's catalog, the device to open sessions
 /// on (checked now, not at the first call: no app.yaml, no adb device), logs and budgets.
-pub fn open_shared(cli: &Cli, map: &MapArg, session: &SessionArgs) -> Result<Arc<Shared>, Failure> {
+pub fn open_shared(
+    cli: &Cli,
+    map: &MapArg,
+    session: &SessionArgs,
+    llm: Option<&super::llm::LlmArgs>,
+) -> Result<Arc<Shared>, Failure> {
     let spec = session.device.spec()?;
     let (project, located) = open_project(cli, Some(&session.secrets))?;
     let id = project.trailmap_for(map.trailmap.as_deref(), &spec)?;
@@ -58,7 +80,13 @@ pub fn open_shared(cli: &Cli, map: &MapArg, session: &SessionArgs) -> Result<Arc
     drop(project.device(&id, &spec)?);
     let out = out_dir(&located, &session.out);
     let settings = session.limits.settings();
-    Ok(Arc::new(Shared::new(project, id, catalog, out, spec, settings)))
+    let llm = match llm {
+        Some(l) => l.config(super::llm::workspace_llm(&located)?.as_ref())?,
+        None => None,
+    };
+    Ok(Arc::new(
+        Shared::new(project, id, catalog, out, spec, settings).with_llm(llm),
+    ))
 }
 
 /// A reply: text for the model, and whether it is a tool error.
@@ -84,10 +112,46 @@ impl Reply {
 
 pub const SAVE_TRAIL: &str = "saveTrail";
 pub const RESET_SESSION: &str = "resetSession";
+pub const BLAZE: &str = "blaze";
+pub const ASK: &str = "ask";
+pub const VERIFY: &str = "verify";
 
-/// The session tools' definitions, beside the catalog's.
-pub fn session_tool_definitions() -> Vec<(&'static str, &'static str, Value)> {
-    vec![
+/// The session tools' definitions, beside the catalog's; `blaze`, `ask` and `verify` when the
+/// server has an LLM.
+pub fn session_tool_definitions(llm: bool) -> Vec<(&'static str, &'static str, Value)> {
+    let text = |what: &str| {
+        json!({
+            "type": "object",
+            "properties": { "text": { "type": "string", "description": what } },
+            "required": ["text"],
+            "additionalProperties": false
+        })
+    };
+    let mut defs = if llm {
+        vec![
+            (
+                BLAZE,
+                "Delegates one objective to trailblaze's own agent (e.g. `open settings`), which acts on this \
+                 session's device until it is done; returns the calls it made as a trail step to paste. They \
+                 join this session's recording.",
+                text("The objective, in words."),
+            ),
+            (
+                ASK,
+                "Answers a question from the screen (e.g. `what is the first subject?`), acting on nothing.",
+                text("The question, in words."),
+            ),
+            (
+                VERIFY,
+                "Judges a statement about the screen (e.g. `the inbox shows 3 messages`): `holds` true or \
+                 false with the reason. One that holds joins this session's recording as `assertWithAi`.",
+                text("The statement, in words."),
+            ),
+        ]
+    } else {
+        Vec::new()
+    };
+    defs.extend(vec![
         (
             SAVE_TRAIL,
             "Saves this session's recorded steps as `trails/<name>.trail.yaml` in the trailmap: one \
@@ -109,7 +173,8 @@ pub fn session_tool_definitions() -> Vec<(&'static str, &'static str, Value)> {
             "Starts over: a fresh device at the app's start screen and an empty recording.",
             json!({ "type": "object", "properties": {}, "additionalProperties": false }),
         ),
-    ]
+    ]);
+    defs
 }
 
 /// One client's state.
@@ -168,6 +233,7 @@ impl Live {
         let reply = match name {
             SAVE_TRAIL => self.save_trail(&args),
             RESET_SESSION => self.reset(),
+            BLAZE | ASK | VERIFY if self.shared.llm.is_some() => self.in_words(name, &args),
             _ => self.call_tool(name, args),
         };
         let text = self.shared.redact.text(&reply.text).into_owned();
@@ -214,6 +280,76 @@ impl Live {
             Ok(v) if name == "snapshot" => Reply::ok(v["text"].as_str().unwrap_or_default().trim_end()),
             Ok(v) => Reply::ok(serde_json::to_string_pretty(&v).unwrap_or_default()),
             Err(e) => Reply::error(e.to_string()),
+        }
+    }
+
+    /// Whether the session tools include `blaze`, `ask` and `verify`.
+    pub fn has_llm(&self) -> bool {
+        self.shared.llm.is_some()
+    }
+
+    /// `blaze`, `ask`, `verify`: the agent's loop, `rememberWithAi`, `assertWithAi` on this session.
+    fn in_words(&mut self, name: &str, args: &Value) -> Reply {
+        let text = match args.as_object().map(|o| (o.len(), o.get("text"))) {
+            Some((1, Some(Value::String(t)))) if !t.trim().is_empty() => t.clone(),
+            Some((_, Some(Value::String(_)))) | Some((_, None)) | None => {
+                return Reply::error(format!("{name}: expected one argument `text` (a non-empty string)"));
+            }
+            Some(_) => return Reply::error(format!("{name}: `text` must be a string")),
+        };
+        let Some(agent) = self.shared.llm.clone() else {
+            return Reply::error(format!("{name}: no LLM is configured (mcp --llm-model NAME)"));
+        };
+        let seen = self.seen;
+        let catalog = self.shared.catalog.clone();
+        let session = match self.session() {
+            Ok(s) => s,
+            Err(e) => return Reply::error(e),
+        };
+        match name {
+            BLAZE => {
+                let mut seen = seen;
+                let objective = trailblaze::agent::Objective {
+                    text: &text,
+                    ..Default::default()
+                };
+                let run = agent.run(session, &catalog, &objective, &mut seen);
+                for c in &run.calls {
+                    self.recording.add_call(&catalog, &c.tool, &c.args, &c.records);
+                }
+                self.seen = seen;
+                let (input, output) = run.tokens();
+                let cost = format!("{} LLM request(s), {input} tokens in, {output} out", run.turns.len());
+                let yaml = recording::step_yaml(false, &text, &run.recording).unwrap_or_default();
+                match run.end.error() {
+                    None => Reply::ok(format!("Completed ({cost}). The recorded calls:\n{yaml}")),
+                    Some(e) => Reply::error(format!("{e} ({cost})")),
+                }
+            }
+            ASK => {
+                let (result, steps) =
+                    session.call_with_steps("rememberWithAi", json!({ "prompt": text, "variable": "answer" }), seen);
+                self.seen = steps.last().map_or(seen, |s| s.seq);
+                match result {
+                    Ok(v) => Reply::ok(v.get("value").and_then(Value::as_str).unwrap_or_default()),
+                    Err(e) => Reply::error(e.to_string()),
+                }
+            }
+            _ => {
+                let call_args = json!({ "prompt": text });
+                let (result, steps) = session.call_with_steps("assertWithAi", call_args.clone(), seen);
+                self.seen = steps.last().map_or(seen, |s| s.seq);
+                self.recording.add_call(&catalog, "assertWithAi", &call_args, &steps);
+                match result {
+                    Ok(v) => Reply::ok(json!({ "holds": true, "explanation": v["explanation"] }).to_string()),
+                    Err(e) => match e.to_string().split_once(trailblaze::judge::DOES_NOT_HOLD) {
+                        Some((_, why)) if !e.is_device_failure() => Reply::ok(
+                            json!({ "holds": false, "explanation": why.trim_start_matches(':').trim() }).to_string(),
+                        ),
+                        _ => Reply::error(e.to_string()),
+                    },
+                }
+            }
         }
     }
 

@@ -41,10 +41,13 @@ pub struct McpArgs {
     /// The device each client's session drives, its secrets, where logs go and the per-call budgets.
     #[command(flatten)]
     pub session: SessionArgs,
+    /// With a model: the tools `blaze`, `ask` and `verify`, and `assertWithAi` in the sessions.
+    #[command(flatten)]
+    pub llm: super::llm::LlmArgs,
 }
 
 pub fn mcp(cli: &Cli, a: &McpArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session)?;
+    let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

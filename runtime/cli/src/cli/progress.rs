@@ -181,6 +181,9 @@ impl RunSink for ProgressLines {
             (_, Some(error)) if !started => self.say(&format!("✗ {}: {error}", report.file)),
             _ => {}
         }
+        if let Some(c) = &report.llm {
+            self.say(&format!("  {}: {}", report.file, c.describe()));
+        }
     }
 }
 
@@ -203,10 +206,14 @@ fn step_line(step: &Step, sr: &StepReport) -> String {
     };
     if let Some(a) = &sr.agent {
         tries.push_str(&format!(
-            ", agent: {} turn(s), {} tokens",
+            ", agent: {} turn(s), {} tokens ({} in, {} out)",
             a.turns.len(),
-            a.input_tokens + a.output_tokens
+            a.input_tokens + a.output_tokens,
+            a.input_tokens,
+            a.output_tokens
         ));
+    } else if let Some(c) = &sr.llm {
+        tries.push_str(&format!(", {}", c.describe()));
     }
     format!("  {mark} {} {} ({ms:.1} ms{tries}){tail}", step.label(), sr.text)
 }
@@ -223,6 +230,9 @@ pub fn summary_line(report: &RunReport) -> String {
     }
     if s.errors > 0 {
         line.push_str(&format!(", {} stopped by a device error", s.errors));
+    }
+    if let Some(c) = &report.llm {
+        line.push_str(&format!("; {}", c.describe()));
     }
     line
 }

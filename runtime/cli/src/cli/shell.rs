@@ -206,7 +206,7 @@ impl Validator for ShellHelper {}
 impl Helper for ShellHelper {}
 
 pub fn shell(cli: &Cli, a: &ShellArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session)?;
+    let shared = open_shared(cli, &a.map, &a.session, None)?;
     let mut shell = Shell::new(shared);
     let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| Failure::Usage(anyhow::anyhow!("cannot start the line editor: {e}")))?;

@@ -108,63 +108,24 @@ pub struct AgentArgs {
     /// Write the agent's recordings nowhere (the report still shows them).
     #[arg(long)]
     pub no_write_back: bool,
-    /// The API's wire format: `openai` (chat completions) or `anthropic` (messages).
-    #[arg(
-        long,
-        env = "TRAILBLAZE_LLM_PROVIDER",
-        value_enum,
-        default_value = "openai",
-        value_name = "P"
-    )]
-    pub llm_provider: LlmProvider,
-    /// The API's base URL, without the endpoint [default: https://api.openai.com/v1 or
-    /// https://api.anthropic.com/v1].
-    #[arg(long, env = "TRAILBLAZE_LLM_BASE_URL", value_name = "URL")]
-    pub llm_base_url: Option<String>,
-    /// The model's name, e.g. `gpt-4.1` or `claude-sonnet-4-5`.
-    #[arg(long, env = "TRAILBLAZE_LLM_MODEL", value_name = "NAME")]
-    pub llm_model: Option<String>,
-    /// The API key (better: the environment variable, which `ps` does not show). Never printed.
-    #[arg(long, env = "TRAILBLAZE_LLM_API_KEY", hide_env_values = true, value_name = "KEY")]
-    pub llm_api_key: Option<String>,
-    /// Model turns (requests) one step may take before it fails.
-    #[arg(long, value_name = "N", default_value_t = trailblaze::agent::DEFAULT_MAX_TURNS,
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub agent_max_steps: u32,
-    /// Tokens (sent and received) the whole run may spend on the LLM.
-    #[arg(long, value_name = "TOKENS", default_value_t = trailblaze::agent::DEFAULT_MAX_RUN_TOKENS,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub agent_max_tokens: u64,
-    /// Seconds to wait for one LLM reply.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = super::seconds)]
-    pub llm_timeout: f64,
-    /// Tries of one LLM request in all: 429 and 5xx answers and refused connections are tried
-    /// again, with exponential backoff (and `Retry-After`).
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
-    pub llm_max_tries: u32,
-    /// Send the model the screen's picture beside its text: `auto` until the provider refuses one
-    /// (then text only), `on` (a refusal fails the step), `off`.
-    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
-    pub agent_vision: AgentVision,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum AgentVision {
-    Auto,
-    On,
-    Off,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum LlmProvider {
-    Openai,
-    Anthropic,
+    #[command(flatten)]
+    pub llm: super::llm::LlmArgs,
 }
 
 impl AgentArgs {
-    /// The agent's config when --agent or --self-heal is given; a usage error names what is missing.
-    fn config(&self) -> Result<Option<trailblaze::agent::AgentConfig>, Failure> {
-        use trailblaze::agent::{ApiKey, ProviderConfig, ProviderKind, WriteBack};
+    /// The agent's config when --agent or --self-heal is given (a usage error names what is
+    /// missing); else the LLM `assertWithAi` / `rememberWithAi` ask, when one is configured.
+    fn config(
+        &self,
+        workspace: Option<&trailblaze::workspace::WorkspaceLlm>,
+    ) -> Result<
+        (
+            Option<trailblaze::agent::AgentConfig>,
+            Option<trailblaze::agent::AgentConfig>,
+        ),
+        Failure,
+    > {
+        use trailblaze::agent::WriteBack;
         if !self.agent && !self.self_heal {
             if self.write_back || self.no_write_back {
                 return Err(super::usage_help(
@@ -172,55 +133,16 @@ impl AgentArgs {
                     "add --agent (or --self-heal)",
                 ));
             }
-            return Ok(None);
+            return Ok((None, self.llm.config(workspace)?));
         }
-        let kind = match self.llm_provider {
-            LlmProvider::Openai => ProviderKind::OpenAi,
-            LlmProvider::Anthropic => ProviderKind::Anthropic,
-        };
-        let model = self
-            .llm_model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .ok_or_else(|| {
-                super::usage_help(
-                    "--agent needs a model",
-                    "pass --llm-model NAME or set TRAILBLAZE_LLM_MODEL (see docs/agent.md)",
-                )
-            })?;
-        let mut provider = ProviderConfig::new(kind, model);
-        if let Some(url) = self.llm_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(super::usage_help(
-                    "--llm-base-url must start with http:// or https://",
-                    "e.g. https://api.openai.com/v1",
-                ));
-            }
-            provider.base_url = url.to_string();
-        }
-        provider.api_key = self
-            .llm_api_key
-            .as_deref()
-            .filter(|k| !k.trim().is_empty())
-            .map(ApiKey::new);
-        provider.http.read_timeout = std::time::Duration::from_secs_f64(self.llm_timeout);
-        provider.http.max_tries = self.llm_max_tries;
-        let mut config = trailblaze::agent::AgentConfig::new(provider);
-        config.max_turns = self.agent_max_steps;
-        config.max_run_tokens = self.agent_max_tokens;
+        let mut config = self.llm.required(workspace, "--agent")?;
         config.self_heal = self.self_heal;
-        config.vision = match self.agent_vision {
-            AgentVision::Auto => trailblaze::agent::Vision::Auto,
-            AgentVision::On => trailblaze::agent::Vision::On,
-            AgentVision::Off => trailblaze::agent::Vision::Off,
-        };
         config.write_back = match (self.write_back, self.no_write_back) {
             (true, _) => WriteBack::InPlace,
             (_, true) => WriteBack::Off,
             _ => WriteBack::Sibling,
         };
-        Ok(Some(config))
+        Ok((Some(config), None))
     }
 }
 
@@ -377,8 +299,8 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     };
     let (device, pool) = (device.clone(), pool.to_vec());
     let args = parse_args(&a.args)?;
-    let agent = a.agent.config()?;
     let (mut project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
+    let (agent, judge) = a.agent.config(super::llm::workspace_llm(&located)?.as_ref())?;
     let paths = named_or(&project, &a.paths, &a.map, false)?;
     let (roots, _) = targets(&project, &located, &paths, false);
     let Some((files, suite)) = select(a, &roots)? else {
@@ -406,6 +328,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             Screenshots::None => ScreenshotPolicy::None,
         },
         agent,
+        judge,
     };
     if !a.watch {
         return run_files(&project, &files, a, &opts, None);

@@ -11,6 +11,7 @@ fn header() -> RunReport {
         duration_ms: 0.0,
         device: "sim".into(),
         trails: Vec::new(),
+        llm: None,
     }
 }
 
@@ -18,6 +19,7 @@ fn trail(n: usize) -> TrailReport {
     TrailReport {
         device: None,
         lost_devices: Vec::new(),
+        llm: None,
         file: format!("t{n}.trail.yaml"),
         id: Some(format!("demo/t{n}")),
         title: None,

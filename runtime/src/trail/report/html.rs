@@ -84,6 +84,9 @@ pub fn render_html(report: &RunReport) -> String {
         utc(report.started_unix_ms, ' '),
         took(report.duration_ms)
     );
+    if let Some(c) = &report.llm {
+        let _ = writeln!(out, "<p class=\"meta llm\">the run: {}</p>", e(&c.describe()));
+    }
     out.push_str("<p class=\"summary\">");
     let _ = write!(out, "{} trail{} ", s.total, if s.total == 1 { "" } else { "s" });
     for (n, outcome) in [
@@ -178,6 +181,9 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if let Outcome::Skipped { reason } = &t.outcome {
         let _ = writeln!(out, "<p>Skipped: {}</p>", e(reason));
     }
+    if let Some(c) = &t.llm {
+        let _ = writeln!(out, "<p class=\"meta llm\">this trail: {}</p>", e(&c.describe()));
+    }
     if let Some(w) = &t.written {
         let _ = writeln!(
             out,
@@ -239,6 +245,8 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
     }
     if let Some(a) = &s.agent {
         agent_html(out, a);
+    } else if let Some(c) = &s.llm {
+        let _ = writeln!(out, "<div class=\"meta llm\">{}</div>", e(&c.describe()));
     }
     calls_html(out, &s.calls, None);
     if let Some(p) = &s.page {

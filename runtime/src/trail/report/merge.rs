@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::{ReportFiles, RunReport, Shard, write_all};
+use super::{LlmCost, ReportFiles, RunReport, Shard, write_all};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -178,6 +178,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         device: devices.join(", "),
         shard: None,
         suite: first.suite.clone(),
+        llm: LlmCost::total(placed.iter().map(|(_, t)| &t.llm)),
         trails: placed.into_iter().map(|(_, t)| t).collect(),
     };
     let files = write_all(&report, out).map_err(written)?;

@@ -222,6 +222,7 @@ mod tests {
             screen_size: None,
             agent: None,
             page: None,
+            llm: None,
         }
     }
 
@@ -239,6 +240,7 @@ mod tests {
             device: None,
             lost_devices: Vec::new(),
             storyboard: None,
+            llm: None,
         }
     }
 

@@ -20,6 +20,7 @@ fn step(number: usize, kind: &str, text: &str, outcome: Outcome) -> StepReport {
         screen: None,
         screen_size: None,
         agent: None,
+        llm: None,
         page: None,
     }
 }
@@ -42,6 +43,7 @@ fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> T
     TrailReport {
         device: None,
         lost_devices: Vec::new(),
+        llm: None,
         file: file.into(),
         id: Some(format!("demo/{title}")),
         title: Some(title.into()),
@@ -90,6 +92,7 @@ fn sample() -> RunReport {
         started_unix_ms: 1_700_000_000_000,
         duration_ms: 5000.0,
         device: "sim".into(),
+        llm: None,
         trails: vec![
             trail(
                 "trails/sign-in.trail.yaml",
@@ -347,6 +350,7 @@ fn a_device_failure_is_a_junit_error_not_a_failure_and_never_ok() {
         started_unix_ms: 0,
         duration_ms: 1.0,
         device: "flaky".into(),
+        llm: None,
         shard: None,
         suite: None,
         trails: vec![

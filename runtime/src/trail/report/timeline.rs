@@ -137,6 +137,7 @@ mod tests {
             screen_size: None,
             agent: None,
             page: None,
+            llm: None,
         };
         let t = TrailReport {
             file: "t".into(),
@@ -166,6 +167,7 @@ mod tests {
             device: None,
             lost_devices: Vec::new(),
             storyboard: None,
+            llm: None,
         };
         let (rows, total) = super::rows(&t);
         assert_eq!(total, 400.0);

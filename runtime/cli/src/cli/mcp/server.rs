@@ -53,7 +53,7 @@ fn tools_of(live: &mut Live) -> Vec<Tool> {
         .offered()
         .into_iter()
         .map(|d| tool(d.name, d.description, d.input_schema));
-    let session = session_tool_definitions()
+    let session = session_tool_definitions(live.has_llm())
         .into_iter()
         .map(|(n, d, s)| tool(n.to_string(), d.to_string(), s));
     offered.chain(session).collect()
