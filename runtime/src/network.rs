@@ -120,6 +120,8 @@ pub struct FetchResponse {
 /// Why an exchange did not happen or did not finish. Messages name the origin, never a header
 /// value, a body or the URL's path.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+// Without the `fetch` feature no exchange is made, so only the refusals are.
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
 pub enum FetchError {
     #[error("{0}")]
     Args(DecodeError),
@@ -313,7 +315,10 @@ mod tests {
             Some("{\"t\":\"{{secret:TOKEN}}\"}"),
             "post",
         );
-        let ok = prepare(&p, r, &secrets, second).ok().expect("prepared");
+        // No `expect`: a prepared request holds resolved secrets and is deliberately not `Debug`.
+        let Ok(ok) = prepare(&p, r, &secrets, second) else {
+            panic!("prepared")
+        };
         assert_eq!(ok.method, "POST");
         assert_eq!(
             ok.headers,
@@ -365,7 +370,7 @@ mod tests {
             max_response_bytes: Some(0),
             timeout_ms: Some(700_000),
         };
-        let errors = NetworkPolicy::from_spec(Some(&spec)).err().expect("refused");
+        let errors = NetworkPolicy::from_spec(Some(&spec)).expect_err("refused");
         let keys: Vec<&str> = errors.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["allow[1]", "max_response_bytes", "timeout_ms"]);
         let good = NetworkSpec {

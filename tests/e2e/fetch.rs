@@ -441,6 +441,8 @@ fn network_allow_is_read_strictly_with_file_line_and_column() {
 
 #[test]
 fn through_the_cli_the_server_sees_the_secret_and_no_output_holds_it() {
+    // Built first: the server stops by itself after two minutes, and a cold build takes longer.
+    let bin = trailblaze_bin();
     let server = Server::start();
     let f = fixture(&[server.origin()], "", false);
     f.file(
@@ -450,7 +452,7 @@ fn through_the_cli_the_server_sees_the_secret_and_no_output_holds_it() {
             server.origin()
         ),
     );
-    let out = std::process::Command::new(trailblaze_bin())
+    let out = std::process::Command::new(bin)
         .args(["run", "--trailmaps"])
         .arg(f.root())
         .arg("--out")
@@ -467,8 +469,9 @@ fn through_the_cli_the_server_sees_the_secret_and_no_output_holds_it() {
     }
     assert!(
         server.seen().contains(&format!("Bearer {CANARY}")),
-        "the server sees the value:\n{stdout}\n{stderr}\n{}",
-        server.seen().replace(CANARY, "<canary>")
+        "the server sees the value:\n{stdout}\n{stderr}\n{}\n{}",
+        server.seen().replace(CANARY, "<canary>"),
+        f.all_output().replace(CANARY, "<canary>")
     );
     assert!(
         stderr.contains("fetched 200"),

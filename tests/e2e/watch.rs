@@ -216,7 +216,9 @@ fn check_watch_reports_a_new_finding_then_its_fix() {
 
     let a = f.map_dir().join("trails/a.trail.yaml");
     write(&a, &trail("w/a", "w", "        - mark: { loud: true }\n"));
-    let t = p.wait_for("watch: waiting for changes", 2);
+    p.wait_for("watch: waiting for changes", 2);
+    // Findings go to stdout, read by another thread than stderr's lines: waited for on their own.
+    let t = p.wait_for("a.trail.yaml:9:", 1);
     assert!(
         t.contains("a.trail.yaml:9:"),
         "the finding names the file and line:\n{t}"

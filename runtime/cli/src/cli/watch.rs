@@ -168,13 +168,16 @@ fn names(t: &Touched, root: &Path) -> String {
     }
 }
 
+/// One round's work: run (or check) these trails, after a save that touched this.
+pub type Round<'a> = dyn FnMut(&Project, &[PathBuf], &Touched) -> Result<(), Failure> + 'a;
+
 /// The watch loop: `once` runs (or checks) a list of trails; `select` finds the trails watched
 /// now (a new trail file joins). Returns when Ctrl-C is pressed.
 pub fn rounds(
     project: &mut Project,
     watch: &Watch,
     select: &mut dyn FnMut(&Project) -> Result<Vec<PathBuf>, Failure>,
-    once: &mut dyn FnMut(&Project, &[PathBuf], &Touched) -> Result<(), Failure>,
+    once: &mut Round<'_>,
 ) -> Result<(), Failure> {
     let mut round = 1;
     loop {
