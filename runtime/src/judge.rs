@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use crate::device::Screenshot;
-pub use crate::trail::report::LlmCost;
+use crate::snapshot::SecretFields;
+use serde::{Deserialize, Serialize};
 
 /// What is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,8 +26,9 @@ pub struct JudgeRequest {
     pub prompt: String,
     /// The screen as the agent reads it (`[c422] EditText hint="Email"`).
     pub screen: String,
-    /// The screenshot, when [`Judge::wants_image`] says the judge takes one.
-    pub image: Option<Screenshot>,
+    /// The screenshot and the fields a secret was typed into (to be painted over before it
+    /// leaves), when [`Judge::wants_image`] says the judge takes one.
+    pub image: Option<(Screenshot, SecretFields)>,
 }
 
 /// The judge's answer.
@@ -83,50 +85,42 @@ pub fn no_provider(tool: &str) -> String {
     )
 }
 
-/// Asks the session's judge about the current screen for tool `tool`: the prompt scrubbed of
-/// secrets, the screen's text as the agent reads it, the screenshot when the judge takes one.
-/// What it cost is added to the session's count, verdict or not; the verdict's texts are scrubbed.
-pub(crate) fn ask(
-    cx: &crate::tool::ToolCx<'_>,
-    tool: &str,
-    kind: JudgeKind,
-    prompt: &str,
-) -> Result<Verdict, crate::tool::ToolFailure> {
-    let judge = cx.judge.ok_or_else(|| no_provider(tool))?;
-    if prompt.trim().is_empty() {
-        return Err("`prompt` is empty".into());
+/// What asking an LLM cost: requests sent, tokens sent and received (as the provider counted them,
+/// or estimated at 4 characters a token when it said nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmCost {
+    pub requests: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl LlmCost {
+    pub fn plus(self, other: LlmCost) -> LlmCost {
+        LlmCost {
+            requests: self.requests + other.requests,
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+        }
     }
-    let snap = cx.screen.snapshot()?;
-    let mut screen = snap.render(cx.redact);
-    let here = cx.waypoints.matching(&snap, cx.screen.platform());
-    if !here.is_empty() {
-        screen = format!("waypoint: {}\n{screen}", here.join(", "));
+
+    pub fn is_zero(&self) -> bool {
+        self.requests == 0 && self.input_tokens == 0 && self.output_tokens == 0
     }
-    let image = if judge.wants_image() {
-        Some(cx.screen.with_device(|d| d.screenshot())?)
-    } else {
-        None
-    };
-    let request = JudgeRequest {
-        kind,
-        prompt: cx.redact.text(prompt).into_owned(),
-        screen,
-        image,
-    };
-    let answered = judge.judge(&request);
-    let cost = match &answered {
-        Ok(j) => j.cost,
-        Err(e) => e.cost,
-    };
-    cx.llm_cost.set(cx.llm_cost.get().plus(cost));
-    let judged = answered.map_err(|e| cx.redact.text(&e.message).into_owned())?;
-    Ok(match judged.verdict {
-        Verdict::Check { holds, explanation } => Verdict::Check {
-            holds,
-            explanation: cx.redact.text(&explanation).into_owned(),
-        },
-        Verdict::Read { value } => Verdict::Read {
-            value: cx.redact.text(&value).into_owned(),
-        },
-    })
+
+    /// The sum of `costs`; `None` when nothing was asked.
+    pub fn total<'a>(costs: impl IntoIterator<Item = &'a Option<LlmCost>>) -> Option<LlmCost> {
+        let sum = costs.into_iter().flatten().fold(LlmCost::default(), |a, c| a.plus(*c));
+        (!sum.is_zero()).then_some(sum)
+    }
+
+    /// `3 LLM requests, 2,100 tokens in, 140 out`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} LLM request{}, {} tokens in, {} out",
+            self.requests,
+            if self.requests == 1 { "" } else { "s" },
+            self.input_tokens,
+            self.output_tokens
+        )
+    }
 }

@@ -19,7 +19,6 @@ use trailblaze_host_functions::secrets::SecretStore;
 pub use origin::Origin;
 
 use crate::budget::Deadline;
-use crate::trailmap::NetworkSpec;
 
 /// The response size cap when `network.max_response_bytes` says none: 10 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 10 << 20;
@@ -35,6 +34,23 @@ pub struct NetworkPolicy {
     pub allow: Vec<Origin>,
     pub max_response_bytes: u64,
     pub timeout: Duration,
+}
+
+/// `network:` of a trailmap: the origins `ctx.fetch` may reach and its caps.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// Origins, each exactly `scheme://host[:port]` (`http` or `https`, no path), e.g.
+    /// `http://127.0.0.1:8080`. Nothing else is reached.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// The largest response body a script gets, in bytes (default 10 MiB).
+    #[serde(default)]
+    pub max_response_bytes: Option<u64>,
+    /// The longest one exchange may take, in milliseconds (default 30000); the call's own deadline
+    /// is the cap when it is sooner.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 impl Default for NetworkPolicy {

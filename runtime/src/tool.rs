@@ -12,6 +12,7 @@ pub mod desktop;
 pub mod exec;
 mod expr;
 pub mod gesture;
+mod judged;
 pub mod llm;
 pub mod nav;
 pub mod platform;

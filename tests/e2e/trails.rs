@@ -458,10 +458,25 @@ fn a_run_killed_mid_way_leaves_the_finished_trails_reported() {
         .expect("starts");
     let run_dir = || first_run_dir(&f.out());
     // The long trail has started once its log exists: the three demo trails before it are done.
+    // Their reports are written by a paced thread a few writes' time later (run/interim.rs): wait
+    // for report.json to hold them, with the long trail still going, then kill.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while run_dir().is_none_or(|d| !d.join("zzz-long/log.jsonl").exists()) && std::time::Instant::now() < deadline {
+    let reported = |d: &std::path::Path| {
+        std::fs::read_to_string(d.join("report.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|r| r["trails"].as_array().map(Vec::len))
+            .unwrap_or(0)
+    };
+    while run_dir().is_none_or(|d| !d.join("zzz-long/log.jsonl").exists() || reported(&d) < 3)
+        && std::time::Instant::now() < deadline
+    {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    assert!(
+        child.try_wait().expect("the run's status").is_none(),
+        "still running at the kill"
+    );
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     let dir = run_dir().expect("a run folder");

@@ -385,3 +385,73 @@ fn auto_goes_on_with_text_when_pictures_are_refused_on_fails_off_sends_none() {
     assert!(fake.requests().iter().all(|r| images(r).is_empty()));
     assert!(fake.requests()[0].json()["messages"][1]["content"].is_string());
 }
+
+/// Types `text` into the email field (recorded), then judges the screen with `assertWithAi`; the
+/// judge's one request.
+fn judged_request(f: &Fixture, wire: Wire, text: &str, secrets: &[(&str, &str)], vision: Vision) -> Request {
+    let file = trail(
+        f,
+        "judged",
+        &format!(
+            "config:\n  target: demo\ntrailhead:\n  step: Launch\n  recording:\n    tools:\n      - launchApp: {{ appId: com.example.demo }}\ntrail:\n  - step: Type into the email field\n    recording:\n      tools:\n        - inputText:\n            text: \"{text}\"\n            nodeSelector: {{ androidAccessibility: {{ hintTextRegex: Email }} }}\n  - verify: The email field is filled\n    recording:\n      tools:\n        - assertWithAi: {{ prompt: \"The email field is filled\" }}\n"
+        ),
+    );
+    let fake = FakeLlm::start(wire);
+    fake.push(trailblaze_e2e::fake_llm::call(
+        "verdict",
+        json!({ "holds": true, "explanation": "it is" }),
+    ));
+    let opts = trailblaze::RunOptions {
+        out: f.out(),
+        judge: Some(with_vision(config(&fake, wire), vision)),
+        ..trailblaze::RunOptions::default()
+    };
+    let out = trailblaze::run_trails(&project(f, secrets), &[file], &opts, &mut ()).expect("runs");
+    assert_eq!(outcomes(&out), vec![Outcome::Passed; 3], "{wire:?}");
+    let mut requests = fake.requests();
+    assert_eq!(requests.len(), 1, "one question");
+    requests.remove(0)
+}
+
+#[test]
+fn the_judge_sees_the_picture_with_a_secret_field_painted_over_and_none_when_vision_is_off() {
+    for wire in [Wire::OpenAi, Wire::Anthropic] {
+        let f = Fixture::demo();
+        let (field, screen) = email_field(&f);
+        let masked = judged_request(
+            &f,
+            wire,
+            "{{secret:CANARY_TOKEN}}",
+            &[("CANARY_TOKEN", CANARY)],
+            Vision::Auto,
+        );
+        let pictures = images(&masked);
+        assert_eq!(
+            pictures.len(),
+            1,
+            "{wire:?}: the question goes with the screen's picture"
+        );
+        assert!(text_beside_image(&masked).contains("Statement: The email field is filled"));
+        let masked_png = Png::decode(&pictures[0].1);
+        let mask = trailblaze::agent::vision::MASK;
+        assert!(
+            masked_png.region(field, screen).iter().all(|p| p[..3] == mask),
+            "{wire:?}: the secret's field is one solid mask"
+        );
+        assert!(!masked.body.contains(CANARY) && !masked.body.contains(API_KEY));
+        // Control: the same text typed plainly is not painted over.
+        let control = Fixture::demo();
+        let plain = judged_request(&control, wire, CANARY, &[], Vision::Auto);
+        let plain_png = Png::decode(&images(&plain)[0].1);
+        assert!(
+            !plain_png.region(field, screen).iter().all(|p| p[..3] == mask),
+            "{wire:?}: control: no secret, no mask"
+        );
+        // off: the question is the screen's text alone.
+        let off = Fixture::demo();
+        let text_only = judged_request(&off, wire, "plain", &[], Vision::Off);
+        assert!(images(&text_only).is_empty(), "{wire:?}: no picture with vision off");
+        let everything = f.all_output();
+        assert!(!everything.contains(CANARY) && !everything.contains(API_KEY));
+    }
+}

@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 use serde_json::{Value, json};
 
 use super::objective::Agent;
-use super::provider::{ChatRequest, Message, UserPart};
+use super::provider::{ChatRequest, Image, Message, UserPart};
+use super::vision::picture_of;
 use crate::catalog::ToolDefinition;
 use crate::judge::{Judge, JudgeError, JudgeKind, JudgeRequest, Judged, LlmCost, Verdict};
 
@@ -54,15 +55,17 @@ fn answer_tool(kind: JudgeKind) -> ToolDefinition {
     }
 }
 
-/// The question as the model reads it: the one place the judging request is built from the screen
-/// (an image part goes here, beside the text, when the conversation model carries images).
-pub(crate) fn judge_messages(req: &JudgeRequest) -> Vec<Message> {
+/// The question as the model reads it: the one place the judging request is built from the screen,
+/// its picture (secret fields painted over) after the text when there is one.
+pub(crate) fn judge_messages(req: &JudgeRequest, image: Option<Image>) -> Vec<Message> {
     let ask = match req.kind {
         JudgeKind::Check => "Statement",
         JudgeKind::Read => "Read",
     };
     let text = format!("{ask}: {}\n\nThe screen:\n{}", req.prompt.trim(), req.screen.trim_end());
-    vec![Message::User(vec![UserPart::Text(text)])]
+    let mut parts = vec![UserPart::Text(text)];
+    parts.extend(image.map(UserPart::Image));
+    vec![Message::User(parts)]
 }
 
 /// The verdict in a call's arguments, strictly: what is wrong is told back to the model.
@@ -93,6 +96,12 @@ fn verdict_of(kind: JudgeKind, args: &Value) -> Result<Verdict, String> {
 }
 
 impl Judge for Agent {
+    /// The screen's picture goes with the question as it goes with the agent's turns: unless
+    /// `--agent-vision off`, or `auto` after the provider refused one.
+    fn wants_image(&self) -> bool {
+        self.eyes().sees()
+    }
+
     fn judge(&self, req: &JudgeRequest) -> Result<Judged, JudgeError> {
         let tool = answer_tool(req.kind);
         let tools = [tool];
@@ -100,7 +109,12 @@ impl Judge for Agent {
             JudgeKind::Check => SYSTEM_CHECK,
             JudgeKind::Read => SYSTEM_READ,
         };
-        let mut messages = judge_messages(req);
+        let image = req.image.as_ref().and_then(|(shot, fields)| {
+            picture_of(shot, fields.clone(), self.provider().kind())
+                .inspect_err(|e| tracing::warn!(error = %e, "no picture of the screen for the judge"))
+                .ok()
+        });
+        let mut messages = judge_messages(req, image);
         let mut cost = LlmCost::default();
         let fail = |message: String, cost: LlmCost| JudgeError { message, cost };
         for _ in 0..MAX_REQUESTS {
@@ -115,12 +129,15 @@ impl Judge for Agent {
                 ));
             }
             let reply = self
-                .provider()
-                .complete(&ChatRequest {
-                    system,
-                    tools: &tools,
-                    messages: &messages,
-                })
+                .eyes()
+                .complete(
+                    self.provider(),
+                    &ChatRequest {
+                        system,
+                        tools: &tools,
+                        messages: &messages,
+                    },
+                )
                 .map_err(|e| fail(self.scrub(&e.to_string()), cost))?;
             self.spent()
                 .fetch_add(reply.usage.input + reply.usage.output, Ordering::Relaxed);

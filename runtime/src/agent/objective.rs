@@ -323,6 +323,10 @@ impl Agent {
         &*self.provider
     }
 
+    pub(super) fn eyes(&self) -> &super::vision::Eyes {
+        &self.eyes
+    }
+
     /// The run's spent tokens, which every request adds to.
     pub(super) fn spent(&self) -> &std::sync::atomic::AtomicU64 {
         &self.used

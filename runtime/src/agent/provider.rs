@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use base64::Engine as _;
 use serde_json::Value;
 
 use super::http::{HttpError, HttpSettings};
@@ -101,12 +102,47 @@ pub struct ToolCall {
     pub args: Result<Value, String>,
 }
 
+/// A picture in a user turn.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Image {
+    /// `image/png`.
+    pub mime: &'static str,
+    pub data: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Image({}, {}×{}, {} bytes)",
+            self.mime,
+            self.width,
+            self.height,
+            self.data.len()
+        )
+    }
+}
+
+impl Image {
+    /// The bytes as base64, as both wire formats carry them.
+    pub fn base64(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.data)
+    }
+
+    /// `data:image/png;base64,...`: OpenAI's `image_url`.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime, self.base64())
+    }
+}
+
 /// A part of a user turn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UserPart {
     Text(String),
-    /// The screen's picture ([`super::vision`]), after the text it goes with.
-    Image(super::vision::Image),
+    /// The screen's picture (the agent's vision), after the text it goes with.
+    Image(Image),
     ToolResult {
         call_id: String,
         content: String,

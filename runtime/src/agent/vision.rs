@@ -12,12 +12,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use base64::Engine as _;
-
 use super::http::HttpError;
+pub use super::provider::Image;
 use super::provider::{ChatReply, ChatRequest, Message, Provider, ProviderError, ProviderKind, UserPart};
+use crate::device::Screenshot;
 use crate::device::raster::{Fit, Picture};
 use crate::session::Session;
+use crate::snapshot::SecretFields;
 
 /// Whether the model is sent the screen's picture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,40 +51,7 @@ impl Vision {
     }
 }
 
-/// A picture in a user turn.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Image {
-    /// `image/png`.
-    pub mime: &'static str,
-    pub data: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl std::fmt::Debug for Image {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Image({}, {}×{}, {} bytes)",
-            self.mime,
-            self.width,
-            self.height,
-            self.data.len()
-        )
-    }
-}
-
 impl Image {
-    /// The bytes as base64, as both wire formats carry them.
-    pub fn base64(&self) -> String {
-        base64::engine::general_purpose::STANDARD.encode(&self.data)
-    }
-
-    /// `data:image/png;base64,...`: OpenAI's `image_url`.
-    pub fn data_url(&self) -> String {
-        format!("data:{};base64,{}", self.mime, self.base64())
-    }
-
     /// Tokens the provider counts for it, by its published rules.
     pub fn tokens(&self, kind: ProviderKind) -> u64 {
         image_tokens(kind, self.width, self.height)
@@ -123,7 +91,12 @@ pub fn image_tokens(kind: ProviderKind, width: u32, height: u32) -> u64 {
 /// into painted over.
 pub fn screen_image(session: &Session, kind: ProviderKind) -> Result<Image, String> {
     let (shot, fields) = session.screenshot_and_secret_fields()?;
-    let mut picture = Picture::from_screenshot(&shot, fit(kind)).map_err(|e| e.to_string())?;
+    picture_of(&shot, fields, kind)
+}
+
+/// A screenshot as a picture for `kind`'s models, `fields` painted over.
+pub fn picture_of(shot: &Screenshot, fields: SecretFields, kind: ProviderKind) -> Result<Image, String> {
+    let mut picture = Picture::from_screenshot(shot, fit(kind)).map_err(|e| e.to_string())?;
     for b in fields.bounds {
         picture.cover(b, fields.screen, MASK);
     }
@@ -154,7 +127,7 @@ impl Eyes {
         }
     }
 
-    fn sees(&self) -> bool {
+    pub(crate) fn sees(&self) -> bool {
         self.vision != Vision::Off && !self.blind.load(Ordering::Relaxed)
     }
 

@@ -38,6 +38,10 @@ pub struct WebOptions {
     pub workspace: Option<PathBuf>,
     /// How long an action waits for its element, and a verify retries.
     pub timeout: Duration,
+    /// How long a navigation waits for the page's load event, at least `timeout` (as Playwright
+    /// keeps its navigation timeout apart from its action timeout: a slow page load is not a slow
+    /// element, and a short action timeout must not fail every navigation on a busy machine).
+    pub navigation_timeout: Duration,
 }
 
 impl Default for WebOptions {
@@ -49,6 +53,7 @@ impl Default for WebOptions {
             base_dir: None,
             workspace: None,
             timeout: Duration::from_secs(10),
+            navigation_timeout: Duration::from_secs(30),
         }
     }
 }

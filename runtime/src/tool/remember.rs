@@ -141,7 +141,7 @@ impl BuiltinTool for RememberWithAi {
         if !crate::memory::valid_name(&self.variable) {
             return Err("`variable` must be a name of letters, digits, `_`, `-` or `.`".into());
         }
-        match crate::judge::ask(cx, Self::NAME, crate::judge::JudgeKind::Read, &self.prompt)? {
+        match super::judged::ask(cx, Self::NAME, crate::judge::JudgeKind::Read, &self.prompt)? {
             crate::judge::Verdict::Read { value } => remember(cx, self.variable, value),
             crate::judge::Verdict::Check { .. } => Err("the judge answered a verdict, not a value".into()),
         }

@@ -379,7 +379,7 @@ impl BuiltinTool for AssertWithAi {
     const NAME: &'static str = "assertWithAi";
     const FLAGS: ToolFlags = NEEDS_LLM;
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-        match crate::judge::ask(cx, Self::NAME, crate::judge::JudgeKind::Check, &self.prompt)? {
+        match super::judged::ask(cx, Self::NAME, crate::judge::JudgeKind::Check, &self.prompt)? {
             crate::judge::Verdict::Check {
                 holds: true,
                 explanation,

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::judge::LlmCost;
+
 /// How a trail or a step ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -200,46 +202,6 @@ pub struct AgentTurn {
     pub calls: usize,
     pub input_tokens: u64,
     pub output_tokens: u64,
-}
-
-/// What asking an LLM cost: requests sent, tokens sent and received (as the provider counted them,
-/// or estimated at 4 characters a token when it said nothing).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LlmCost {
-    pub requests: u32,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-}
-
-impl LlmCost {
-    pub fn plus(self, other: LlmCost) -> LlmCost {
-        LlmCost {
-            requests: self.requests + other.requests,
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
-        }
-    }
-
-    pub fn is_zero(&self) -> bool {
-        self.requests == 0 && self.input_tokens == 0 && self.output_tokens == 0
-    }
-
-    /// The sum of `costs`; `None` when nothing was asked.
-    pub fn total<'a>(costs: impl IntoIterator<Item = &'a Option<LlmCost>>) -> Option<LlmCost> {
-        let sum = costs.into_iter().flatten().fold(LlmCost::default(), |a, c| a.plus(*c));
-        (!sum.is_zero()).then_some(sum)
-    }
-
-    /// `3 LLM requests, 2,100 tokens in, 140 out`.
-    pub fn describe(&self) -> String {
-        format!(
-            "{} LLM request{}, {} tokens in, {} out",
-            self.requests,
-            if self.requests == 1 { "" } else { "s" },
-            self.input_tokens,
-            self.output_tokens
-        )
-    }
 }
 
 fn one() -> u32 {

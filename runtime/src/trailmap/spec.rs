@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+pub use crate::network::NetworkSpec;
+
 /// `trailmap.yaml`: every key of the original's manifest is read. Those this host acts on are
 /// documented on the field; the others are kept as data (they drive the original's UI, its web and
 /// desktop drivers, or features this host has no counterpart for) so a manifest written for it loads
@@ -46,23 +48,6 @@ pub struct TrailmapSpec {
     /// What scripts may reach with `ctx.fetch`: nothing unless listed here.
     #[serde(default)]
     pub network: Option<NetworkSpec>,
-}
-
-/// `network:` of a trailmap: the origins `ctx.fetch` may reach and its caps.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSpec {
-    /// Origins, each exactly `scheme://host[:port]` (`http` or `https`, no path), e.g.
-    /// `http://127.0.0.1:8080`. Nothing else is reached.
-    #[serde(default)]
-    pub allow: Vec<String>,
-    /// The largest response body a script gets, in bytes (default 10 MiB).
-    #[serde(default)]
-    pub max_response_bytes: Option<u64>,
-    /// The longest one exchange may take, in milliseconds (default 30000); the call's own deadline
-    /// is the cap when it is sooner.
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 /// The original's framework trailmaps: a dependency on one of these is satisfied by the built-in

@@ -185,18 +185,26 @@ fn a_secret_typed_is_never_seen() {
 #[test]
 fn popups_are_followed_and_left_when_closed() {
     let w = Web::at("index.html");
+    // A popup is a new target Chromium announces when it is ready: on a loaded CI machine that can
+    // take seconds, so wait for the page and its URL together, generously.
+    let settled = |text: &str, url: &str| {
+        let until = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let here = w.ok("web_currentUrl", json!({}));
+            if w.snapshot_text().contains(text) && here.ends_with(url) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "still at {here} after 30 s, waiting for {url} showing {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
     w.ok("web_click", json!({ "ref": "css=#popup" }));
-    let until = std::time::Instant::now() + Duration::from_secs(5);
-    while !w.snapshot_text().contains("Popup page") && std::time::Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(w.ok("web_currentUrl", json!({})).ends_with("popup.html"));
+    settled("Popup page", "popup.html");
     w.ok("web_click", json!({ "ref": "button \"Close popup\"" }));
-    let until = std::time::Instant::now() + Duration::from_secs(5);
-    while !w.snapshot_text().contains("Fixture home") && std::time::Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(w.ok("web_currentUrl", json!({})).ends_with("index.html"));
+    settled("Fixture home", "index.html");
 }
 
 #[test]

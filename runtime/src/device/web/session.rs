@@ -112,6 +112,17 @@ impl WebDevice {
         Instant::now() + self.opts.timeout
     }
 
+    /// How long a navigation waits for its load event: the navigation timeout, never less than the
+    /// action timeout.
+    fn navigation_timeout(&self) -> std::time::Duration {
+        self.opts.navigation_timeout.max(self.opts.timeout)
+    }
+
+    /// When a navigation started now stops waiting for its load event.
+    pub fn navigation_deadline(&self) -> Instant {
+        Instant::now() + self.navigation_timeout()
+    }
+
     /// Turns a call's error into the step's, stopping a script that keeps the page busy.
     pub(super) fn fail(&self, e: PageError) -> DeviceError {
         match e {
@@ -199,6 +210,7 @@ impl WebDevice {
 
     /// Goes to `url` (already resolved) and waits for its load event.
     pub fn navigate(&mut self, url: &str, deadline: Instant) -> Result<String, DeviceError> {
+        let started = Instant::now();
         let r = self
             .page
             .call("Page.navigate", json!({ "url": url }), deadline)
@@ -213,7 +225,7 @@ impl WebDevice {
                 self.page.unfreeze();
                 return Err(DeviceError::Action(format!(
                     "{url} did not finish loading within {} ms (waited for its load event)",
-                    self.opts.timeout.as_millis()
+                    deadline.saturating_duration_since(started).as_millis()
                 )));
             }
         }
@@ -319,7 +331,7 @@ impl Device for WebDevice {
     fn launch_app(&mut self, app_id: &str, _mode: LaunchMode) -> Result<(), DeviceError> {
         // On the web an app is a URL: `launchApp {appId: https://...}` opens it.
         let url = self.resolve_url(app_id)?;
-        let deadline = self.default_deadline();
+        let deadline = self.navigation_deadline();
         self.navigate(&url, deadline).map(|_| ())
     }
     fn swipe(&mut self, from: (i32, i32), to: (i32, i32), _millis: u32) -> Result<(), DeviceError> {
@@ -337,7 +349,7 @@ impl Device for WebDevice {
     }
     fn open_url(&mut self, url: &str) -> Result<(), DeviceError> {
         let url = self.resolve_url(url)?;
-        let deadline = self.default_deadline();
+        let deadline = self.navigation_deadline();
         self.navigate(&url, deadline).map(|_| ())
     }
     fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {

@@ -57,7 +57,10 @@ impl BuiltinTool for WebNavigate {
                     .filter(|u| !u.is_empty())
                     .ok_or("`url` is required when `action` is GOTO")?;
                 let resolved = page(cx, |w| w.resolve_url(url))?;
-                let landed = page(cx, |w| w.navigate(&resolved, until))?;
+                let landed = page(cx, |w| {
+                    let deadline = w.navigation_deadline();
+                    w.navigate(&resolved, deadline)
+                })?;
                 if landed != resolved {
                     done(format!("Navigated to {resolved} (redirected to {landed})"))
                 } else {

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::timeline::took;
 use super::{AgentReport, CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
 
 const CSS: &str = "
@@ -194,8 +195,8 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if let Some(err) = &t.error {
         let _ = writeln!(out, "<pre class=\"error\">{}</pre>", e(err));
     }
-    super::storyboard::html(out, t, index);
-    super::timeline::html(out, t);
+    super::storyboard::section(out, t, index);
+    super::timeline::section(out, t);
     if !t.steps.is_empty() {
         out.push_str("<ol class=\"steps\">\n");
         for s in &t.steps {
@@ -379,14 +380,6 @@ fn calls_html(out: &mut String, calls: &[CallReport], parent_error: Option<&str>
 }
 
 /// A duration a person reads: `850 ms`, `12.3 s`.
-pub(super) fn took(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0} ms")
-    } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
-}
-
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next()

@@ -170,7 +170,7 @@ mod gif_frames {
 
 /// The storyboard in `report.html`: the animation (once written) and the strip of each screen
 /// change, each picture naming its step and linking to it.
-pub(super) fn html(out: &mut String, t: &TrailReport, index: usize) {
+pub(super) fn section(out: &mut String, t: &TrailReport, index: usize) {
     use std::fmt::Write as _;
     let e = super::xml_escape;
     let shown = frames(t);
@@ -270,7 +270,7 @@ mod tests {
         // Control: a trail without screens has no storyboard at all.
         assert!(frames(&trail(vec![step(0, None)])).is_empty());
         let mut html = String::new();
-        super::html(&mut html, &trail(vec![step(0, None)]), 1);
+        section(&mut html, &trail(vec![step(0, None)]), 1);
         assert!(html.is_empty());
     }
 

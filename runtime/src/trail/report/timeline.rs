@@ -62,7 +62,7 @@ fn calls(list: &[CallReport], mut at: f64, depth: usize, out: &mut Vec<Row>, end
 }
 
 /// The timeline, folded under its summary.
-pub(super) fn html(out: &mut String, t: &TrailReport) {
+pub(super) fn section(out: &mut String, t: &TrailReport) {
     if t.steps.is_empty() {
         return;
     }
@@ -73,7 +73,7 @@ pub(super) fn html(out: &mut String, t: &TrailReport) {
         "<details class=\"timeline\"><summary>timeline: {} step{}, {}</summary>\n<ol class=\"timeline\">",
         t.steps.len(),
         if t.steps.len() == 1 { "" } else { "s" },
-        super::html::took(total)
+        took(total)
     );
     let pct = |v: f64| (v / total * 100.0).clamp(0.0, 100.0);
     for r in rows.iter().take(MAX_ROWS) {
@@ -88,7 +88,7 @@ pub(super) fn html(out: &mut String, t: &TrailReport) {
             if r.ok { "" } else { " failed" },
             r.depth * 12,
             e(&r.label),
-            super::html::took(r.took)
+            took(r.took)
         );
     }
     if rows.len() > MAX_ROWS {
@@ -101,9 +101,19 @@ pub(super) fn html(out: &mut String, t: &TrailReport) {
     out.push_str("</ol>\n</details>\n");
 }
 
+/// A duration as the report shows it: `340 ms`, `2.5 s`.
+pub(super) fn took(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{CallReport, Outcome, StepReport, TrailReport};
+    use super::section;
     use serde_json::json;
 
     fn call(tool: &str, ms: f64, calls: Vec<CallReport>) -> CallReport {
@@ -188,7 +198,7 @@ mod tests {
             ]
         );
         let mut html = String::new();
-        super::html(&mut html, &t);
+        section(&mut html, &t);
         // Step 1 starts a quarter in and takes three quarters.
         assert!(html.contains("margin-left:25.00%;width:75.00%"), "{html}");
         assert!(html.contains("padding-left:24px\">inputText"), "nested twice");
