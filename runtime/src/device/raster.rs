@@ -40,7 +40,7 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// No bound but [`MAX_SIDE`].
+    /// No bound but `MAX_SIDE` (16,384 pixels a side).
     pub const ANY: Fit = Fit {
         long_side: MAX_SIDE,
         short_side: MAX_SIDE,
