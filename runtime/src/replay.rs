@@ -199,6 +199,9 @@ impl Session {
         let mut edits = Vec::new();
         let mut stopped: Option<String> = None;
         let mut cost = self.llm_cost();
+        // What the agent is told of the steps before the one it takes.
+        #[cfg(feature = "agent")]
+        let mut told = String::new();
         for (index, step) in steps.iter().enumerate() {
             if let Some(why) = &stopped {
                 let mut sr = step_report(step, Outcome::Skipped { reason: why.clone() }, Vec::new(), None);
@@ -209,15 +212,13 @@ impl Session {
             sink.step_started(step);
             let step_started = Instant::now();
             #[cfg(feature = "agent")]
-            let before = steps_before(&report.steps);
-            #[cfg(feature = "agent")]
             let by_agent = opts.agent.map(|agent| {
                 let original = trail.all_steps().nth(index).unwrap_or(step);
                 let mut at = agent_step::At {
                     agent,
                     replay: &mut replay,
                     trail,
-                    before: &before,
+                    before: &told,
                 };
                 agent_step::run(&mut at, (step, original), &mut edits, sink)
             });
@@ -263,6 +264,10 @@ impl Session {
                 }
                 _ => {}
             }
+            #[cfg(feature = "agent")]
+            if opts.agent.is_some() {
+                tell_step(&mut told, &sr);
+            }
             report.steps.push(sr);
         }
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -287,21 +292,26 @@ impl Session {
 /// What the steps so far did, one line each, for the agent's next step: `2. step Sign in: passed
 /// (inputText, tapOnElementBySelector)`. The texts are the trail's and the calls' names only.
 #[cfg(feature = "agent")]
-fn steps_before(steps: &[StepReport]) -> String {
-    let mut out = String::new();
-    for s in steps {
-        let calls: Vec<&str> = match &s.agent {
-            Some(a) if !a.recording.is_empty() => a.recording.iter().map(|c| c.tool.as_str()).collect(),
-            _ => s.calls.iter().filter(|c| c.ok).map(|c| c.tool.as_str()).collect(),
-        };
-        let text = s.text.lines().next().unwrap_or_default();
-        out.push_str(&format!("{}. {} {text}: {}", s.number, s.kind, s.outcome.word()));
-        if !calls.is_empty() {
-            out.push_str(&format!(" ({})", calls.join(", ")));
+/// Adds a finished step's line to what the agent is told of the steps before: its number, kind,
+/// first line, outcome and the tools that ran. Kept as the trail goes (not rebuilt per step, which
+/// grew with the square of a long trail's length).
+#[cfg(feature = "agent")]
+fn tell_step(out: &mut String, s: &StepReport) {
+    use std::fmt::Write as _;
+    let text = s.text.lines().next().unwrap_or_default();
+    let _ = write!(out, "{}. {} {text}: {}", s.number, s.kind, s.outcome.word());
+    let mut calls: Box<dyn Iterator<Item = &str>> = match &s.agent {
+        Some(a) if !a.recording.is_empty() => Box::new(a.recording.iter().map(|c| c.tool.as_str())),
+        _ => Box::new(s.calls.iter().filter(|c| c.ok).map(|c| c.tool.as_str())),
+    };
+    if let Some(first) = calls.next() {
+        let _ = write!(out, " ({first}");
+        for c in calls {
+            let _ = write!(out, ", {c}");
         }
-        out.push('\n');
+        out.push(')');
     }
-    out
+    out.push('\n');
 }
 
 /// Two sinks as one: each event goes to the first, then the second.

@@ -72,9 +72,14 @@ mod gif_frames {
     const DELAY: u16 = 100;
     const LAST_DELAY: u16 = 300;
 
-    /// Screens already drawn, by path: trails of a run share their screens.
+    /// Screens already drawn, by path, and already quantized into frames, by path and frame size:
+    /// trails of a run share their screens, and a trail goes back to a screen often (quantizing is
+    /// most of a frame's cost: 60 frames of two screens took half a second).
     #[derive(Default)]
-    pub(super) struct Cache(HashMap<String, Picture>);
+    pub(super) struct Cache(
+        HashMap<String, Picture>,
+        HashMap<(String, u32, u32), gif::Frame<'static>>,
+    );
 
     fn picture(path: &str, run_dir: &Path, cache: &mut Cache) -> Result<Picture, String> {
         if let Some(p) = cache.0.get(path) {
@@ -104,13 +109,10 @@ mod gif_frames {
     /// The screens as one looping GIF, every frame the size of the first (another size is scaled to
     /// fit it, on white).
     pub(super) fn encode(screens: &[String], run_dir: &Path, cache: &mut Cache) -> Result<Vec<u8>, String> {
-        let pictures = screens
-            .iter()
-            .map(|s| picture(s, run_dir, cache))
-            .collect::<Result<Vec<_>, _>>()?;
-        let Some(first) = pictures.first() else {
+        let Some(first) = screens.first() else {
             return Err("no screen".into());
         };
+        let first = picture(first, run_dir, cache)?;
         let (w, h) = (first.width(), first.height());
         let (w16, h16) = (
             u16::try_from(w).map_err(|_| "too wide")?,
@@ -120,11 +122,19 @@ mod gif_frames {
         {
             let mut encoder = gif::Encoder::new(&mut out, w16, h16, &[]).map_err(|e| e.to_string())?;
             encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| e.to_string())?;
-            let count = pictures.len();
-            for (i, p) in pictures.into_iter().enumerate() {
-                let mut rgba = same_size(p, w, h)?;
-                // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
-                let mut frame = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+            let count = screens.len();
+            for (i, path) in screens.iter().enumerate() {
+                let key = (path.clone(), w, h);
+                let mut frame = match cache.1.get(&key) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let mut rgba = same_size(picture(path, run_dir, cache)?, w, h)?;
+                        // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
+                        let f = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+                        cache.1.insert(key, f.clone());
+                        f
+                    }
+                };
                 frame.delay = if i + 1 == count { LAST_DELAY } else { DELAY };
                 encoder.write_frame(&frame).map_err(|e| e.to_string())?;
             }
