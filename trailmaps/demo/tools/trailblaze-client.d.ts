@@ -305,7 +305,8 @@ declare module "@trailblaze/scripting" {
       result: { waypoint: string };
     };
     /**
-     * Verifies the current screen against a natural-language statement, judged by an LLM; fails when
+     * Verifies the current screen against a natural-language statement, judged by an LLM (the screen's
+     * text, and its screenshot where the model takes images); fails with the model's explanation when
      * the statement does not hold.
      */
     assertWithAi: {
@@ -313,7 +314,7 @@ declare module "@trailblaze/scripting" {
         /** The statement about the screen, e.g. `the cart shows two items`; `{{name}}` tokens resolve. */
         prompt: string;
       };
-      result: unknown;
+      result: { holds: boolean; explanation: string };
     };
     /**
      * Evaluates whether a statement about the current screen is true: `result` false fails the step
@@ -716,15 +717,19 @@ declare module "@trailblaze/scripting" {
       };
       result: { variable: string; value: string };
     };
-    /** Remembers what an LLM reads off the current screen for the prompt, under the variable name. */
+    /**
+     * Remembers what an LLM reads off the current screen for the prompt (the screen's text, and its
+     * screenshot where the model takes images), under the variable name; later arguments use it as
+     * `{{variable}}`.
+     */
     rememberWithAi: {
       args: {
-        /** What to read off the screen, in words. */
+        /** What to read off the screen, in words, e.g. `the order total`. */
         prompt: string;
         /** The name to remember it under. */
         variable: string;
       };
-      result: unknown;
+      result: { variable: string; value: string };
     };
     /** Clears the sign-in form's email field and types a new address into it. */
     replaceEmail: {

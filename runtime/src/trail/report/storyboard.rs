@@ -72,9 +72,10 @@ mod gif_frames {
     const DELAY: u16 = 100;
     const LAST_DELAY: u16 = 300;
 
-    /// Screens already drawn, by path, and already quantized into frames, by path and frame size:
-    /// trails of a run share their screens, and a trail goes back to a screen often (quantizing is
-    /// most of a frame's cost: 60 frames of two screens took half a second).
+    /// Screens already drawn, by path, and already made into frames (quantized and LZW-compressed),
+    /// by path and frame size: trails of a run share their screens, and a trail goes back to a screen
+    /// often (quantizing and compressing are a frame's whole cost: 60 frames of two screens took half
+    /// a second, then a third of a 2,000-step run's time went to compressing the same two frames).
     #[derive(Default)]
     pub(super) struct Cache(
         HashMap<String, Picture>,
@@ -130,13 +131,14 @@ mod gif_frames {
                     None => {
                         let mut rgba = same_size(picture(path, run_dir, cache)?, w, h)?;
                         // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
-                        let f = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+                        let mut f = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+                        f.make_lzw_pre_encoded();
                         cache.1.insert(key, f.clone());
                         f
                     }
                 };
                 frame.delay = if i + 1 == count { LAST_DELAY } else { DELAY };
-                encoder.write_frame(&frame).map_err(|e| e.to_string())?;
+                encoder.write_lzw_pre_encoded_frame(&frame).map_err(|e| e.to_string())?;
             }
         }
         Ok(out)

@@ -1,0 +1,601 @@
+//! A quick reader for the part of YAML that trails, tools and trailmaps are written in.
+//!
+//! saphyr reads all of YAML, and its scanner was most of a cold `check`. The files trailblaze reads
+//! keep to a small part of it: block mappings and sequences, flow collections on one line, plain,
+//! `'single'` and `"double"` quoted scalars on one line, `|` and `>` block scalars, and comments.
+//! This reader takes exactly that and gives up (`None`) at the first thing it does not know: an
+//! anchor, an alias, a tag, a multi-line plain or quoted scalar, an empty value, a tab, a document
+//! marker, a duplicate key. saphyr then reads
+//! the file, and it alone reports errors, so what a user sees never depends on which reader ran. The
+//! tests hold the two to the same value and the same positions on every document this one accepts.
+
+use std::borrow::Cow;
+
+use saphyr::Scalar;
+use serde_json::{Map, Value};
+
+use super::{Pos, PosNode, map_key, scalar};
+
+/// Nesting followed here; deeper documents go to saphyr, which refuses them past `MAX_DEPTH`.
+const DEPTH: usize = 64;
+/// Bytes from a key's start to its `:` followed here: under YAML's limit of 1,024 characters for an
+/// implicit key, so saphyr alone decides near it.
+const MAX_KEY: usize = 1000;
+
+type Node = (Value, PosNode);
+
+/// The document's value and positions, or `None` when it leaves the subset (saphyr reads it then).
+pub(super) fn parse(text: &str) -> Option<Node> {
+    if text.starts_with('\u{feff}') || text.bytes().any(|b| b == b'\t' || b == b'\r') {
+        return None;
+    }
+    let mut r = Reader {
+        text,
+        b: text.as_bytes(),
+        lines: lines(text)?,
+        at: 0,
+        depth: 0,
+    };
+    let Some(first) = r.lines.first().copied() else {
+        return Some((Value::Null, PosNode::default()));
+    };
+    if first.indent != 0 {
+        return None;
+    }
+    let node = r.block(0, first.start)?;
+    (r.at == r.lines.len()).then_some(node)
+}
+
+/// A line with content (not blank, not only a comment).
+#[derive(Clone, Copy)]
+struct Line {
+    /// 1-based.
+    no: usize,
+    start: usize,
+    /// Where the line ends, its `\n` not included.
+    end: usize,
+    /// Leading spaces.
+    indent: usize,
+    ascii: bool,
+}
+
+fn lines(text: &str) -> Option<Vec<Line>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, line) in text.split('\n').enumerate() {
+        let end = start + line.len();
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[indent..];
+        if !rest.is_empty() && !rest.starts_with('#') {
+            if indent == 0 && (rest.starts_with("---") || rest.starts_with("...") || rest.starts_with('%')) {
+                return None;
+            }
+            out.push(Line {
+                no: i + 1,
+                start,
+                end,
+                indent,
+                ascii: line.is_ascii(),
+            });
+        }
+        start = end + 1;
+    }
+    Some(out)
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    lines: Vec<Line>,
+    /// The line being read.
+    at: usize,
+    depth: usize,
+}
+
+/// `- ` or a lone `-`: a block sequence's entry.
+fn is_entry(rest: &[u8]) -> bool {
+    rest == b"-" || rest.starts_with(b"- ")
+}
+
+/// A byte no plain scalar may start with here (or that starts something this reader leaves alone).
+fn bad_plain_start(b: &[u8], p: usize, end: usize) -> bool {
+    match b[p] {
+        b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' | b'?' | b':' | b'#' | b',' | b'[' | b']' | b'{'
+        | b'}' | b'\'' | b'"' => true,
+        b'-' => p + 1 == end || b[p + 1] == b' ',
+        _ => false,
+    }
+}
+
+impl Reader<'_> {
+    fn pos(&self, line: &Line, at: usize) -> Pos {
+        let col = if line.ascii {
+            at - line.start
+        } else {
+            self.text[line.start..at].chars().count()
+        };
+        Pos {
+            line: line.no,
+            col: col + 1,
+        }
+    }
+
+    fn node(&self, line: &Line, at: usize) -> PosNode {
+        PosNode {
+            pos: self.pos(line, at),
+            ..PosNode::default()
+        }
+    }
+
+    fn skip_spaces(&self, mut p: usize, end: usize) -> usize {
+        while p < end && self.b[p] == b' ' {
+            p += 1;
+        }
+        p
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= DEPTH).then_some(())
+    }
+
+    /// The block collection starting at byte `p` of the current line, at column `col`.
+    fn block(&mut self, col: usize, p: usize) -> Option<Node> {
+        let line = self.lines[self.at];
+        if is_entry(&self.b[p..line.end]) {
+            self.seq(col)
+        } else {
+            self.map(col, p)
+        }
+    }
+
+    fn seq(&mut self, col: usize) -> Option<Node> {
+        self.enter()?;
+        let first = self.lines[self.at];
+        let mut items = Vec::new();
+        let mut tree = self.node(&first, first.start + col);
+        while let Some(line) = self.lines.get(self.at).copied() {
+            if line.indent < col {
+                break;
+            }
+            if line.indent > col {
+                return None;
+            }
+            if !is_entry(&self.b[line.start + col..line.end]) {
+                break;
+            }
+            let p = self.skip_spaces(line.start + col + 1, line.end);
+            if p == line.end || self.b[p] == b'#' || is_entry(&self.b[p..line.end]) {
+                return None; // the item is on the lines below, or a sequence in a sequence
+            }
+            let (v, t) = if self.key(&line, p).is_some() {
+                self.map(p - line.start, p)?
+            } else {
+                self.inline(&line, p, col)?
+            };
+            items.push(v);
+            tree.items.push(t);
+        }
+        self.depth -= 1;
+        Some((Value::Array(items), tree))
+    }
+
+    /// A block mapping at column `col`, its first key at byte `p` of the current line.
+    fn map(&mut self, col: usize, mut p: usize) -> Option<Node> {
+        self.enter()?;
+        let first = self.lines[self.at];
+        let mut map = Map::new();
+        let mut tree = self.node(&first, p);
+        loop {
+            let line = self.lines[self.at];
+            let (key, after) = self.key(&line, p)?;
+            if map.contains_key(&key) {
+                return None;
+            }
+            let key_at = self.pos(&line, p);
+            let q = self.skip_spaces(after, line.end);
+            let (v, mut t) = if q == line.end || self.b[q] == b'#' {
+                // The value is on the lines below: a deeper collection, or a sequence at this column.
+                self.at += 1;
+                let next = *self.lines.get(self.at)?;
+                let rest = &self.b[next.start + next.indent..next.end];
+                if next.indent > col {
+                    self.block(next.indent, next.start + next.indent)?
+                } else if next.indent == col && is_entry(rest) {
+                    // saphyr places a sequence at its key's column where its first item's text starts.
+                    let item = self.skip_spaces(next.start + col + 1, next.end);
+                    let (v, mut t) = self.seq(col)?;
+                    t.pos = self.pos(&next, item);
+                    (v, t)
+                } else {
+                    return None; // an empty value
+                }
+            } else {
+                self.inline(&line, q, col)?
+            };
+            t.key = Some(key_at);
+            tree.entries.push((key.clone(), t));
+            map.insert(key, v);
+            match self.lines.get(self.at) {
+                Some(next) if next.indent == col && !is_entry(&self.b[next.start + col..next.end]) => {
+                    p = next.start + col;
+                }
+                Some(next) if next.indent > col => return None,
+                _ => break,
+            }
+        }
+        self.depth -= 1;
+        Some((Value::Object(map), tree))
+    }
+
+    /// The key at `p` and the byte after its `:`, when `p` starts `key: ` (or `key:` at the end).
+    fn key(&self, line: &Line, p: usize) -> Option<(String, usize)> {
+        let b = self.b;
+        let (s, colon) = match b[p] {
+            b'\'' | b'"' => {
+                let (s, q) = self.quoted(line, p)?;
+                (s, q)
+            }
+            _ if bad_plain_start(b, p, line.end) => return None,
+            _ => {
+                let mut i = p;
+                loop {
+                    if i == line.end || i - p > MAX_KEY || (b[i] == b'#' && i > p && b[i - 1] == b' ') {
+                        return None;
+                    }
+                    if b[i] == b':' && (i + 1 == line.end || b[i + 1] == b' ') {
+                        break;
+                    }
+                    i += 1;
+                }
+                let s = self.text[p..i].trim_end_matches(' ');
+                (Cow::Borrowed(s), i)
+            }
+        };
+        if colon >= line.end || b[colon] != b':' || !(colon + 1 == line.end || b[colon + 1] == b' ') {
+            return None;
+        }
+        if colon - p > MAX_KEY {
+            return None;
+        }
+        let key = match s {
+            Cow::Borrowed(s) if b[p] != b'\'' && b[p] != b'"' => map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?,
+            s => s.into_owned(),
+        };
+        Some((key, colon + 1))
+    }
+
+    /// A value on the current line from `p` to its end (or its comment); the line is then done. A
+    /// line below indented past `limit` would continue it: that is for saphyr.
+    fn inline(&mut self, line: &Line, p: usize, limit: usize) -> Option<Node> {
+        if matches!(self.b[p], b'|' | b'>') {
+            return self.block_scalar(line, p, limit);
+        }
+        let (v, end) = match self.b[p] {
+            b'{' | b'[' => self.flow(line, p)?,
+            b'\'' | b'"' => {
+                let (s, end) = self.quoted(line, p)?;
+                ((Value::String(s.into_owned()), self.node(line, p)), end)
+            }
+            _ => {
+                if bad_plain_start(self.b, p, line.end) {
+                    return None;
+                }
+                let mut i = p;
+                while i < line.end && !(self.b[i] == b'#' && i > p && self.b[i - 1] == b' ') {
+                    if self.b[i] == b':' && (i + 1 == line.end || self.b[i + 1] == b' ') {
+                        return None;
+                    }
+                    i += 1;
+                }
+                let s = self.text[p..i].trim_end_matches(' ');
+                ((plain(s)?, self.node(line, p)), p + s.len())
+            }
+        };
+        let rest = self.skip_spaces(end, line.end);
+        if rest != line.end && !(self.b[rest] == b'#' && rest > end) {
+            return None;
+        }
+        self.at += 1;
+        if self.lines.get(self.at).is_some_and(|next| next.indent > limit) {
+            return None;
+        }
+        Some(v)
+    }
+
+    /// A `|` literal or `>` folded scalar whose header is at `p`, its lines below indented past
+    /// `limit`; the lines after it are next. Left to saphyr: an indentation digit, leading or
+    /// over-long blank lines, a folded line indented more than the first, no line break at the end.
+    fn block_scalar(&mut self, line: &Line, p: usize, limit: usize) -> Option<Node> {
+        let (b, text) = (self.b, self.text);
+        let literal = b[p] == b'|';
+        let mut i = p + 1;
+        let chomp = match b.get(i).filter(|_| i < line.end) {
+            Some(&c @ (b'-' | b'+')) => {
+                i += 1;
+                c
+            }
+            _ => b' ',
+        };
+        let rest = self.skip_spaces(i, line.end);
+        if rest != line.end && !(b[rest] == b'#' && rest > i) {
+            return None;
+        }
+        // Raw lines, not `self.lines`: a `#` line inside is text, and blank lines count.
+        let mut body: Vec<&str> = Vec::new();
+        let mut indent = None;
+        let mut start = line.end + 1;
+        let mut end = text.len();
+        // saphyr places the scalar where its first line's text starts.
+        let (mut no, mut at) = (line.no, None);
+        while start < text.len() {
+            no += 1;
+            let stop = text[start..].find('\n').map_or(text.len(), |k| start + k);
+            let raw = &text[start..stop];
+            let spaces = raw.len() - raw.trim_start_matches(' ').len();
+            if spaces == raw.len() {
+                if indent.is_none_or(|n| spaces > n) {
+                    return None;
+                }
+                body.push("");
+            } else {
+                let n = *indent.get_or_insert(spaces);
+                at.get_or_insert(Pos { line: no, col: n + 1 });
+                if spaces <= limit || spaces < n {
+                    end = start;
+                    break;
+                }
+                if spaces > n && !literal {
+                    return None;
+                }
+                if stop == text.len() {
+                    return None; // the last line has no line break
+                }
+                body.push(&raw[n..]);
+            }
+            start = stop + 1;
+        }
+        let trailing = body.iter().rev().take_while(|l| l.is_empty()).count();
+        let lines = &body[..body.len() - trailing];
+        if lines.is_empty() {
+            return None;
+        }
+        let mut value = String::new();
+        let mut empties = 0;
+        for (k, l) in lines.iter().enumerate() {
+            if l.is_empty() {
+                empties += 1;
+                continue;
+            }
+            if k > 0 {
+                let breaks = if literal { empties + 1 } else { empties };
+                if breaks == 0 {
+                    value.push(' ');
+                }
+                value.extend(std::iter::repeat_n('\n', breaks));
+            }
+            empties = 0;
+            value.push_str(l);
+        }
+        match chomp {
+            b'-' => {}
+            b'+' => value.extend(std::iter::repeat_n('\n', 1 + trailing)),
+            _ => value.push('\n'),
+        }
+        let tree = PosNode {
+            pos: at?,
+            ..PosNode::default()
+        };
+        let node = (Value::String(value), tree);
+        self.at = self.lines.partition_point(|l| l.start < end);
+        if self.lines.get(self.at).is_some_and(|next| next.indent > limit) {
+            return None;
+        }
+        Some(node)
+    }
+
+    /// A flow collection that opens at `p` and closes on the same line, and the byte after it.
+    fn flow(&mut self, line: &Line, p: usize) -> Option<(Node, usize)> {
+        self.enter()?;
+        let is_map = self.b[p] == b'{';
+        let close = if is_map { b'}' } else { b']' };
+        let mut tree = self.node(line, p);
+        let mut map = Map::new();
+        let mut items = Vec::new();
+        let mut i = self.skip_spaces(p + 1, line.end);
+        if i < line.end && self.b[i] == close {
+            i += 1;
+        } else {
+            loop {
+                let mut key = None;
+                if is_map {
+                    let (k, colon) = self.flow_key(line, i)?;
+                    if map.contains_key(&k) {
+                        return None;
+                    }
+                    key = Some((k, self.pos(line, i)));
+                    i = self.skip_spaces(colon + 1, line.end);
+                }
+                let ((v, mut t), end) = self.flow_value(line, i)?;
+                match key {
+                    Some((k, at)) => {
+                        t.key = Some(at);
+                        tree.entries.push((k.clone(), t));
+                        map.insert(k, v);
+                    }
+                    None => {
+                        items.push(v);
+                        tree.items.push(t);
+                    }
+                }
+                i = self.skip_spaces(end, line.end);
+                match self.b.get(i).filter(|_| i < line.end) {
+                    Some(b',') => {
+                        i = self.skip_spaces(i + 1, line.end);
+                        if i >= line.end || self.b[i] == close {
+                            return None; // a trailing comma, or the collection goes on below
+                        }
+                    }
+                    Some(&c) if c == close => {
+                        i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        let value = if is_map {
+            Value::Object(map)
+        } else {
+            Value::Array(items)
+        };
+        Some(((value, tree), i))
+    }
+
+    /// A flow mapping's key at `p` and where its `:` (followed by a space) is.
+    fn flow_key(&self, line: &Line, p: usize) -> Option<(String, usize)> {
+        if p >= line.end {
+            return None;
+        }
+        let b = self.b;
+        if b[p] == b'\'' || b[p] == b'"' {
+            let (s, q) = self.quoted(line, p)?;
+            return (q + 1 < line.end && b[q] == b':' && b[q + 1] == b' ').then(|| (s.into_owned(), q));
+        }
+        let end = self.flow_plain_end(line, p)?;
+        if !(end + 1 < line.end && b[end] == b':' && b[end + 1] == b' ') {
+            return None;
+        }
+        if end - p > MAX_KEY {
+            return None;
+        }
+        let s = self.text[p..end].trim_end_matches(' ');
+        Some((map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?, end))
+    }
+
+    /// A value inside a flow collection, and the byte after it.
+    fn flow_value(&mut self, line: &Line, p: usize) -> Option<(Node, usize)> {
+        if p >= line.end {
+            return None;
+        }
+        match self.b[p] {
+            b'{' | b'[' => self.flow(line, p),
+            b'\'' | b'"' => {
+                let (s, end) = self.quoted(line, p)?;
+                Some(((Value::String(s.into_owned()), self.node(line, p)), end))
+            }
+            _ => {
+                let end = self.flow_plain_end(line, p)?;
+                if self.b[end] == b':' {
+                    return None; // a pair in a sequence, or a second `:`
+                }
+                let s = self.text[p..end].trim_end_matches(' ');
+                Some(((plain(s)?, self.node(line, p)), end))
+            }
+        }
+    }
+
+    /// Where a plain scalar in a flow collection ends: at `,`, the closing bracket, or a `: `.
+    fn flow_plain_end(&self, line: &Line, p: usize) -> Option<usize> {
+        let b = self.b;
+        if bad_plain_start(b, p, line.end) {
+            return None;
+        }
+        let mut i = p;
+        loop {
+            if i >= line.end {
+                return None;
+            }
+            match b[i] {
+                b',' | b']' | b'}' => return Some(i),
+                b':' if i + 1 < line.end && matches!(b[i + 1], b' ' | b',' | b']' | b'}') => return Some(i),
+                b':' if i + 1 == line.end => return None,
+                b'[' | b'{' => return None,
+                b'#' if i > p && b[i - 1] == b' ' => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// A quoted scalar opening at `p` and closing on the same line, and the byte after it.
+    fn quoted<'t>(&'t self, line: &Line, p: usize) -> Option<(Cow<'t, str>, usize)> {
+        let b = self.b;
+        let quote = b[p];
+        let mut out: Option<String> = None;
+        let mut from = p + 1;
+        let mut i = p + 1;
+        loop {
+            if i >= line.end {
+                return None;
+            }
+            match b[i] {
+                c if c == quote && quote == b'\'' && i + 1 < line.end && b[i + 1] == b'\'' => {
+                    let s = out.get_or_insert_with(String::new);
+                    s.push_str(&self.text[from..=i]);
+                    i += 2;
+                    from = i;
+                }
+                c if c == quote => {
+                    let s = match out {
+                        Some(mut s) => {
+                            s.push_str(&self.text[from..i]);
+                            Cow::Owned(s)
+                        }
+                        None => Cow::Borrowed(&self.text[from..i]),
+                    };
+                    return Some((s, i + 1));
+                }
+                b'\\' if quote == b'"' => {
+                    let s = out.get_or_insert_with(String::new);
+                    s.push_str(&self.text[from..i]);
+                    let (c, used) = escape(&b[i + 1..line.end])?;
+                    s.push(c);
+                    i += 1 + used;
+                    from = i;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+}
+
+/// A plain scalar's value, typed by YAML's core schema as saphyr types it.
+fn plain(s: &str) -> Option<Value> {
+    scalar(Scalar::parse_from_cow(Cow::Borrowed(s)))
+}
+
+/// The character a `\` escape in a double-quoted scalar stands for, and the bytes it used.
+fn escape(rest: &[u8]) -> Option<(char, usize)> {
+    let hex = |n: usize| -> Option<(char, usize)> {
+        let digits = std::str::from_utf8(rest.get(1..=n)?).ok()?;
+        if !digits.bytes().all(|d| d.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some((char::from_u32(u32::from_str_radix(digits, 16).ok()?)?, n + 1))
+    };
+    let c = match *rest.first()? {
+        b'\\' => '\\',
+        b'"' => '"',
+        b'/' => '/',
+        b' ' => ' ',
+        b'n' => '\n',
+        b't' => '\t',
+        b'r' => '\r',
+        b'0' => '\0',
+        b'a' => '\u{7}',
+        b'b' => '\u{8}',
+        b'e' => '\u{1b}',
+        b'f' => '\u{c}',
+        b'v' => '\u{b}',
+        b'x' => return hex(2),
+        b'u' => return hex(4),
+        b'U' => return hex(8),
+        _ => return None,
+    };
+    Some((c, 1))
+}
+
+#[cfg(test)]
+#[path = "lean_tests.rs"]
+mod tests;

@@ -1,0 +1,208 @@
+use std::path::{Path, PathBuf};
+
+use super::super::parse_events;
+use super::*;
+
+/// Whether the quick reader took `text`; when it did, its tree must be saphyr's, value and positions.
+fn agrees(text: &str) -> bool {
+    let Some(lean) = parse(text) else {
+        return false;
+    };
+    match parse_events(text, Path::new("x.yaml")) {
+        Ok(full) => assert!(
+            lean == full,
+            "the readers differ on:\n{text}\nquick: {lean:?}\nsaphyr: {full:?}"
+        ),
+        Err(e) => panic!("the quick reader took what saphyr refuses ({}):\n{text}", e.message),
+    }
+    true
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every YAML file of the project (trails, trailmaps, tools, fixtures, templates), not the build's.
+fn project_yaml() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | "node_modules" | ".git" | "trailblaze-out") {
+                    walk(&path, out);
+                }
+            } else if (name.ends_with(".yaml") || name.ends_with(".yml"))
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                out.push((path, text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&repo(), &mut out);
+    // A long proof by hand: `TRAILBLAZE_YAML_CORPUS=<dir>` adds a folder's YAML (the original's trails).
+    if let Some(dir) = std::env::var_os("TRAILBLAZE_YAML_CORPUS") {
+        walk(Path::new(&dir), &mut out);
+    }
+    out
+}
+
+#[test]
+fn the_quick_reader_takes_the_projects_trails_and_agrees_with_saphyr_on_every_file() {
+    let files = project_yaml();
+    assert!(
+        files.len() >= 30,
+        "the project's YAML was found ({} files)",
+        files.len()
+    );
+    let mut taken = 0;
+    for (path, text) in &files {
+        let ok = agrees(text);
+        taken += usize::from(ok);
+        // The control: the fast path is really taken for what users write most.
+        if path.starts_with(repo().join("trailmaps")) && path.to_string_lossy().ends_with(".trail.yaml") {
+            assert!(ok, "{} left the quick reader", path.display());
+        }
+    }
+    assert!(
+        taken * 10 >= files.len() * 8,
+        "only {taken} of {} files were read quickly",
+        files.len()
+    );
+}
+
+#[test]
+fn the_subset_is_read_and_everything_else_is_left_to_saphyr() {
+    let taken = [
+        "",
+        "# only a comment\n",
+        "a: 1\nb: -2.5\nc: true\nd: ~\ne: null\nf: 0x1f\ng: '12'\nh: \"x\"\n",
+        "config:\n  id: a/b\n  tags: [smoke, 'slow one', \"x\"]\ntrail:\n  - step: One\n    recording:\n      tools:\n        - tap: { x: 1, y: 2 }\n",
+        "tools:\n- a\n- b: { c: [1, 2, {d: e}] }\nnext: x\n",
+        "- key:\n  - a\n  - b\n- other: 1\n",
+        "a:   spaced value   # a comment\nb: x#y\nc: a:b\nd: -x\n'quoted key': 1\n\"dq\": 2\n1: int key\ntrue: bool key\n",
+        "s: 'it''s'\nd: \"tab\\there \\\"q\\\" \\u00e9 \\x41 \\\\\"\n",
+        "naïve: café\nnext: { clé: 'été', n: 1 }\n",
+        "a:\n\n  # a comment inside\n  b: 1\n\n",
+        "a: {}\nb: []\nc: { }\n",
+        "-   a: 1\n    b: 2\n-   c\n",
+        "a: 1\n",
+        "a: 1",
+        "a: |\n  one\n    two\n\n  # text, not a comment\nb: >-\n  folded\n  line\n\n  para\n",
+        "- step: >\n    Find the field\n    and type.\n\n- step: |+\n    kept\n\n\n- x\n",
+        "a: > # header comment\n  x\nb: 1\n",
+    ];
+    for text in taken {
+        assert!(agrees(text), "the quick reader left this to saphyr:\n{text}");
+    }
+    let left = [
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "a: |2\n  indented\n",
+        "a: >\n\n  leading blank\n",
+        "a: >\n  x\n    more indented\n",
+        "a: |\n  no final break",
+        "a: multi\n  line\n",
+        "a: 'two\n  lines'\n",
+        "a: { b: 1,\n  c: 2 }\n",
+        "---\na: 1\n",
+        "a:\tb\n",
+        "a: 1\r\n",
+        "a:\n",
+        "a: 1\na: 2\n",
+        "? complex\n: key\n",
+        "- - nested\n",
+        "a: [1, 2, ]\n",
+        "a: { b }\n",
+        "a: [b: c]\n",
+        "a: \"\\N\"\n",
+        "a: .nan\n",
+        "null: 1\n",
+        "  indented: root\n",
+        "a: b: c\n",
+        "[1, 2]\n",
+        "a: x\n b: y\n",
+    ];
+    for text in left {
+        assert!(
+            !agrees(text),
+            "the quick reader took what it should leave to saphyr:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_comparison_sees_a_moved_position() {
+    // The companion of the tests above: two trees with the same value and one position apart differ.
+    let a = parse("a: { b: 1 }\n").unwrap();
+    let b = parse("a: {  b: 1 }\n").unwrap();
+    assert_eq!(a.0, b.0);
+    assert!(a.1 != b.1, "positions are compared");
+}
+
+/// xorshift: the same mutants every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as usize
+    }
+}
+
+#[test]
+fn mutated_files_are_read_alike_or_left_to_saphyr() {
+    const PIECES: &[&str] = &[
+        ": ", "- ", "#", " #", "'", "\"", "''", "{", "}", "[", "]", ", ", ",", " ", "  ", "\n", "\n  ", "\n- ", "&a ",
+        "*a", "!t ", "|", ">", "?", ":", "é", "\\", "\\u00e9", "\t", "---", "~", "0x", "-1", ".5", "true", "null",
+        "a: b", "{x: 1}", "[1, 2]", "\r",
+    ];
+    // `TRAILBLAZE_YAML_MUTANTS=<n>` for a longer run by hand.
+    let per_file = std::env::var("TRAILBLAZE_YAML_MUTANTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut taken, mut total) = (0usize, 0usize);
+    for (_, text) in project_yaml() {
+        for _ in 0..per_file {
+            let mut t = text.clone();
+            for _ in 0..1 + rng.next() % 3 {
+                let mut at = rng.next() % (t.len() + 1);
+                while !t.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match rng.next() % 3 {
+                    0 => t.insert_str(at, PIECES[rng.next() % PIECES.len()]),
+                    1 => {
+                        let mut to = (at + 1 + rng.next() % 8).min(t.len());
+                        while !t.is_char_boundary(to) {
+                            to += 1;
+                        }
+                        t.replace_range(at..to, "");
+                    }
+                    _ => {
+                        // A line moved in or out by a space or two.
+                        let start = t[..at].rfind('\n').map_or(0, |n| n + 1);
+                        if rng.next().is_multiple_of(2) {
+                            t.insert_str(start, "  ");
+                        } else if t[start..].starts_with(' ') {
+                            t.remove(start);
+                        }
+                    }
+                }
+            }
+            total += 1;
+            taken += usize::from(agrees(&t));
+        }
+    }
+    // Both paths ran often: the mutants are neither all inside the subset nor all outside it.
+    eprintln!("{taken} of {total} mutants read quickly");
+    assert!(
+        taken * 5 > total && taken * 5 < total * 4,
+        "{taken} of {total} mutants read quickly"
+    );
+}
