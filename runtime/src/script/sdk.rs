@@ -1,10 +1,8 @@
-//! The one script-side SDK: `sdk-ts/src/index.ts` is its only source. Every runtime serves a build
-//! of it made by the project's own swc, once per process: QuickJS as the `@trailblaze/scripting`
-//! module, the Node subprocess as a file it imports.
-
-use std::sync::OnceLock;
-
-use super::transpile::transpile_uncached;
+//! The one script-side SDK: `sdk-ts/src/index.ts` is its only source. Every runtime serves its
+//! build by the project's own swc: QuickJS as the `@trailblaze/scripting` module, the Node
+//! subprocess as a file it imports. The build is kept beside this file (`sdk.js`) rather than made
+//! at every start, where it was ~2 ms of each process's first engine; a test rebuilds it and fails
+//! when it differs (`TRAILBLAZE_BLESS=1` rewrites it).
 
 /// The module name scripts import the SDK by.
 pub const MODULE: &str = "@trailblaze/scripting";
@@ -19,17 +17,13 @@ pub const FILES: &[(&str, &str)] = &[
     ("selectors.ts", include_str!("../../../sdk-ts/src/selectors.ts")),
 ];
 
-/// The SDK as JavaScript (types stripped by swc), built on first use.
+/// The SDK as JavaScript (types stripped by swc).
 pub fn javascript() -> Result<&'static str, &'static String> {
-    static BUILT: OnceLock<Result<String, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            transpile_uncached("@trailblaze/scripting.ts", SOURCE)
-                .map(|t| t.code)
-                .map_err(|e| format!("the SDK does not transpile: {e}"))
-        })
-        .as_deref()
+    Ok(BUILT)
 }
+
+/// swc's build of [`SOURCE`], checked by `the_kept_build_is_swcs_build_of_the_source`.
+const BUILT: &str = include_str!("sdk.js");
 
 #[cfg(test)]
 mod tests {
@@ -37,6 +31,22 @@ mod tests {
 
     /// Drift guard: the compiled-in source is the file in sdk-ts/ byte for byte, and its build has no
     /// imports left (QuickJS serves it as a self-contained module).
+    #[test]
+    fn the_kept_build_is_swcs_build_of_the_source() {
+        let built = crate::script::transpile::transpile_uncached("@trailblaze/scripting.ts", SOURCE)
+            .expect("the SDK transpiles")
+            .code;
+        if std::env::var_os("TRAILBLAZE_BLESS").is_some() {
+            std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/src/script/sdk.js"), &built).expect("write sdk.js");
+            return;
+        }
+        assert!(
+            built == BUILT,
+            "runtime/src/script/sdk.js is not swc's build of sdk-ts/src/index.ts: \
+             run `TRAILBLAZE_BLESS=1 cargo test -p trailblaze --lib sdk::` and commit it"
+        );
+    }
+
     #[test]
     fn the_embedded_sdk_is_sdk_ts_and_self_contained() {
         let on_disk = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk-ts/src/index.ts"))
