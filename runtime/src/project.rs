@@ -276,9 +276,16 @@ impl Project {
         if let Some(t) = &trail.config.target {
             return Some(t.clone());
         }
-        let file = std::path::absolute(&trail.file).ok()?;
-        let root = std::path::absolute(&self.trailmaps.root).ok()?;
-        let rel = file.strip_prefix(&root).ok()?;
+        // Both as given first: making them absolute asks the system for the working folder twice.
+        let (file, root) = (&trail.file, &self.trailmaps.root);
+        let rel = match file.strip_prefix(root) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => std::path::absolute(file)
+                .ok()?
+                .strip_prefix(std::path::absolute(root).ok()?)
+                .ok()?
+                .to_path_buf(),
+        };
         rel.components()
             .next()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())

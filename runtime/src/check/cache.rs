@@ -86,6 +86,8 @@ pub(super) struct Cache {
     lines: HashMap<String, String>,
     /// The file read had this header: its lines are kept when new ones are written.
     current: bool,
+    /// The working folder, asked for once: relative trail paths are made absolute against it.
+    cwd: Option<PathBuf>,
 }
 
 impl Cache {
@@ -105,6 +107,7 @@ impl Cache {
         let mut cache = Cache {
             file,
             header,
+            cwd: std::env::current_dir().ok(),
             lines: HashMap::new(),
             current: false,
         };
@@ -142,7 +145,12 @@ impl Cache {
     }
 
     pub fn key(&self, file: &Path, text: &str) -> Key {
-        let abs = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+        // `absolute` of a path joined to the working folder: the same result without asking again.
+        let joined = match &self.cwd {
+            Some(cwd) if file.is_relative() => cwd.join(file),
+            _ => file.to_path_buf(),
+        };
+        let abs = std::path::absolute(&joined).unwrap_or(joined);
         Key {
             slot: digest(&[bytes(&abs)]),
             content: digest(&[bytes(&abs), bytes(file), text.as_bytes()]),

@@ -42,6 +42,8 @@ pub fn trail_stem(file: &Path) -> String {
 
 pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
     let mut found = Vec::new();
+    // Whether a symlink was followed: only then can one folder yield the same file twice.
+    let mut linked = false;
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => FindError::NotFound(path.clone()),
@@ -51,7 +53,7 @@ pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
             },
         })?;
         if meta.is_dir() {
-            walk(path, &mut found)?;
+            walk(path, &mut found, &mut linked)?;
         } else {
             found.push(path.clone());
         }
@@ -65,13 +67,16 @@ pub fn find_trails(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FindError> {
         }
     }
     found.sort();
-    // The same file reached two ways (`trails/` and `./trails/a.trail.yaml`) runs once.
-    let mut seen = HashSet::new();
-    found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    // The same file reached two ways (`trails/` and `./trails/a.trail.yaml`) runs once. Resolving
+    // every path costs a system call per folder above it: one folder without links needs none.
+    if paths.len() > 1 || linked {
+        let mut seen = HashSet::new();
+        found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    }
     Ok(found)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FindError> {
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, linked: &mut bool) -> Result<(), FindError> {
     let io = |source| FindError::Io {
         path: dir.to_path_buf(),
         source,
@@ -85,9 +90,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FindError> {
         let ty = entry.file_type().map_err(io)?;
         if ty.is_dir() {
             if !name.starts_with('.') {
-                walk(&path, out)?;
+                walk(&path, out, linked)?;
             }
-        } else if is_trail_name(&name) && path.is_file() {
+        } else if is_trail_name(&name) && (ty.is_file() || (ty.is_symlink() && path.is_file())) {
+            *linked |= ty.is_symlink();
             out.push(path);
         }
     }
@@ -185,6 +191,27 @@ mod tests {
             .map(|(_, _, c)| &c.args["text"])
             .collect();
         assert_eq!(typed, [&json!("jane@example.com"), &json!("{{secret:DEMO_PASSWORD}}")]);
+    }
+
+    #[test]
+    fn a_linked_trail_in_one_folder_runs_once_and_two_files_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.trail.yaml"), "trail: []\n").unwrap();
+        std::fs::write(d.join("b.trail.yaml"), "trail: []\n").unwrap();
+        // The control: two files, no link, both found (nothing resolved).
+        assert_eq!(find_trails(&[d.to_path_buf()]).unwrap().len(), 2);
+        std::os::unix::fs::symlink(d.join("a.trail.yaml"), d.join("c.trail.yaml")).unwrap();
+        let found = find_trails(&[d.to_path_buf()]).unwrap();
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["a.trail.yaml", "b.trail.yaml"],
+            "the link is the same trail as a.trail.yaml"
+        );
     }
 
     #[test]
