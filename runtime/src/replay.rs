@@ -289,27 +289,20 @@ impl Session {
     }
 }
 
-/// What the steps so far did, one line each, for the agent's next step: `2. step Sign in: passed
-/// (inputText, tapOnElementBySelector)`. The texts are the trail's and the calls' names only.
-#[cfg(feature = "agent")]
-/// Adds a finished step's line to what the agent is told of the steps before: its number, kind,
-/// first line, outcome and the tools that ran. Kept as the trail goes (not rebuilt per step, which
-/// grew with the square of a long trail's length).
+/// Adds a finished step's line to what the agent is told of the steps before: `2. step Sign in:
+/// passed (inputText, tapOnElementBySelector)`, the trail's text and the calls' names only. Kept as
+/// the trail goes, not rebuilt per step (that grew with the square of a long trail's length).
 #[cfg(feature = "agent")]
 fn tell_step(out: &mut String, s: &StepReport) {
     use std::fmt::Write as _;
+    let calls: Vec<&str> = match &s.agent {
+        Some(a) if !a.recording.is_empty() => a.recording.iter().map(|c| c.tool.as_str()).collect(),
+        _ => s.calls.iter().filter(|c| c.ok).map(|c| c.tool.as_str()).collect(),
+    };
     let text = s.text.lines().next().unwrap_or_default();
     let _ = write!(out, "{}. {} {text}: {}", s.number, s.kind, s.outcome.word());
-    let mut calls: Box<dyn Iterator<Item = &str>> = match &s.agent {
-        Some(a) if !a.recording.is_empty() => Box::new(a.recording.iter().map(|c| c.tool.as_str())),
-        _ => Box::new(s.calls.iter().filter(|c| c.ok).map(|c| c.tool.as_str())),
-    };
-    if let Some(first) = calls.next() {
-        let _ = write!(out, " ({first}");
-        for c in calls {
-            let _ = write!(out, ", {c}");
-        }
-        out.push(')');
+    if !calls.is_empty() {
+        let _ = write!(out, " ({})", calls.join(", "));
     }
     out.push('\n');
 }

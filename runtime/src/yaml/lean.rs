@@ -145,7 +145,7 @@ impl Reader<'_> {
         if is_entry(&self.b[p..line.end]) {
             self.seq(col)
         } else {
-            self.map(col, p)
+            self.map(col, p, None)
         }
     }
 
@@ -168,8 +168,8 @@ impl Reader<'_> {
             if p == line.end || self.b[p] == b'#' || is_entry(&self.b[p..line.end]) {
                 return None; // the item is on the lines below, or a sequence in a sequence
             }
-            let (v, t) = if self.key(&line, p).is_some() {
-                self.map(p - line.start, p)?
+            let (v, t) = if let Some(key) = self.key(&line, p) {
+                self.map(p - line.start, p, Some(key))?
             } else {
                 self.inline(&line, p, col)?
             };
@@ -180,15 +180,19 @@ impl Reader<'_> {
         Some((Value::Array(items), tree))
     }
 
-    /// A block mapping at column `col`, its first key at byte `p` of the current line.
-    fn map(&mut self, col: usize, mut p: usize) -> Option<Node> {
+    /// A block mapping at column `col`, its first key at byte `p` of the current line (`first_key`: that
+    /// key, when the caller has read it already).
+    fn map(&mut self, col: usize, mut p: usize, mut first_key: Option<(String, usize)>) -> Option<Node> {
         self.enter()?;
         let first = self.lines[self.at];
         let mut map = Map::new();
         let mut tree = self.node(&first, p);
         loop {
             let line = self.lines[self.at];
-            let (key, after) = self.key(&line, p)?;
+            let (key, after) = match first_key.take() {
+                Some(k) => k,
+                None => self.key(&line, p)?,
+            };
             if map.contains_key(&key) {
                 return None;
             }
@@ -231,38 +235,24 @@ impl Reader<'_> {
     /// The key at `p` and the byte after its `:`, when `p` starts `key: ` (or `key:` at the end).
     fn key(&self, line: &Line, p: usize) -> Option<(String, usize)> {
         let b = self.b;
-        let (s, colon) = match b[p] {
-            b'\'' | b'"' => {
-                let (s, q) = self.quoted(line, p)?;
-                (s, q)
-            }
-            _ if bad_plain_start(b, p, line.end) => return None,
-            _ => {
-                let mut i = p;
-                loop {
-                    if i == line.end || i - p > MAX_KEY || (b[i] == b'#' && i > p && b[i - 1] == b' ') {
-                        return None;
-                    }
-                    if b[i] == b':' && (i + 1 == line.end || b[i + 1] == b' ') {
-                        break;
-                    }
-                    i += 1;
+        let (key, colon) = if matches!(b[p], b'\'' | b'"') {
+            let (s, q) = self.quoted(line, p)?;
+            (s.into_owned(), q)
+        } else if bad_plain_start(b, p, line.end) {
+            return None;
+        } else {
+            let mut i = p;
+            while !(b[i] == b':' && (i + 1 == line.end || b[i + 1] == b' ')) {
+                i += 1;
+                if i == line.end || (b[i] == b'#' && b[i - 1] == b' ') {
+                    return None;
                 }
-                let s = self.text[p..i].trim_end_matches(' ');
-                (Cow::Borrowed(s), i)
             }
+            let s = self.text[p..i].trim_end_matches(' ');
+            (map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?, i)
         };
-        if colon >= line.end || b[colon] != b':' || !(colon + 1 == line.end || b[colon + 1] == b' ') {
-            return None;
-        }
-        if colon - p > MAX_KEY {
-            return None;
-        }
-        let key = match s {
-            Cow::Borrowed(s) if b[p] != b'\'' && b[p] != b'"' => map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?,
-            s => s.into_owned(),
-        };
-        Some((key, colon + 1))
+        let is_colon = colon < line.end && b[colon] == b':' && (colon + 1 == line.end || b[colon + 1] == b' ');
+        (is_colon && colon - p <= MAX_KEY).then_some((key, colon + 1))
     }
 
     /// A value on the current line from `p` to its end (or its comment); the line is then done. A
