@@ -157,9 +157,17 @@ pub fn text(o: &std::process::Output) -> (String, String) {
     )
 }
 
+/// `TRAILBLAZE_E2E_BIN` names one already built (test.sh: the workspace build's own, so the graph
+/// is not compiled a second time with the CLI's features alone); without it, `cargo build -p
+/// trailblaze-cli` makes it.
 pub fn trailblaze_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("TRAILBLAZE_E2E_BIN") {
+            let bin = PathBuf::from(bin);
+            assert!(bin.is_file(), "TRAILBLAZE_E2E_BIN names no file: {}", bin.display());
+            return bin;
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let release = !cfg!(debug_assertions);
         let mut cmd = Command::new(cargo);
