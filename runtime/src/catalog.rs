@@ -220,6 +220,20 @@ impl Catalog {
         self.tools.get(name)
     }
 
+    /// Whether calling tool `name` may run a script: a scripted or composed tool, a built-in that
+    /// expands into other calls, or one with a shortcut edge (which may navigate first). An unknown,
+    /// broken or foreign tool only fails. The session makes its engine for the first such call.
+    pub fn may_run_scripts(&self, name: &str) -> bool {
+        if self.edges.contains_key(name) {
+            return true;
+        }
+        match self.tools.get(name).map(|t| &t.kind) {
+            Some(ToolKind::Builtin(entry)) => entry.delegates,
+            Some(ToolKind::Scripted(_) | ToolKind::Composed(_)) => true,
+            Some(ToolKind::Broken { .. } | ToolKind::Foreign(_)) | None => false,
+        }
+    }
+
     /// The shortcut or trailhead edge of tool `name`, if it has one.
     pub fn edge(&self, name: &str) -> Option<&Edge> {
         self.edges.get(name)

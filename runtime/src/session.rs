@@ -48,7 +48,13 @@ pub enum SessionError {
     Gone,
 }
 
-type Job = Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>;
+/// Work for the session's thread. Only a tool call gets the script runtimes, and says whether it
+/// may run a script: the engine is made for the first that may (or once the session idles), so a
+/// session that only calls built-in tools never waits for one.
+struct Job {
+    scripts: bool,
+    run: Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>,
+}
 
 /// A handle to a running session. Dropping it ends the session.
 pub struct Session {
@@ -83,7 +89,7 @@ impl Session {
     /// Starts a session on a thread of its own, making its engine now.
     pub fn start(config: SessionConfig) -> Result<Session, SessionError> {
         let key = Session::engine_key(&config);
-        let spawned = thread::spawn(key).map_err(|e| SessionError::Start(e.to_string()))?;
+        let spawned = thread::spawn_lazy(key).map_err(|e| SessionError::Start(e.to_string()))?;
         Session::hand_over(config, spawned, None)
     }
 
@@ -193,7 +199,7 @@ impl Session {
         if !self.judged {
             return Default::default();
         }
-        self.run(|core, _| core.llm_cost.get()).unwrap_or_default()
+        self.run(|core| core.llm_cost.get()).unwrap_or_default()
     }
 
     /// Ends the running call from another thread (it fails with `cancelled`; the session stays usable).
@@ -204,7 +210,7 @@ impl Session {
     /// Runs `f` on the session's thread, under a fresh deadline, and returns its result.
     pub(crate) fn run<R: Send + 'static>(
         &self,
-        f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
+        f: impl FnOnce(&SessionCore) -> R + Send + 'static,
     ) -> Result<R, SessionError> {
         self.submit(f)?.wait()
     }
@@ -213,12 +219,32 @@ impl Session {
     /// [`Pending`]. Jobs run in the order they were sent.
     pub(crate) fn submit<R: Send + 'static>(
         &self,
+        f: impl FnOnce(&SessionCore) -> R + Send + 'static,
+    ) -> Result<Pending<R>, SessionError> {
+        self.send_job(false, move |core, _| f(core))
+    }
+
+    /// [`Session::submit`] for a call of tool `name`, which gets the script runtimes.
+    fn submit_call<R: Send + 'static>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
+    ) -> Result<Pending<R>, SessionError> {
+        self.send_job(self.catalog.may_run_scripts(name), f)
+    }
+
+    fn send_job<R: Send + 'static>(
+        &self,
+        scripts: bool,
         f: impl FnOnce(&SessionCore, &dyn ScriptRuntime) -> R + Send + 'static,
     ) -> Result<Pending<R>, SessionError> {
         let (tx, rx) = mpsc::sync_channel(1);
-        let job: Job = Box::new(move |core, rt| {
-            let _ = tx.send(f(core, rt));
-        });
+        let job = Job {
+            scripts,
+            run: Box::new(move |core, rt| {
+                let _ = tx.send(f(core, rt));
+            }),
+        };
         self.jobs
             .as_ref()
             .ok_or(SessionError::Gone)?
@@ -229,9 +255,10 @@ impl Session {
 
     /// Calls tool `name` from outside (depth 0) through the one dispatcher, with a fresh deadline.
     pub fn call(&self, name: &str, args: Value) -> Result<Value, CallError> {
+        let tool = name.to_string();
         let name = name.to_string();
-        let tool = name.clone();
-        self.run(move |core, rt| dispatch::call(core, rt, &name, args))
+        self.submit_call(&tool, move |core, rt| dispatch::call(core, rt, &name, args))
+            .and_then(Pending::wait)
             .unwrap_or_else(|e| {
                 Err(CallError::Failed {
                     tool,
@@ -252,7 +279,7 @@ impl Session {
     pub(crate) fn send_call_with_steps(&self, name: &str, args: Value, after: u64) -> PendingCall {
         let name = name.to_string();
         let tool = name.clone();
-        let pending = self.submit(move |core, rt| {
+        let pending = self.submit_call(&tool, move |core, rt| {
             let t = std::time::Instant::now();
             let result = dispatch::call(core, rt, &name, args);
             let took = t.elapsed();
@@ -264,25 +291,25 @@ impl Session {
     /// The tool definitions the LLM is offered now: the session's active toolsets, and the shortcuts
     /// whose start waypoint the screen is at (`setActiveToolSets` and moving around change them).
     pub fn offered_tools(&self) -> Vec<crate::catalog::ToolDefinition> {
-        self.run(|core, _| core.offered()).unwrap_or_default()
+        self.run(|core| core.offered()).unwrap_or_default()
     }
 
     /// Whether LLM-visible tool `name` is offered now, or why not.
     pub fn offered_now(&self, name: &str) -> Result<(), String> {
         let name = name.to_string();
-        self.run(move |core, _| core.offered_now(&name))
+        self.run(move |core| core.offered_now(&name))
             .unwrap_or_else(|e| Err(e.to_string()))
     }
 
     /// The toolsets active now, sorted.
     pub fn active_toolsets(&self) -> Vec<String> {
-        self.run(|core, _| core.active_toolsets.borrow().iter().cloned().collect())
+        self.run(|core| core.active_toolsets.borrow().iter().cloned().collect())
             .unwrap_or_default()
     }
 
     /// How many times the device captured its screen.
     pub fn captures(&self) -> u64 {
-        self.run(|core, _| core.screen.captures()).unwrap_or(0)
+        self.run(|core| core.screen.captures()).unwrap_or(0)
     }
 
     /// The steps logged so far, in order, the most recent 10,000 at most (`log.jsonl` has all);
@@ -294,25 +321,25 @@ impl Session {
     /// The steps with a `seq` above `seq`: what the calls since then did. A long live session asks
     /// this after every call, so it copies only the new records, not the whole log.
     pub fn steps_after(&self, seq: u64) -> Vec<StepRecord> {
-        self.run(move |core, _| steps_after(core, seq)).unwrap_or_default()
+        self.run(move |core| steps_after(core, seq)).unwrap_or_default()
     }
 
     /// The device's current view tree, captured now (not the cached snapshot, not redacted).
     pub fn view_tree(&self) -> Result<ViewTree, String> {
-        self.run(|core, _| core.screen.with_device(|d| d.snapshot()).map_err(|e| e.to_string()))
+        self.run(|core| core.screen.with_device(|d| d.snapshot()).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
 
     /// A screenshot of the device, for reports: secrets and fields that held one are masked.
     pub fn screenshot(&self) -> Result<Screenshot, String> {
-        self.run(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
+        self.run(|core| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
             .map_err(|e| e.to_string())?
     }
 
     /// A screenshot as [`Session::screenshot`] gives it, with where the fields a secret was typed
     /// into are (device pixels) and the screen's size: a picture for a model paints them over.
     pub fn screenshot_and_secret_fields(&self) -> Result<(Screenshot, crate::snapshot::SecretFields), String> {
-        self.run(|core, _| {
+        self.run(|core| {
             // The fields first: their capture settles a secret typed a moment ago.
             let fields = core.screen.secret_fields().map_err(|e| e.to_string())?;
             let shot = core.screen.screenshot(&core.redact).map_err(|e| e.to_string())?;
@@ -324,7 +351,7 @@ impl Session {
     /// What the device tells about the last step beyond its screen (a page's URL, console errors,
     /// failed requests, dialogs), redacted; `None` for devices that tell nothing.
     pub fn step_notes(&self) -> Option<serde_json::Value> {
-        self.run(|core, _| {
+        self.run(|core| {
             let mut notes = core.screen.with_device(|d| Ok(d.step_notes())).ok().flatten()?;
             core.redact.value(&mut notes);
             Some(notes)
@@ -396,13 +423,43 @@ const NEXT_CALL_SPIN: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// `rx.recv()`, polling for `spin` first; `None` once the sender is gone.
 fn spin_recv<T>(rx: &mpsc::Receiver<T>, spin: std::time::Duration) -> Option<T> {
-    let until = std::time::Instant::now() + spin;
+    match spin_recv_within(rx, spin, None) {
+        Next::Got(v) => Some(v),
+        Next::Idle | Next::Closed => None,
+    }
+}
+
+/// What waiting for the next message gave.
+enum Next<T> {
+    Got(T),
+    /// Nothing came within the time given.
+    Idle,
+    /// The sender is gone.
+    Closed,
+}
+
+/// [`spin_recv`], waiting `idle` at most in all when given.
+fn spin_recv_within<T>(
+    rx: &mpsc::Receiver<T>,
+    spin: std::time::Duration,
+    idle: Option<std::time::Duration>,
+) -> Next<T> {
+    let started = std::time::Instant::now();
     loop {
         match rx.try_recv() {
-            Ok(v) => return Some(v),
-            Err(mpsc::TryRecvError::Disconnected) => return None,
-            Err(mpsc::TryRecvError::Empty) if std::time::Instant::now() < until => std::hint::spin_loop(),
-            Err(mpsc::TryRecvError::Empty) => return rx.recv().ok(),
+            Ok(v) => return Next::Got(v),
+            Err(mpsc::TryRecvError::Disconnected) => return Next::Closed,
+            Err(mpsc::TryRecvError::Empty) if started.elapsed() < spin => std::hint::spin_loop(),
+            Err(mpsc::TryRecvError::Empty) => break,
         }
+    }
+    let got = match idle {
+        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        Some(idle) => rx.recv_timeout(idle.saturating_sub(started.elapsed())),
+    };
+    match got {
+        Ok(v) => Next::Got(v),
+        Err(mpsc::RecvTimeoutError::Timeout) => Next::Idle,
+        Err(mpsc::RecvTimeoutError::Disconnected) => Next::Closed,
     }
 }

@@ -21,6 +21,7 @@ pub mod remember;
 pub mod results;
 pub mod rules;
 pub mod run_trail;
+pub mod schema;
 pub mod script;
 pub mod scripted;
 pub mod toolsets;

@@ -105,3 +105,51 @@ fn a_module_loaded_from_bytecode_keeps_its_name_and_ts_positions() {
     assert!(other.contains("lib2.ts:2") && !other.contains("lib1"), "{other}");
     assert_eq!(failure(&project, "fail2"), other);
 }
+
+/// Settings whose memory limit is below what the script engine needs to start at all.
+fn starved() -> Settings {
+    Settings {
+        limits: trailblaze::Limits {
+            memory_bytes: 64 << 10,
+            ..trailblaze::Limits::default()
+        },
+        ..Settings::default()
+    }
+}
+
+fn open_with(project: &Project, settings: Settings) -> Result<trailblaze::Session, String> {
+    let device = project.sim_device("warm").expect("device");
+    project
+        .session("warm", device, None, settings)
+        .map_err(|e| e.to_string())
+}
+
+/// A session started for a caller waiting for it makes its script engine for the first call that
+/// may run a script, not before: built-in calls are served without one. Seen through an engine that
+/// cannot be made (a memory limit below what it needs): the built-in calls succeed, the scripted one
+/// fails naming the engine. Control: a thread the pool started ahead of its session makes the engine
+/// first, so a session on it does not start at all.
+#[test]
+fn a_session_makes_its_engine_only_for_a_call_that_may_run_a_script() {
+    let f = fixture();
+    let project = f.project().with_warm_sessions(1);
+    let s = open_with(&project, starved()).expect("no engine is made to start a session");
+    s.call("snapshot", json!({})).expect("a built-in call needs no engine");
+    let err = s.call("count", json!({})).expect_err("no engine").to_string();
+    assert!(err.contains("the script engine"), "{err}");
+    s.call("snapshot", json!({}))
+        .expect("built-in calls go on being served");
+    drop(s);
+    // The second session asks the pool for a thread made ahead (after its first call).
+    let s = open_with(&project, starved()).expect("started for its caller");
+    s.call("snapshot", json!({})).expect("a built-in call");
+    drop(s);
+    until_warm(&project);
+    let err = open_with(&project, starved())
+        .err()
+        .expect("the warm thread's engine failed");
+    assert!(err.contains("the script engine"), "{err}");
+    // And with room, the same sessions run the script.
+    let s = open_with(&project, Settings::default()).expect("session");
+    assert_eq!(s.call("count", json!({})).expect("count")["calls"], json!(1));
+}

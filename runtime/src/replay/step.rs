@@ -140,7 +140,7 @@ impl<'s> Replayer<'s> {
         let screen = (self.policy.wants(&Outcome::Passed) || named)
             .then(|| {
                 self.session
-                    .submit(|core, _| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
+                    .submit(|core| core.screen.screenshot(&core.redact).map_err(|e| e.to_string()))
                     .ok()
             })
             .flatten();

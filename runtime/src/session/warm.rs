@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, Weak, mpsc};
 
 use super::thread::TopUp;
 
-use super::thread::{EngineKey, Spawned, spawn};
+use super::thread::{EngineKey, Spawned, spawn, spawn_lazy};
 
 /// How many engines wait, unless `TRAILBLAZE_WARM_SESSIONS` says otherwise (0 turns the pool off).
 const DEFAULT_SIZE: usize = 2;
@@ -94,11 +94,11 @@ impl WarmPool {
     pub(super) fn take(&self, key: &EngineKey) -> std::io::Result<(Spawned, Option<TopUp>)> {
         let inner = &self.inner;
         if inner.size == 0 {
-            return Ok((spawn(key.clone())?, None));
+            return Ok((spawn_lazy(key.clone())?, None));
         }
         let (got, wanted) = {
             let Ok(mut state) = inner.state.lock() else {
-                return Ok((spawn(key.clone())?, None));
+                return Ok((spawn_lazy(key.clone())?, None));
             };
             let at = match state.keys.iter().position(|s| s.key == *key) {
                 Some(at) => at,
@@ -141,7 +141,7 @@ impl WarmPool {
                 inner.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Ok((warm, top_up))
             }
-            None => Ok((spawn(key.clone())?, top_up)),
+            None => Ok((spawn_lazy(key.clone())?, top_up)),
         }
     }
 }

@@ -69,7 +69,7 @@ impl Surface {
 
 /// The selector grammar as one schema document: what scripted tools' `$ref`s resolve in.
 pub fn selector_document() -> Value {
-    serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)).unwrap_or_default()
+    crate::tool::schema::of::<crate::selector::TrailblazeNodeSelector>()
 }
 
 /// [`selector_document`], built once per process: it is compiled in, the same for every check.

@@ -196,7 +196,16 @@ impl fmt::Debug for BuiltinEntry {
 
 impl BuiltinEntry {
     pub fn of<T: BuiltinTool>() -> Self {
-        let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+        let schema = super::schema::of::<T>();
+        #[cfg(test)]
+        assert_eq!(
+            schema.to_string(),
+            serde_json::to_value(schemars::schema_for!(T))
+                .unwrap_or(Value::Null)
+                .to_string(),
+            "{}: the schema's keywords are in schemars' order",
+            T::NAME
+        );
         let description = schema
             .get("description")
             .and_then(Value::as_str)

@@ -252,9 +252,7 @@ fn schema_of(ty: Ty) -> Value {
 
 /// The selector's schema and the definitions it refers to, as `$defs` of a tool's schema.
 fn selector_defs() -> Map<String, Value> {
-    let Ok(mut root) = serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)) else {
-        return Map::new();
-    };
+    let mut root = crate::tool::schema::of::<crate::selector::TrailblazeNodeSelector>();
     let mut defs = root
         .as_object_mut()
         .and_then(|o| o.remove("$defs"))

@@ -70,7 +70,7 @@ pub struct SnapshotResult {
 
 /// The JSON Schema of a result type, for the catalog.
 pub fn schema<T: JsonSchema>() -> Option<Value> {
-    serde_json::to_value(schemars::schema_for!(T)).ok()
+    Some(super::schema::of::<T>())
 }
 
 /// A finished call's outcome from its typed result.

@@ -200,8 +200,7 @@ fn with_selector_defs(mut schema: Value) -> Value {
     if !schema.to_string().contains(analyze::SELECTOR_REF) {
         return schema;
     }
-    let selector =
-        serde_json::to_value(schemars::schema_for!(crate::selector::TrailblazeNodeSelector)).unwrap_or_default();
+    let selector = crate::tool::schema::of::<crate::selector::TrailblazeNodeSelector>();
     if let Some(obj) = schema.as_object_mut() {
         let defs = obj.entry("$defs").or_insert_with(|| json!({}));
         if let Some(defs) = defs.as_object_mut() {
