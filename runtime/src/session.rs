@@ -53,8 +53,10 @@ pub enum SessionError {
 /// session that only calls built-in tools never waits for one.
 struct Job {
     scripts: bool,
-    run: Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>,
+    run: JobFn,
 }
+
+type JobFn = Box<dyn FnOnce(&SessionCore, &dyn ScriptRuntime) + Send>;
 
 /// A handle to a running session. Dropping it ends the session.
 pub struct Session {
