@@ -43,6 +43,25 @@ pub struct Project {
     apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
     /// Session threads whose engines are made before they are asked for.
     warm: WarmPool,
+    /// The first trails [`Project::device_for_trails`] parsed, for the run that follows: a command
+    /// parses each of those files once (a 2,000-step trail took ~30 ms to parse). A few only, so a
+    /// suite of web trails (all read to choose) does not stay in memory.
+    kept: std::sync::Mutex<Vec<KeptTrail>>,
+}
+
+/// A parsed trail and what its file was when it was read.
+struct KeptTrail {
+    stamp: Option<(u64, std::time::SystemTime)>,
+    trail: crate::trail::Trail,
+}
+
+/// How many parsed trails [`Project::device_for_trails`] keeps.
+const KEPT_TRAILS: usize = 4;
+
+/// A file's length and modification time: a kept parse is used only while both are unchanged.
+fn stamp(file: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let m = std::fs::metadata(file).ok()?;
+    Some((m.len(), m.modified().ok()?))
 }
 
 /// A catalog's surface, with the catalog it was made from (a rebuilt catalog makes a new one).
@@ -73,6 +92,7 @@ impl Project {
             surfaces: Default::default(),
             apps: Default::default(),
             warm: WarmPool::default(),
+            kept: Default::default(),
         })
     }
 
@@ -297,24 +317,45 @@ impl Project {
     /// trailmap whose only platform is web; `None` (the simulated device) otherwise.
     pub fn device_for_trails(&self, files: &[PathBuf]) -> Option<DeviceSpec> {
         let web_only = |file: &PathBuf| {
+            let stamp = stamp(file);
             let Ok(trail) = crate::trail::load_trail(file) else {
                 return false;
             };
             let keys: Vec<&str> = trail.config.devices.iter().map(|(k, _)| k.as_str()).collect();
-            if !keys.is_empty() {
-                return keys.iter().all(|k| *k == "web" || k.starts_with("web-"));
+            let web = if !keys.is_empty() {
+                keys.iter().all(|k| *k == "web" || k.starts_with("web-"))
+            } else {
+                let platforms = self
+                    .target_of(&trail)
+                    .and_then(|id| self.trailmaps.get(&id))
+                    .and_then(|m| m.spec.target.as_ref())
+                    .and_then(|t| t.platforms.as_ref())
+                    .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                    .unwrap_or_default();
+                platforms == ["web"]
+            };
+            if let Ok(mut kept) = self.kept.lock()
+                && kept.len() < KEPT_TRAILS
+            {
+                kept.push(KeptTrail { stamp, trail });
             }
-            let platforms = self
-                .target_of(&trail)
-                .and_then(|id| self.trailmaps.get(&id))
-                .and_then(|m| m.spec.target.as_ref())
-                .and_then(|t| t.platforms.as_ref())
-                .map(|p| p.keys().cloned().collect::<Vec<_>>())
-                .unwrap_or_default();
-            platforms == ["web"]
+            web
         };
         (!files.is_empty() && files.iter().all(web_only))
             .then(|| DeviceSpec::Web(crate::device::spec::WebOptions::default()))
+    }
+
+    /// Trail `file` parsed: the parse [`Project::device_for_trails`] kept when the file has not
+    /// changed since (each is handed out once), else a fresh one.
+    pub(crate) fn load_trail(&self, file: &Path) -> Result<crate::trail::Trail, Vec<crate::yaml::YamlError>> {
+        let kept = self.kept.lock().ok().and_then(|mut kept| {
+            let at = kept.iter().position(|k| k.trail.file == file)?;
+            Some(kept.swap_remove(at))
+        });
+        match kept {
+            Some(k) if k.stamp.is_some() && k.stamp == stamp(file) => Ok(k.trail),
+            _ => crate::trail::load_trail(file),
+        }
     }
 
     /// A session on trailmap `id` with `device`, writing under `out` when given.
@@ -389,4 +430,52 @@ pub struct SessionOptions {
     pub id: Option<String>,
     /// `None`: the project's secrets.
     pub secrets: Option<Arc<SecretStore>>,
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+
+    fn trail(step: &str) -> String {
+        format!(
+            "config:\n  id: t/a\ntrail:\n  - step: {step}\n    recording:\n      tools:\n        - pressKey: {{ keyCode: BACK }}\n"
+        )
+    }
+
+    fn first_step(t: &crate::trail::Trail) -> String {
+        t.steps.first().map(|s| s.text.clone()).unwrap_or_default()
+    }
+
+    /// The run reads the parse the device choice kept only while the file is as it was then: a file
+    /// changed in between (its length or its time) is read again. Control: a change that keeps both
+    /// (same length, time set back) is not seen, so the kept parse is what was used.
+    #[test]
+    fn a_kept_parse_is_used_once_and_only_for_an_unchanged_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let map = dir.path().join("trailmaps/t");
+        std::fs::create_dir_all(map.join("trails")).expect("mkdir");
+        std::fs::write(map.join("trailmap.yaml"), "id: t\n").expect("write");
+        let file = map.join("trails/a.trail.yaml");
+        std::fs::write(&file, trail("Alpha")).expect("write");
+        let project = Project::open(&dir.path().join("trailmaps"), ProjectOptions::default()).expect("project");
+        let files = vec![file.clone()];
+
+        // Changed in between (another length): the new text is read.
+        assert!(project.device_for_trails(&files).is_none());
+        std::fs::write(&file, trail("Beta, longer")).expect("write");
+        assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Beta, longer");
+
+        // Control: the same length and the old time hide the change, so the kept parse is used...
+        assert!(project.device_for_trails(&files).is_none());
+        let time = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
+        std::fs::write(&file, trail("Gamma, longr")).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(time))
+            .expect("set mtime");
+        assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Beta, longer");
+        // ...once: the next read is the file's.
+        assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Gamma, longr");
+    }
 }

@@ -331,7 +331,7 @@ pub(crate) fn run_one(
     (replay, secrets): (&ReplayOptions<'_>, &crate::secret::Redaction),
     sink: &mut dyn RunSink,
 ) -> Started {
-    let trail = match trail::load_trail(file) {
+    let trail = match project.load_trail(file) {
         Ok(t) => t,
         Err(errors) => {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
