@@ -218,13 +218,14 @@ fn serve(setup: Setup, mut engine: Engine, deadline: &Arc<Deadline>) {
             }
             Next::Closed => break,
         };
+        // Before the call's deadline starts: making the engine is not the call's to pay for.
+        if job.scripts {
+            engine.make();
+        }
         deadline.begin(&limits);
         // A panic in a job must not take the session down with it; the caller sees `Gone` for that
         // one job only because its reply channel is dropped.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if job.scripts {
-                engine.make();
-            }
             let run = |embedded: &dyn ScriptRuntime| {
                 let rt = Runtimes {
                     embedded,
