@@ -29,6 +29,10 @@ pub enum CdpError {
     /// The connection is gone (the browser exited or the socket closed).
     #[error("the browser connection is closed ({0})")]
     Closed(String),
+    /// The call's target went away while it waited (a page that closed itself on a click): the
+    /// browser never answers a call on a session it detached.
+    #[error("{method}: the page closed before it answered")]
+    Detached { method: String },
 }
 
 /// Receives the events of one session (`None`: the browser's own) on the reader thread. It must not
@@ -43,11 +47,20 @@ pub(crate) trait Sink: Send {
 
 type Reply = Result<Value, CdpError>;
 
+/// A call waiting for its answer: its method, its session (`""`: the browser's) and its caller.
+struct Pending {
+    method: String,
+    session: String,
+    reply: SyncSender<Reply>,
+}
+
 pub struct Connection {
     sink: Mutex<Box<dyn Sink>>,
     next_id: AtomicU64,
-    pending: Mutex<HashMap<u64, (String, SyncSender<Reply>)>>,
+    pending: Mutex<HashMap<u64, Pending>>,
     listeners: Mutex<HashMap<String, Listener>>,
+    /// Sessions the browser detached (pages that closed): a call on one fails at once.
+    detached: Mutex<std::collections::HashSet<String>>,
     closed: AtomicBool,
     why_closed: Mutex<String>,
 }
@@ -61,6 +74,7 @@ impl Connection {
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             listeners: Mutex::new(HashMap::new()),
+            detached: Mutex::new(Default::default()),
             closed: AtomicBool::new(false),
             why_closed: Mutex::new(String::new()),
         });
@@ -95,9 +109,20 @@ impl Connection {
         params: Value,
         deadline: Instant,
     ) -> Result<Value, CdpError> {
+        let on = session.unwrap_or("");
+        if !on.is_empty() && lock(&self.detached).contains(on) {
+            return Err(CdpError::Detached {
+                method: method.to_string(),
+            });
+        }
         let (tx, rx) = sync_channel(1);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        lock(&self.pending).insert(id, (method.to_string(), tx));
+        let pending = Pending {
+            method: method.to_string(),
+            session: on.to_string(),
+            reply: tx,
+        };
+        lock(&self.pending).insert(id, pending);
         if let Err(e) = self.write(id, session, method, params) {
             lock(&self.pending).remove(&id);
             return Err(e);
@@ -146,7 +171,7 @@ impl Connection {
             return;
         };
         if let Some(id) = msg.get("id").and_then(Value::as_u64) {
-            let Some((method, tx)) = lock(&self.pending).remove(&id) else {
+            let Some(Pending { method, reply: tx, .. }) = lock(&self.pending).remove(&id) else {
                 return;
             };
             let reply = match msg.get("error") {
@@ -163,10 +188,31 @@ impl Connection {
             return;
         };
         let session = msg.get("sessionId").and_then(Value::as_str).unwrap_or("");
+        let params = msg.get("params").unwrap_or(&Value::Null);
+        if method == "Target.detachedFromTarget"
+            && let Some(gone) = params.get("sessionId").and_then(Value::as_str)
+        {
+            self.fail_session(gone);
+        }
         let listener = lock(&self.listeners).get(session).cloned();
         if let Some(l) = listener {
-            let params = msg.get("params").unwrap_or(&Value::Null);
             l(method, params);
+        }
+    }
+
+    /// Fails the calls waiting on a session the browser detached: none of them will be answered.
+    fn fail_session(&self, gone: &str) {
+        lock(&self.detached).insert(gone.to_string());
+        let mut pending = lock(&self.pending);
+        let ids: Vec<u64> = pending
+            .iter()
+            .filter(|(_, p)| p.session == gone)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(p) = pending.remove(&id) {
+                let _ = p.reply.try_send(Err(CdpError::Detached { method: p.method }));
+            }
         }
     }
 
@@ -177,8 +223,8 @@ impl Connection {
         }
         *lock(&self.why_closed) = why.to_string();
         let waiting: Vec<_> = lock(&self.pending).drain().collect();
-        for (_, (_, tx)) in waiting {
-            let _ = tx.try_send(Err(CdpError::Closed(why.to_string())));
+        for (_, p) in waiting {
+            let _ = p.reply.try_send(Err(CdpError::Closed(why.to_string())));
         }
     }
 
@@ -238,3 +284,79 @@ pub(crate) fn read_pipe(mut from: std::fs::File, conn: Arc<Connection>) {
 
 /// How long calls that only set things up may take.
 pub const SETUP: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keeps what the connection writes, for the test to answer.
+    struct Kept(Arc<Mutex<Vec<Value>>>);
+
+    impl Sink for Kept {
+        fn send(&mut self, message: &[u8]) -> std::io::Result<()> {
+            lock(&self.0).push(serde_json::from_slice(message).map_err(std::io::Error::other)?);
+            Ok(())
+        }
+    }
+
+    /// The id of the call written on `session`, once it is written.
+    fn written_on(sent: &Mutex<Vec<Value>>, session: &str) -> u64 {
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let found = lock(sent)
+                .iter()
+                .find(|m| m.get("sessionId").and_then(Value::as_str) == Some(session))
+                .and_then(|m| m["id"].as_u64());
+            if let Some(id) = found {
+                return id;
+            }
+            assert!(Instant::now() < until, "no call was written on {session}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_detached_session_fails_its_waiting_calls_at_once_and_only_its_own() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let conn = Connection::start(Box::new(Kept(sent.clone())), |_| {});
+        let call = |session: &'static str| {
+            let c = conn.clone();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let r = c.call(
+                    Some(session),
+                    "Input.dispatchMouseEvent",
+                    json!({}),
+                    started + Duration::from_secs(30),
+                );
+                (r, started.elapsed())
+            })
+        };
+        let closing = call("popup");
+        let staying = call("opener");
+        written_on(&sent, "popup");
+        let other = written_on(&sent, "opener");
+        conn.dispatch(br#"{"method":"Target.detachedFromTarget","params":{"sessionId":"popup"}}"#);
+        let (r, waited) = closing.join().expect("the call's thread");
+        assert!(
+            matches!(r, Err(CdpError::Detached { ref method }) if method == "Input.dispatchMouseEvent"),
+            "{r:?}"
+        );
+        assert!(
+            waited < Duration::from_secs(10),
+            "waited {waited:?} for a detached page"
+        );
+        // Control: the other session's call still waits for, and gets, its own answer.
+        conn.dispatch(format!(r#"{{"id":{other},"result":{{"ok":true}}}}"#).as_bytes());
+        let (r, _) = staying.join().expect("the call's thread");
+        assert_eq!(r.expect("the opener's answer"), json!({ "ok": true }));
+        // A later call on the detached session fails without waiting.
+        let r = conn.call(
+            Some("popup"),
+            "Input.dispatchKeyEvent",
+            json!({}),
+            Instant::now() + Duration::from_secs(30),
+        );
+        assert!(matches!(r, Err(CdpError::Detached { .. })), "{r:?}");
+    }
+}

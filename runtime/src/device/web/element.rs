@@ -70,10 +70,17 @@ impl WebDevice {
         if kind == "mouseMoved" || kind == "mouseWheel" {
             p["button"] = Value::String("none".into());
         }
-        self.page
-            .call("Input.dispatchMouseEvent", p, deadline)
-            .map_err(|e| self.fail(e.into()))?;
-        Ok(())
+        self.input("Input.dispatchMouseEvent", p, deadline)
+    }
+
+    /// Sends one input event. A page that closes itself in answer (a "Close" button calling
+    /// `window.close()`) took the input: the action is done, and the next capture follows the
+    /// page's opener.
+    fn input(&self, method: &str, params: Value, deadline: Instant) -> Result<(), DeviceError> {
+        match self.page.call(method, params, deadline) {
+            Ok(_) | Err(CdpError::Detached { .. }) => Ok(()),
+            Err(e) => Err(self.fail(e.into())),
+        }
     }
 
     /// A left click at a point of the page's viewport, held `hold` between press and release.
@@ -121,10 +128,7 @@ impl WebDevice {
 
     /// Types `text` into the focused element as one input (the text is resolved: never logged).
     pub fn insert_text(&self, text: &str, deadline: Instant) -> Result<(), DeviceError> {
-        self.page
-            .call("Input.insertText", json!({ "text": text }), deadline)
-            .map_err(|e| self.fail(e.into()))?;
-        Ok(())
+        self.input("Input.insertText", json!({ "text": text }), deadline)
     }
 
     /// Presses a key or a combination (`Control+A`), as Playwright names keys.
@@ -144,10 +148,7 @@ impl WebDevice {
     }
 
     fn key_event(&self, k: &keys::Key, down: bool, modifiers: i64, deadline: Instant) -> Result<(), DeviceError> {
-        self.page
-            .call("Input.dispatchKeyEvent", keys::event(k, down, modifiers), deadline)
-            .map_err(|e| self.fail(e.into()))?;
-        Ok(())
+        self.input("Input.dispatchKeyEvent", keys::event(k, down, modifiers), deadline)
     }
 
     /// Selects options of a `<select>` by value or label: `Ok(Err(why))` when it cannot.
