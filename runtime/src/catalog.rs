@@ -110,7 +110,18 @@ impl Catalog {
                 messages: vec![format!("unknown trailmap `{id}` (found: {names:?})")],
             });
         };
-        let mut cat = Catalog::builtins_only(&maps.root);
+        // The built-ins' schemas and the scripts' analysis are the two costs of a start: made side by side.
+        let closure = maps.closure(id);
+        let (mut cat, discovered) = std::thread::scope(|s| {
+            let scripts = s.spawn(|| {
+                closure
+                    .iter()
+                    .map(|m| tool::scripted::discover(&maps.root, m))
+                    .collect::<Vec<_>>()
+            });
+            let cat = Catalog::builtins_only(&maps.root);
+            (cat, scripts.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        });
         cat.trailmap = Some(id.to_string());
         cat.registry = registry;
         cat.host_env = HostEnv {
@@ -123,8 +134,7 @@ impl Catalog {
         cat.network = crate::network::NetworkPolicy::from_spec(map.spec.network.as_ref()).unwrap_or_default();
         let mut errors = Vec::new();
         let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for m in maps.closure(id) {
-            let (found, problems) = tool::scripted::discover(&maps.root, m);
+        for (m, (found, problems)) in closure.into_iter().zip(discovered) {
             cat.problems.extend(problems);
             for t in found {
                 let file = match &t.kind {
@@ -263,7 +273,7 @@ impl Catalog {
         self.llm_tools()
             .map(|t| ToolDefinition {
                 name: t.name.clone(),
-                description: t.description.clone(),
+                description: t.description.to_string(),
                 input_schema: t.advertised_schema(),
             })
             .collect()

@@ -37,6 +37,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use builtin::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure};
+pub use schema::{Generated, OutputField, SchemaField, TextField};
 
 /// The three flags every tool carries (DESIGN.md "Tools").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,12 +94,12 @@ pub enum ToolKind {
 #[derive(Debug, Clone)]
 pub struct ToolDescriptor {
     pub name: String,
-    pub description: String,
+    pub description: TextField,
     pub flags: ToolFlags,
     /// JSON Schema of the arguments (an object schema).
-    pub input_schema: Value,
+    pub input_schema: SchemaField,
     /// JSON Schema of the result; `None` when not declared (typed `unknown`).
-    pub output_schema: Option<Value>,
+    pub output_schema: OutputField,
     pub kind: ToolKind,
     /// The trailmap that declared it; `None` for built-ins.
     pub trailmap: Option<String>,
@@ -108,7 +109,7 @@ impl ToolDescriptor {
     /// The schema as advertised to an LLM or MCP client: an object schema with `properties` (empty when
     /// there are no arguments), without the `$schema` and `title` noise schemars adds.
     pub fn advertised_schema(&self) -> Value {
-        let mut s = self.input_schema.clone();
+        let mut s = (*self.input_schema).clone();
         if let Some(obj) = s.as_object_mut() {
             obj.remove("$schema");
             obj.remove("title");
@@ -143,15 +144,14 @@ impl ToolDescriptor {
         }
     }
 
-    pub fn builtin(mut entry: BuiltinEntry) -> ToolDescriptor {
-        // The description and schemas move to the descriptor, where they are read: cloning (and at
-        // exit freeing) a second copy of every schema tree was a sixth of a `trailblaze tool` start.
+    pub fn builtin(entry: BuiltinEntry) -> ToolDescriptor {
+        // The schemas and the description are the entry's, shared, and made when first read.
         ToolDescriptor {
             name: entry.name.to_string(),
-            description: std::mem::take(&mut entry.description),
+            description: TextField::Generated(entry.schema.clone()),
             flags: entry.flags,
-            input_schema: std::mem::take(&mut entry.input_schema),
-            output_schema: entry.result_schema.take(),
+            input_schema: SchemaField::Generated(entry.schema.clone()),
+            output_schema: entry.result_schema.clone(),
             kind: ToolKind::Builtin(Arc::new(entry)),
             trailmap: None,
         }

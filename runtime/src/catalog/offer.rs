@@ -68,7 +68,7 @@ impl Catalog {
             .filter(|t| self.offered(t, at).is_ok())
             .map(|t| ToolDefinition {
                 name: t.name.clone(),
-                description: t.description.clone(),
+                description: t.description.to_string(),
                 input_schema: t.advertised_schema(),
             })
             .collect()

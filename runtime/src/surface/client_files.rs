@@ -30,9 +30,9 @@ impl Surface {
             }
             tools.push(SurfaceEntry {
                 name: t.name.clone(),
-                description: t.description.clone(),
-                args: t.input_schema.clone(),
-                result: t.output_schema.clone(),
+                description: t.description.to_string(),
+                args: (*t.input_schema).clone(),
+                result: (*t.output_schema).clone(),
             });
         }
         let host_functions = catalog

@@ -111,7 +111,7 @@ fn tool_section(out: &mut String, t: &ToolDescriptor) {
         }
         _ => out.push_str("No arguments.\n\n"),
     }
-    let result = match &t.output_schema {
+    let result = match &*t.output_schema {
         Some(r) => type_of(r, Defs::new(r, None), 0),
         None => "unknown".to_string(),
     };

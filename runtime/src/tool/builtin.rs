@@ -10,6 +10,7 @@ use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError};
 
 use super::ToolFlags;
+use super::schema::{Generated, OutputField};
 use crate::device::Platform;
 use crate::snapshot::Screen;
 
@@ -172,6 +173,21 @@ pub trait BuiltinTool: DeserializeOwned + JsonSchema + 'static {
 type RunFn = fn(&Value, &mut ToolCx<'_>) -> Result<Result<Outcome, ToolFailure>, DecodeError>;
 type CheckFn = fn(&Value) -> Result<(), DecodeError>;
 
+/// `T`'s input schema, in schemars' keyword order (in tests: checked against schemars' own text).
+fn input_schema<T: BuiltinTool>() -> Value {
+    let schema = super::schema::of::<T>();
+    #[cfg(test)]
+    assert_eq!(
+        schema.to_string(),
+        serde_json::to_value(schemars::schema_for!(T))
+            .unwrap_or(Value::Null)
+            .to_string(),
+        "{}: the schema's keywords are in schemars' order",
+        T::NAME
+    );
+    schema
+}
+
 /// A built-in with its type erased: what the catalog stores.
 pub struct BuiltinEntry {
     pub name: &'static str,
@@ -179,9 +195,10 @@ pub struct BuiltinEntry {
     pub delegates: bool,
     pub platforms: &'static [Platform],
     pub secret_args: &'static [&'static str],
-    pub result_schema: Option<Value>,
-    pub description: String,
-    pub input_schema: Value,
+    /// The result schema, made when first read.
+    pub result_schema: OutputField,
+    /// The input schema and the description (the type's doc comment), made when first read.
+    pub schema: Generated,
     check: CheckFn,
     run: RunFn,
 }
@@ -196,30 +213,14 @@ impl fmt::Debug for BuiltinEntry {
 
 impl BuiltinEntry {
     pub fn of<T: BuiltinTool>() -> Self {
-        let schema = super::schema::of::<T>();
-        #[cfg(test)]
-        assert_eq!(
-            schema.to_string(),
-            serde_json::to_value(schemars::schema_for!(T))
-                .unwrap_or(Value::Null)
-                .to_string(),
-            "{}: the schema's keywords are in schemars' order",
-            T::NAME
-        );
-        let description = schema
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
         BuiltinEntry {
             name: T::NAME,
             flags: T::FLAGS,
             delegates: T::DELEGATES,
             platforms: T::PLATFORMS,
             secret_args: T::SECRET_ARGS,
-            result_schema: T::result_schema(),
-            description,
-            input_schema: schema,
+            result_schema: OutputField::generated(T::result_schema),
+            schema: Generated::new(input_schema::<T>),
             check: |v| decode::decode::<T>(v).map(|_| ()),
             run: |v, cx| decode::decode::<T>(v).map(|t| t.run(cx)),
         }

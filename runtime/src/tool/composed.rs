@@ -30,14 +30,14 @@ pub fn descriptor(stem: &str, file: &Path, y: &ToolYaml, trailmap: &str) -> Resu
     let calls = calls_of(file, y.tools.as_deref().unwrap_or_default(), &params)?;
     Ok(ToolDescriptor {
         name,
-        description: y.description.clone().unwrap_or_default(),
+        description: y.description.clone().unwrap_or_default().into(),
         flags: ToolFlags {
             surface_to_llm: y.surface_to_llm.unwrap_or(true),
             is_recordable: y.is_recordable.unwrap_or(true),
             read_only: y.read_only.unwrap_or(false),
         },
-        input_schema: y.input_schema.clone().unwrap_or_else(|| schema(&params)),
-        output_schema: None,
+        input_schema: y.input_schema.clone().unwrap_or_else(|| schema(&params)).into(),
+        output_schema: None.into(),
         kind: ToolKind::Composed(std::sync::Arc::new(ComposedTool {
             calls,
             defaults: Vec::new(),

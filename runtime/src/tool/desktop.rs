@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDescriptor> {
         name: LAUNCH_GOOSE.to_string(),
         description: "Checks that the Goose desktop app is running and connected, and returns the page's \
                       address and title (web only: the Goose app is an Electron page)."
-            .to_string(),
+            .into(),
         flags: ToolFlags {
             surface_to_llm: false,
             is_recordable: true,
@@ -29,8 +29,9 @@ pub fn tools() -> Vec<ToolDescriptor> {
             },
             "required": [],
             "additionalProperties": false,
-        }),
-        output_schema: Some(json!({ "type": "string" })),
+        })
+        .into(),
+        output_schema: Some(json!({ "type": "string" })).into(),
         kind: ToolKind::Foreign(Platform::Web),
         trailmap: None,
     }]

@@ -31,14 +31,14 @@ pub fn descriptor(file: &Path, spec: &NavToolSpec, trailmap: &str) -> Result<Too
         .collect();
     Ok(ToolDescriptor {
         name: spec.id.clone(),
-        description: spec.description.clone().unwrap_or_default(),
+        description: spec.description.clone().unwrap_or_default().into(),
         flags: ToolFlags {
             surface_to_llm: spec.surface_to_llm.unwrap_or(true),
             is_recordable: spec.is_recordable.unwrap_or(true),
             read_only: false,
         },
-        input_schema: schema(&params),
-        output_schema: None,
+        input_schema: schema(&params).into(),
+        output_schema: None.into(),
         kind: ToolKind::Composed(Arc::new(ComposedTool { calls, defaults })),
         trailmap: Some(trailmap.to_string()),
     })

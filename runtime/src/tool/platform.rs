@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{ToolDescriptor, ToolFlags, ToolKind};
+use super::{Generated, SchemaField, ToolDescriptor, ToolFlags, ToolKind};
 use crate::device::Platform;
 
 /// An argument's type, as the original's Kotlin class declares it.
@@ -250,25 +250,8 @@ fn schema_of(ty: Ty) -> Value {
     }
 }
 
-/// The selector's schema and the definitions it refers to, as `$defs` of a tool's schema.
-fn selector_defs() -> Map<String, Value> {
-    let mut root = crate::tool::schema::of::<crate::selector::TrailblazeNodeSelector>();
-    let mut defs = root
-        .as_object_mut()
-        .and_then(|o| o.remove("$defs"))
-        .and_then(|d| match d {
-            Value::Object(m) => Some(m),
-            _ => None,
-        })
-        .unwrap_or_default();
-    if let Some(o) = root.as_object_mut() {
-        o.remove("$schema");
-    }
-    defs.insert("TrailblazeNodeSelector".into(), root);
-    defs
-}
-
-fn descriptor(spec: &Spec, defs: &Map<String, Value>) -> ToolDescriptor {
+/// The input schema of a tool of `spec`, with the selector's definitions when it takes one.
+fn input_schema(spec: &Spec) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     let mut uses_selector = false;
@@ -291,21 +274,30 @@ fn descriptor(spec: &Spec, defs: &Map<String, Value>) -> ToolDescriptor {
         "additionalProperties": false,
     });
     if uses_selector && let Some(o) = schema.as_object_mut() {
-        o.insert("$defs".into(), Value::Object(defs.clone()));
+        o.insert(
+            "$defs".into(),
+            Value::Object(crate::tool::schema::selector_defs().clone()),
+        );
     }
+    schema
+}
+
+fn descriptor(spec: &'static Spec) -> ToolDescriptor {
     ToolDescriptor {
         name: spec.name.to_string(),
         description: format!(
             "{} ({} only: this host has no {} device.)",
             spec.description, spec.platform, spec.platform
-        ),
+        )
+        .into(),
         flags: ToolFlags {
             surface_to_llm: false,
             is_recordable: spec.recordable,
             read_only: true,
         },
-        input_schema: schema,
-        output_schema: Some(json!({ "type": "string" })),
+        // Made when read: only listings read these tools' schemas.
+        input_schema: SchemaField::Generated(Generated::new(|| input_schema(spec))),
+        output_schema: Some(json!({ "type": "string" })).into(),
         kind: ToolKind::Foreign(spec.platform),
         trailmap: None,
     }
@@ -314,11 +306,10 @@ fn descriptor(spec: &Spec, defs: &Map<String, Value>) -> ToolDescriptor {
 /// Every tool of another platform, in the order `trailblaze tools --all` lists them. With the
 /// `web` feature the `web_*` tools are built-ins (`tool/web.rs`) and only `compose_*` remain here.
 pub fn tools() -> Vec<ToolDescriptor> {
-    let defs = selector_defs();
     SPECS
         .iter()
         .filter(|s| !(cfg!(feature = "web") && s.platform == Platform::Web))
-        .map(|s| descriptor(s, &defs))
+        .map(descriptor)
         .collect()
 }
 

@@ -168,13 +168,13 @@ mod tests {
     fn a_planted_top_level_combinator_is_caught() {
         let mut t = ToolDescriptor::builtin(BuiltinEntry::of::<Planted>());
         t.flags.surface_to_llm = false;
-        t.input_schema = json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        *t.input_schema = json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
         assert_eq!(top_level_combinators(&t.input_schema), ["oneOf"]);
         assert_eq!(violations([&t]).len(), 1);
-        t.input_schema = json!({"not": {"required": ["a", "b"]}});
+        *t.input_schema = json!({"not": {"required": ["a", "b"]}});
         assert_eq!(top_level_combinators(&t.input_schema), ["not"]);
         // Nested combinators (an optional field's `anyOf` with null) are fine.
-        t.input_schema =
+        *t.input_schema =
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}});
         assert!(violations([&t]).is_empty());
     }

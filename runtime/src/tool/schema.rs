@@ -1,5 +1,7 @@
 //! JSON Schemas of Rust types as values, in the keyword order schemars writes them.
 
+use std::sync::{Arc, OnceLock};
+
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
@@ -57,6 +59,207 @@ fn order(value: &mut Value, within: bool) {
     }
 }
 
+/// The selector's schema (`TrailblazeNodeSelector`, without `$schema`) and the definitions it
+/// refers to, as the `$defs` of a tool schema that takes one. Made once per process: it is the
+/// largest schema, and every tool with a selector argument carries it.
+pub fn selector_defs() -> &'static Map<String, Value> {
+    static DEFS: OnceLock<Map<String, Value>> = OnceLock::new();
+    DEFS.get_or_init(|| {
+        let mut root = of::<crate::selector::TrailblazeNodeSelector>();
+        let mut defs = match root.as_object_mut().and_then(|o| o.remove("$defs")) {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        if let Some(o) = root.as_object_mut() {
+            o.remove("$schema");
+        }
+        defs.insert(crate::tool::rules::SELECTOR_TYPE.to_string(), root);
+        defs
+    })
+}
+
+/// A built-in tool's input schema and description (its doc comment, which schemars puts in the
+/// schema), made when first read. Generating every built-in's schema was a third of the work of a
+/// short process (`trailblaze tool`, `run`), which reads the schemas of the few tools it calls;
+/// listing tools (MCP, `tools`, the agent) reads them all. Clones share the one made schema.
+#[derive(Clone)]
+pub struct Generated(Arc<GeneratedCell>);
+
+struct GeneratedCell {
+    made: OnceLock<(String, Value)>,
+    make: Box<dyn Fn() -> Value + Send + Sync>,
+}
+
+impl Generated {
+    pub fn new(make: impl Fn() -> Value + Send + Sync + 'static) -> Generated {
+        Generated(Arc::new(GeneratedCell {
+            made: OnceLock::new(),
+            make: Box::new(make),
+        }))
+    }
+
+    fn made(&self) -> &(String, Value) {
+        self.0.made.get_or_init(|| {
+            let schema = (self.0.make)();
+            let description = schema
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            (description, schema)
+        })
+    }
+
+    pub fn schema(&self) -> &Value {
+        &self.made().1
+    }
+
+    pub fn description(&self) -> &String {
+        &self.made().0
+    }
+}
+
+/// A tool's result schema (`None`: typed `unknown`): given, or made when first read (a built-in's,
+/// from its result type). Reads as an `Option<serde_json::Value>`.
+#[derive(Clone)]
+pub enum OutputField {
+    Given(Option<Value>),
+    Generated(Arc<MadeOutput>),
+}
+
+/// A result schema once made, and how to make it.
+pub type MadeOutput = (OnceLock<Option<Value>>, fn() -> Option<Value>);
+
+impl OutputField {
+    pub fn generated(make: fn() -> Option<Value>) -> OutputField {
+        OutputField::Generated(Arc::new((OnceLock::new(), make)))
+    }
+}
+
+impl std::ops::Deref for OutputField {
+    type Target = Option<Value>;
+    fn deref(&self) -> &Option<Value> {
+        match self {
+            OutputField::Given(v) => v,
+            OutputField::Generated(g) => g.0.get_or_init(g.1),
+        }
+    }
+}
+
+impl From<Option<Value>> for OutputField {
+    fn from(v: Option<Value>) -> Self {
+        OutputField::Given(v)
+    }
+}
+
+impl std::fmt::Debug for OutputField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl serde::Serialize for OutputField {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+/// A tool's input schema: given (a scripted or composed tool's, read from its file) or
+/// [`Generated`] when first read. Reads as a `serde_json::Value`.
+#[derive(Clone)]
+pub enum SchemaField {
+    Given(Value),
+    Generated(Generated),
+}
+
+/// A tool's description, given or taken from its [`Generated`] schema. Reads as a `String`.
+#[derive(Clone)]
+pub enum TextField {
+    Given(String),
+    Generated(Generated),
+}
+
+impl std::ops::Deref for SchemaField {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        match self {
+            SchemaField::Given(v) => v,
+            SchemaField::Generated(g) => g.schema(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for SchemaField {
+    /// Changing a generated schema makes it a given one (tests plant rule violations this way).
+    fn deref_mut(&mut self) -> &mut Value {
+        if let SchemaField::Generated(g) = self {
+            *self = SchemaField::Given(g.schema().clone());
+        }
+        match self {
+            SchemaField::Given(v) => v,
+            SchemaField::Generated(_) => unreachable!("made given above"),
+        }
+    }
+}
+
+impl std::ops::Deref for TextField {
+    type Target = String;
+    fn deref(&self) -> &String {
+        match self {
+            TextField::Given(t) => t,
+            TextField::Generated(g) => g.description(),
+        }
+    }
+}
+
+impl From<Value> for SchemaField {
+    fn from(v: Value) -> Self {
+        SchemaField::Given(v)
+    }
+}
+
+impl From<String> for TextField {
+    fn from(t: String) -> Self {
+        TextField::Given(t)
+    }
+}
+
+impl From<&str> for TextField {
+    fn from(t: &str) -> Self {
+        TextField::Given(t.to_string())
+    }
+}
+
+impl std::fmt::Debug for SchemaField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl std::fmt::Debug for TextField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl std::fmt::Display for TextField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl serde::Serialize for SchemaField {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl serde::Serialize for TextField {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,7 +284,51 @@ mod tests {
             of::<super::super::results::SnapshotResult>().to_string(),
             serialized::<super::super::results::SnapshotResult>()
         );
-        assert!(!crate::tool::builtin_tools().is_empty());
+        // Reading each built-in's schema makes it, and making it compares it with schemars' text.
+        let tools = crate::tool::builtin_tools();
+        assert!(tools.len() > 100, "the built-ins are listed");
+        for t in &tools {
+            assert!(t.input_schema.is_object(), "{}", t.name);
+            assert!(t.output_schema.as_ref().is_none_or(Value::is_object), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn a_generated_schema_is_made_once_when_first_read_and_shared_by_clones() {
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let g = Generated::new(|| {
+            MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            json!({ "description": "Taps.", "type": "object" })
+        });
+        let schema = SchemaField::Generated(g.clone());
+        let text = TextField::Generated(g);
+        assert_eq!(
+            MADE.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "not made before it is read"
+        );
+        assert_eq!(text.as_str(), "Taps.");
+        assert_eq!(schema["type"], "object");
+        assert_eq!(MADE.load(std::sync::atomic::Ordering::SeqCst), 1, "made once for both");
+        // Changing it makes it a given schema; the shared one is left as it was.
+        let mut changed = schema.clone();
+        changed["type"] = json!("string");
+        assert_eq!(schema["type"], "object");
+        assert!(matches!(changed, SchemaField::Given(_)));
+    }
+
+    #[test]
+    fn the_selector_definitions_hold_the_selector_and_what_it_refers_to() {
+        let defs = selector_defs();
+        let root = &defs[crate::tool::rules::SELECTOR_TYPE];
+        assert!(root.get("$defs").is_none() && root.get("$schema").is_none());
+        let text = root.to_string();
+        // Control: every definition the selector refers to is there.
+        for r in text.split("\"#/$defs/").skip(1) {
+            let name = r.split('"').next().unwrap_or_default();
+            assert!(defs.contains_key(name), "{name} is referred to and not defined");
+        }
+        assert!(text.contains("#/$defs/"), "the selector refers to definitions");
     }
 
     #[test]

@@ -9,6 +9,66 @@ use crate::script::analyze::{self, AnalyzeOptions};
 use crate::script::port::{RuntimeKind, module_name};
 use crate::trailmap::Trailmap;
 
+/// A script's tools, or why the analyzer refused it.
+type Analyzed = Result<Vec<analyze::AnalyzedTool>, String>;
+
+/// Reads and analyzes each script, in the scripts' order. The files are independent (siblings they
+/// import are read anew by each), so they are analyzed on as many threads as there are cores: at a
+/// cold start each takes about half a millisecond of swc.
+fn analyze_all(root: &Path, scripts: &[std::path::PathBuf], options: &AnalyzeOptions) -> Vec<(String, Analyzed)> {
+    let one = |file: &std::path::PathBuf| {
+        let module = module_name(root, file);
+        let analyzed = crate::files::read_text(file)
+            .map_err(|e| format!("{module}: cannot read: {e}"))
+            .and_then(|source| {
+                let load = |spec: &str, from: &str| load_sibling(root, spec, from);
+                analyze::analyze_module_with(&module, &source, &load, options).map_err(|e| e.to_string())
+            });
+        (module, analyzed)
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(scripts.len());
+    if workers <= 1 {
+        return scripts.iter().map(one).collect();
+    }
+    // Worker `w` takes every `workers`-th file from `w`; the results are put back in order.
+    let mut slots: Vec<Option<(String, Analyzed)>> = (0..scripts.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let one = &one;
+                s.spawn(move || {
+                    scripts
+                        .iter()
+                        .enumerate()
+                        .skip(w)
+                        .step_by(workers)
+                        .map(|(i, f)| (i, one(f)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for (i, r) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                slots[i] = Some(r);
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .zip(scripts)
+        .map(|(slot, file)| {
+            slot.unwrap_or_else(|| {
+                (
+                    module_name(root, file),
+                    Err(format!("{}: not analyzed", file.display())),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a
 /// broken tool named after its file, so calling it says why).
 pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String>) {
@@ -22,14 +82,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
             .map(|(n, _)| n.clone())
             .collect(),
     };
-    for file in &map.scripts {
-        let module = module_name(root, file);
-        let analyzed = crate::files::read_text(file)
-            .map_err(|e| format!("{module}: cannot read: {e}"))
-            .and_then(|source| {
-                let load = |spec: &str, from: &str| load_sibling(root, spec, from);
-                analyze::analyze_module_with(&module, &source, &load, &options).map_err(|e| e.to_string())
-            });
+    for (file, (module, analyzed)) in map.scripts.iter().zip(analyze_all(root, &map.scripts, &options)) {
         let found = match analyzed {
             Ok(found) => found,
             Err(message) => {
@@ -70,10 +123,15 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}, "additionalProperties": false}));
             out.push(ToolDescriptor {
                 name: t.name.clone(),
-                description: pinned.description.clone().or(t.description.clone()).unwrap_or_default(),
+                description: pinned
+                    .description
+                    .clone()
+                    .or(t.description.clone())
+                    .unwrap_or_default()
+                    .into(),
                 flags,
-                input_schema: with_selector_defs(input),
-                output_schema: t.output_schema.clone().map(with_selector_defs),
+                input_schema: with_selector_defs(input).into(),
+                output_schema: t.output_schema.clone().map(with_selector_defs).into(),
                 kind: ToolKind::Scripted(ScriptedTool {
                     file: file.clone(),
                     module: module.clone(),
@@ -98,7 +156,7 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
             }
             out.push(ToolDescriptor {
                 name: tool.name.clone(),
-                description: tool.description.clone().unwrap_or_default(),
+                description: tool.description.clone().unwrap_or_default().into(),
                 flags: ToolFlags {
                     surface_to_llm: tool.surface_to_llm.unwrap_or(true),
                     is_recordable: tool.is_recordable.unwrap_or(true),
@@ -106,8 +164,9 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
                 },
                 input_schema: tool
                     .input_schema
-                    .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-                output_schema: None,
+                    .unwrap_or_else(|| json!({"type": "object", "properties": {}}))
+                    .into(),
+                output_schema: None.into(),
                 kind: ToolKind::Scripted(ScriptedTool {
                     file: script.clone(),
                     module: module_name(root, &script),
@@ -200,20 +259,13 @@ fn with_selector_defs(mut schema: Value) -> Value {
     if !schema.to_string().contains(analyze::SELECTOR_REF) {
         return schema;
     }
-    let selector = crate::tool::schema::of::<crate::selector::TrailblazeNodeSelector>();
     if let Some(obj) = schema.as_object_mut() {
         let defs = obj.entry("$defs").or_insert_with(|| json!({}));
         if let Some(defs) = defs.as_object_mut() {
-            // The selector's own nested definitions (driver matches) live beside it.
-            for (k, v) in selector.get("$defs").and_then(Value::as_object).into_iter().flatten() {
+            // The selector and its own nested definitions (driver matches) live beside it.
+            for (k, v) in crate::tool::schema::selector_defs() {
                 defs.insert(k.clone(), v.clone());
             }
-            let mut root = selector.clone();
-            if let Some(r) = root.as_object_mut() {
-                r.remove("$defs");
-                r.remove("$schema");
-            }
-            defs.insert(crate::tool::rules::SELECTOR_TYPE.to_string(), root);
         }
     }
     schema
@@ -240,13 +292,13 @@ fn load_sibling(root: &Path, spec: &str, from: &str) -> Option<(String, String)>
 fn broken(name: String, file: &Path, message: String, map: &Trailmap) -> ToolDescriptor {
     ToolDescriptor {
         name,
-        description: String::new(),
+        description: String::new().into(),
         flags: ToolFlags {
             surface_to_llm: false,
             ..ToolFlags::DEFAULT
         },
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
+        input_schema: json!({"type": "object"}).into(),
+        output_schema: None.into(),
         kind: ToolKind::Broken {
             file: file.to_path_buf(),
             message,
