@@ -110,7 +110,7 @@ impl Catalog {
                 messages: vec![format!("unknown trailmap `{id}` (found: {names:?})")],
             });
         };
-        // The built-ins' schemas and the scripts' analysis are the two costs of a start: made side by side.
+        // The scripts' analysis (swc, the larger cost of a start) runs beside listing the built-ins.
         let closure = maps.closure(id);
         let (mut cat, discovered) = std::thread::scope(|s| {
             let scripts = s.spawn(|| {

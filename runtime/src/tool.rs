@@ -160,42 +160,31 @@ impl ToolDescriptor {
 
 /// The built-in tools, in the order `trailblaze tools` lists them.
 ///
-/// Their schemas are generated (schemars) at every start, a third of a short process's work: the
-/// web's and the selector tools' (the largest) are made on a second thread meanwhile.
+/// Cheap: each one's schemas are generated (schemars) only when first read ([`Generated`]).
 pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    let mut tools: Vec<ToolDescriptor> = std::thread::scope(|s| {
-        let other = s.spawn(|| {
-            #[cfg(feature = "web")]
-            let web = web::entries();
-            #[cfg(not(feature = "web"))]
-            let web = Vec::new();
-            (by_selector::entries(), web)
-        });
-        let first = [llm::entries(), exec::entries()];
-        let rest = [
-            verify::entries(),
-            remember::entries(),
-            process::entries(),
-            android::entries(),
-            waypoint::entries(),
-            toolsets::entries(),
-            by_text::entries(),
-            gesture::entries(),
-            app::entries(),
-            answers::entries(),
-            run_trail::entries(),
-            script::entries(),
-        ];
-        let (by_selector, web) = other.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        first
-            .into_iter()
-            .chain([by_selector])
-            .chain(rest)
-            .chain([web])
-            .flatten()
-            .map(ToolDescriptor::builtin)
-            .collect()
-    });
+    #[cfg(feature = "web")]
+    let web = web::entries();
+    #[cfg(not(feature = "web"))]
+    let web = Vec::new();
+    let entries = [
+        llm::entries(),
+        exec::entries(),
+        by_selector::entries(),
+        verify::entries(),
+        remember::entries(),
+        process::entries(),
+        android::entries(),
+        waypoint::entries(),
+        toolsets::entries(),
+        by_text::entries(),
+        gesture::entries(),
+        app::entries(),
+        answers::entries(),
+        run_trail::entries(),
+        script::entries(),
+        web,
+    ];
+    let mut tools: Vec<ToolDescriptor> = entries.into_iter().flatten().map(ToolDescriptor::builtin).collect();
     tools.extend(platform::tools());
     tools.extend(desktop::tools());
     tools
