@@ -96,7 +96,10 @@ pub mod tools {
     pub use crate::catalog::{NotLlmVisible, ToolDefinition};
     pub use crate::surface::client_files::write_client_files;
     pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
-    pub use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolFlags};
+    pub use crate::tool::{
+        BuiltinEntry, BuiltinTool, Generated, Outcome, OutputField, SchemaField, TextField, ToolCx, ToolDescriptor,
+        ToolFailure, ToolFlags,
+    };
 }
 
 /// The scripted-tool toolchain on its own: transpiling TypeScript and the SDK's JavaScript.
