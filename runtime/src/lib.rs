@@ -104,6 +104,7 @@ pub mod tools {
 
 /// The scripted-tool toolchain on its own: transpiling TypeScript and the SDK's JavaScript.
 pub mod scripting {
+    pub use crate::script::quickjs::precompile as precompile_engine_modules;
     pub use crate::script::sdk::javascript as sdk_javascript;
     pub use crate::script::transpile::{Transpiler, transpile_uncached};
 }

@@ -77,6 +77,17 @@ pub struct SnapshotArgs {
 }
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
+    // A tool that is not built in runs a script: the engine's own modules (the SDK, its glue)
+    // compile on a second thread while the trailmaps load, and the session's engine loads them.
+    let name = a.name.clone();
+    std::thread::spawn(move || {
+        if trailblaze::Catalog::builtins_only(std::path::Path::new(""))
+            .tool(&name)
+            .is_none()
+        {
+            let _ = trailblaze::scripting::precompile_engine_modules();
+        }
+    });
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let spec = a.session.device.spec()?;
     let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;

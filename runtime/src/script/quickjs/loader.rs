@@ -5,13 +5,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Module};
 
-use super::{BOOTSTRAP_MODULE, CONSOLE_MODULE, CONSOLE_SOURCE, SDK_MODULE, bytecode};
+use super::{BOOTSTRAP_MODULE, CONSOLE_CODE, CONSOLE_MODULE, CONSOLE_SOURCE, SDK_CODE, SDK_MODULE, bytecode};
 use crate::script::transpile::{Transpiled, Transpiler};
 use crate::script::{errors, sdk};
 
@@ -97,13 +97,11 @@ impl Loader for ScriptLoader {
         _attrs: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
         if name == SDK_MODULE {
-            static SDK: OnceLock<(String, Vec<u8>)> = OnceLock::new();
             let code = sdk::javascript().map_err(|e| rquickjs::Error::new_loading_message(name, e.clone()))?;
-            return bytecode::declare(ctx, name, code, &SDK);
+            return bytecode::declare(ctx, name, code, &SDK_CODE);
         }
         if name == CONSOLE_MODULE {
-            static CONSOLE: OnceLock<(String, Vec<u8>)> = OnceLock::new();
-            return bytecode::declare(ctx, name, CONSOLE_SOURCE, &CONSOLE);
+            return bytecode::declare(ctx, name, CONSOLE_SOURCE, &CONSOLE_CODE);
         }
         let fail = |msg: String| {
             *self.load_error.borrow_mut() = Some(msg.clone());
