@@ -97,8 +97,8 @@ pub mod tools {
     pub use crate::surface::client_files::write_client_files;
     pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
     pub use crate::tool::{
-        BuiltinEntry, BuiltinTool, Generated, Outcome, OutputField, SchemaField, TextField, ToolCx, ToolDescriptor,
-        ToolFailure, ToolFlags,
+        BuiltinEntry, BuiltinTool, Generated, Made, Outcome, OutputField, SchemaField, TextField, ToolCx,
+        ToolDescriptor, ToolFailure, ToolFlags,
     };
 }
 

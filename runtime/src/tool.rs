@@ -37,7 +37,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use builtin::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure};
-pub use schema::{Generated, OutputField, SchemaField, TextField};
+pub use schema::{Generated, Made, OutputField, SchemaField, TextField};
 
 /// The three flags every tool carries (DESIGN.md "Tools").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -10,7 +10,7 @@ use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError};
 
 use super::ToolFlags;
-use super::schema::{Generated, OutputField};
+use super::schema::{Generated, Made, OutputField};
 use crate::device::Platform;
 use crate::snapshot::Screen;
 
@@ -219,7 +219,7 @@ impl BuiltinEntry {
             delegates: T::DELEGATES,
             platforms: T::PLATFORMS,
             secret_args: T::SECRET_ARGS,
-            result_schema: OutputField::generated(T::result_schema),
+            result_schema: OutputField::Generated(Made::new(T::result_schema)),
             schema: Generated::new(input_schema::<T>),
             check: |v| decode::decode::<T>(v).map(|_| ()),
             run: |v, cx| decode::decode::<T>(v).map(|t| t.run(cx)),

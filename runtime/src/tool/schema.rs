@@ -78,89 +78,59 @@ pub fn selector_defs() -> &'static Map<String, Value> {
     })
 }
 
-/// A built-in tool's input schema and description (its doc comment, which schemars puts in the
-/// schema), made when first read. Generating every built-in's schema was a third of the work of a
-/// short process (`trailblaze tool`, `run`), which reads the schemas of the few tools it calls;
-/// listing tools (MCP, `tools`, the agent) reads them all. Clones share the one made schema.
-#[derive(Clone)]
-pub struct Generated(Arc<GeneratedCell>);
+/// A value made the first time it is read; clones share it.
+pub struct Made<T>(Arc<MadeCell<T>>);
 
-struct GeneratedCell {
-    made: OnceLock<(String, Value)>,
-    make: Box<dyn Fn() -> Value + Send + Sync>,
+struct MadeCell<T> {
+    made: OnceLock<T>,
+    make: Box<dyn Fn() -> T + Send + Sync>,
 }
 
-impl Generated {
-    pub fn new(make: impl Fn() -> Value + Send + Sync + 'static) -> Generated {
-        Generated(Arc::new(GeneratedCell {
+impl<T> Made<T> {
+    pub fn new(make: impl Fn() -> T + Send + Sync + 'static) -> Made<T> {
+        Made(Arc::new(MadeCell {
             made: OnceLock::new(),
             make: Box::new(make),
         }))
     }
 
-    fn made(&self) -> &(String, Value) {
-        self.0.made.get_or_init(|| {
-            let schema = (self.0.make)();
+    pub fn get(&self) -> &T {
+        self.0.made.get_or_init(&self.0.make)
+    }
+}
+
+impl<T> Clone for Made<T> {
+    fn clone(&self) -> Self {
+        Made(self.0.clone())
+    }
+}
+
+/// A built-in tool's input schema and description (its doc comment, which schemars puts in the
+/// schema), made when first read. Generating every built-in's schema was a fifth of the work of a
+/// short process (`trailblaze tool`, `run`), which reads the schemas of the few tools it calls;
+/// listing tools (MCP, `tools`, the agent) reads them all.
+#[derive(Clone)]
+pub struct Generated(Made<(String, Value)>);
+
+impl Generated {
+    pub fn new(make: impl Fn() -> Value + Send + Sync + 'static) -> Generated {
+        Generated(Made::new(move || {
+            let schema = make();
             let description = schema
                 .get("description")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
             (description, schema)
-        })
+        }))
     }
 
     pub fn schema(&self) -> &Value {
-        &self.made().1
+        &self.0.get().1
     }
 
     pub fn description(&self) -> &String {
-        &self.made().0
-    }
-}
-
-/// A tool's result schema (`None`: typed `unknown`): given, or made when first read (a built-in's,
-/// from its result type). Reads as an `Option<serde_json::Value>`.
-#[derive(Clone)]
-pub enum OutputField {
-    Given(Option<Value>),
-    Generated(Arc<MadeOutput>),
-}
-
-/// A result schema once made, and how to make it.
-pub type MadeOutput = (OnceLock<Option<Value>>, fn() -> Option<Value>);
-
-impl OutputField {
-    pub fn generated(make: fn() -> Option<Value>) -> OutputField {
-        OutputField::Generated(Arc::new((OnceLock::new(), make)))
-    }
-}
-
-impl std::ops::Deref for OutputField {
-    type Target = Option<Value>;
-    fn deref(&self) -> &Option<Value> {
-        match self {
-            OutputField::Given(v) => v,
-            OutputField::Generated(g) => g.0.get_or_init(g.1),
-        }
-    }
-}
-
-impl From<Option<Value>> for OutputField {
-    fn from(v: Option<Value>) -> Self {
-        OutputField::Given(v)
-    }
-}
-
-impl std::fmt::Debug for OutputField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl serde::Serialize for OutputField {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
+        &self.0.get().0
     }
 }
 
@@ -177,6 +147,14 @@ pub enum SchemaField {
 pub enum TextField {
     Given(String),
     Generated(Generated),
+}
+
+/// A tool's result schema (`None`: typed `unknown`): given, or made when first read (a built-in's,
+/// from its result type). Reads as an `Option<serde_json::Value>`.
+#[derive(Clone)]
+pub enum OutputField {
+    Given(Option<Value>),
+    Generated(Made<Option<Value>>),
 }
 
 impl std::ops::Deref for SchemaField {
@@ -212,6 +190,16 @@ impl std::ops::Deref for TextField {
     }
 }
 
+impl std::ops::Deref for OutputField {
+    type Target = Option<Value>;
+    fn deref(&self) -> &Option<Value> {
+        match self {
+            OutputField::Given(v) => v,
+            OutputField::Generated(m) => m.get(),
+        }
+    }
+}
+
 impl From<Value> for SchemaField {
     fn from(v: Value) -> Self {
         SchemaField::Given(v)
@@ -230,33 +218,34 @@ impl From<&str> for TextField {
     }
 }
 
-impl std::fmt::Debug for SchemaField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
+impl From<Option<Value>> for OutputField {
+    fn from(v: Option<Value>) -> Self {
+        OutputField::Given(v)
     }
 }
 
-impl std::fmt::Debug for TextField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
+/// The fields print and serialize as the value they read as.
+macro_rules! as_what_it_reads {
+    ($($field:ty),*) => {$(
+        impl std::fmt::Debug for $field {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(&**self, f)
+            }
+        }
+
+        impl serde::Serialize for $field {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                (**self).serialize(s)
+            }
+        }
+    )*};
 }
+
+as_what_it_reads!(SchemaField, TextField, OutputField);
 
 impl std::fmt::Display for TextField {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self)
-    }
-}
-
-impl serde::Serialize for SchemaField {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
-    }
-}
-
-impl serde::Serialize for TextField {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self)
     }
 }
 

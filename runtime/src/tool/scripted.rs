@@ -26,47 +26,22 @@ fn analyze_all(root: &Path, scripts: &[std::path::PathBuf], options: &AnalyzeOpt
             });
         (module, analyzed)
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(scripts.len());
-    if workers <= 1 {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers <= 1 || scripts.len() <= 1 {
         return scripts.iter().map(one).collect();
     }
-    // Worker `w` takes every `workers`-th file from `w`; the results are put back in order.
-    let mut slots: Vec<Option<(String, Analyzed)>> = (0..scripts.len()).map(|_| None).collect();
+    // One run of files per thread; the runs are joined back in order.
+    let per = scripts.len().div_ceil(workers);
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let one = &one;
-                s.spawn(move || {
-                    scripts
-                        .iter()
-                        .enumerate()
-                        .skip(w)
-                        .step_by(workers)
-                        .map(|(i, f)| (i, one(f)))
-                        .collect::<Vec<_>>()
-                })
-            })
+        let one = &one;
+        let runs: Vec<_> = scripts
+            .chunks(per)
+            .map(|run| s.spawn(move || run.iter().map(one).collect::<Vec<_>>()))
             .collect();
-        for h in handles {
-            for (i, r) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
-                slots[i] = Some(r);
-            }
-        }
-    });
-    slots
-        .into_iter()
-        .zip(scripts)
-        .map(|(slot, file)| {
-            slot.unwrap_or_else(|| {
-                (
-                    module_name(root, file),
-                    Err(format!("{}: not analyzed", file.display())),
-                )
-            })
-        })
-        .collect()
+        runs.into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a
