@@ -3,6 +3,7 @@
 //! errors are those of the JSON path: a path and an expected type, never a value.
 
 pub mod de;
+pub mod object;
 pub mod ser;
 
 use serde::de::DeserializeOwned;

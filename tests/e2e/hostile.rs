@@ -388,3 +388,31 @@ export const use = trailblaze.tool<{ mib: number }, { n: number }>(async (input)
     assert!(err.starts_with("use: exceeded its memory limit of 64 MiB"), "{err}");
     assert_next_call_works(&s);
 }
+
+/// A `"__proto__"` key (from a trail, an agent, a screen's text) is a member of the tool's input,
+/// as `JSON.parse` reads it, never the input object's prototype.
+#[test]
+fn a_proto_key_in_the_arguments_is_a_member_not_the_prototype() {
+    let (f, name) = hostile(
+        "protoKey",
+        "export const protoKey = trailblaze.tool<Record<string, unknown>, unknown>(async (input) => [\
+           Object.getPrototypeOf(input) === Object.prototype, Object.hasOwn(input, '__proto__'), \
+           (input as { polluted?: boolean }).polluted === undefined, JSON.stringify(input)]);",
+    );
+    let (_p, s) = f.session(settings());
+    let got = s
+        .call(&name, json!({ "__proto__": { "polluted": true }, "plain": 1 }))
+        .expect("the call succeeds");
+    assert_eq!(
+        got,
+        json!([true, true, true, r#"{"__proto__":{"polluted":true},"plain":1}"#])
+    );
+    // Control: the same object built by assignment in the script does change its prototype.
+    let (f, name) = hostile(
+        "assigned",
+        "export const assigned = trailblaze.tool<{}, unknown>(async () => { const o: Record<string, unknown> = {}; \
+           o['__proto__'] = { polluted: true }; return (o as { polluted?: boolean }).polluted === true; });",
+    );
+    let (_p, s) = f.session(settings());
+    assert_eq!(s.call(&name, json!({})).expect("the call succeeds"), json!(true));
+}

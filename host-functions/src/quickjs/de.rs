@@ -8,7 +8,9 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 
 use rquickjs::{Array, Object, Type, Value};
-use serde::de::value::StringDeserializer;
+
+use super::object::{Members, kind};
+use serde::de::value::{StrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 
 /// Objects nested deeper than this are refused: it also stops cycles.
@@ -76,7 +78,7 @@ impl<'a, 'js, E: de::Error> JsDe<'a, 'js, E> {
 
     /// The kind of value, for a type error (never the value itself).
     fn unexpected(&self) -> Unexpected<'static> {
-        match self.value.type_of() {
+        match kind(&self.value) {
             Type::Undefined | Type::Null | Type::Uninitialized => Unexpected::Unit,
             Type::Bool => Unexpected::Bool(false),
             Type::Int => Unexpected::Signed(0),
@@ -115,7 +117,7 @@ fn js<T, E: de::Error>(r: rquickjs::Result<T>) -> Result<T, E> {
 
 /// Whether a member with this value is left out, as `JSON.stringify` leaves it out.
 fn skipped(v: &Value<'_>) -> bool {
-    matches!(v.type_of(), Type::Undefined | Type::Function | Type::Constructor)
+    matches!(kind(v), Type::Undefined | Type::Function | Type::Constructor)
 }
 
 impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
@@ -123,7 +125,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         self.budget.take::<E>(1)?;
-        match self.value.type_of() {
+        match kind(&self.value) {
             Type::Undefined | Type::Null | Type::Uninitialized => visitor.visit_unit(),
             Type::Bool => visitor.visit_bool(self.value.as_bool().unwrap_or_default()),
             Type::Int => visitor.visit_i64(i64::from(self.value.as_int().unwrap_or_default())),
@@ -153,7 +155,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
             Type::Object | Type::Exception => {
                 let obj = self.value.as_object().cloned().ok_or_else(|| E::custom("an object"))?;
                 let mut entries = Entries {
-                    props: obj.props::<String, Value>(),
+                    members: js::<_, E>(Members::new(obj))?,
                     value: None,
                     parent: &self,
                 };
@@ -167,7 +169,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        match self.value.type_of() {
+        match kind(&self.value) {
             Type::Undefined | Type::Null => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
@@ -189,13 +191,16 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
             return visitor.visit_enum(IntoDeserializer::<E>::into_deserializer(s));
         }
         if let Some(obj) = self.value.as_object().filter(|_| !self.value.is_array()) {
-            let mut members = obj
-                .props::<String, Value>()
-                .filter(|p| !matches!(p, Ok((_, v)) if skipped(v)));
-            if let (Some(first), None) = (members.next(), members.next()) {
-                let (variant, value) = js::<_, E>(first)?;
-                let value = self.child(value)?;
-                return visitor.visit_enum(Variant { variant, value });
+            let mut members = js::<_, E>(Members::new(obj.clone()))?;
+            let mut kept =
+                std::iter::from_fn(|| members.next(|key, v| (!skipped(&v)).then(|| (key.to_owned_string(), v))))
+                    .filter(|m| !matches!(m, Ok(None)));
+            if let (Some(first), None) = (kept.next(), kept.next()) {
+                if let Some((Some(variant), value)) = js::<_, E>(first)? {
+                    let value = self.child(value)?;
+                    return visitor.visit_enum(Variant { variant, value });
+                }
+                return Err(E::custom("a key that is not valid text"));
             }
         }
         Err(E::invalid_type(self.unexpected(), &"an enum"))
@@ -230,7 +235,7 @@ impl<'de, 'js, E: de::Error> SeqAccess<'de> for Seq<'_, '_, 'js, E> {
 }
 
 struct Entries<'p, 'a, 'js, E> {
-    props: rquickjs::object::ObjectIter<'js, String, Value<'js>>,
+    members: Members<'js>,
     value: Option<Value<'js>>,
     parent: &'p JsDe<'a, 'js, E>,
 }
@@ -238,13 +243,22 @@ struct Entries<'p, 'a, 'js, E> {
 impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, '_, 'js, E> {
     type Error = E;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, E> {
-        for prop in self.props.by_ref() {
-            let (k, v) = js::<_, E>(prop)?;
+        let mut seed = Some(seed);
+        let value = &mut self.value;
+        while let Some(member) = self.members.next(|key, v| {
             if skipped(&v) {
-                continue;
+                return None;
             }
-            self.value = Some(v);
-            return seed.deserialize(StringDeserializer::<E>::new(k)).map(Some);
+            *value = Some(v);
+            let seed = seed.take()?;
+            Some(
+                key.with_str(|k| seed.deserialize(StrDeserializer::<E>::new(k)))
+                    .unwrap_or_else(|| Err(E::custom("a key that is not valid text"))),
+            )
+        }) {
+            if let Some(key) = js::<_, E>(member)? {
+                return key.map(Some);
+            }
         }
         Ok(None)
     }
@@ -274,7 +288,7 @@ impl<'de, 'a, 'js, E: de::Error> de::EnumAccess<'de> for Variant<'a, 'js, E> {
 impl<'de, 'js, E: de::Error> de::VariantAccess<'de> for JsDe<'_, 'js, E> {
     type Error = E;
     fn unit_variant(self) -> Result<(), E> {
-        match self.value.type_of() {
+        match kind(&self.value) {
             Type::Null => Ok(()),
             _ => Err(E::invalid_type(self.unexpected(), &"nothing")),
         }

@@ -6,6 +6,8 @@
 use rquickjs::{Array, Ctx, Object, Value};
 use serde::ser::{self, Serialize};
 
+use super::object::define;
+
 /// Why a result could not be built: the caller reports the Rust type, never this text (it may
 /// quote part of the result).
 #[derive(Debug)]
@@ -66,7 +68,7 @@ impl<'a, 'js> JsSer<'a, 'js> {
     /// `{variant: inner}`, an externally tagged enum value.
     fn tagged(self, variant: &str, inner: Value<'js>) -> R<'js> {
         let obj = Object::new(self.ctx.clone())?;
-        obj.set(variant, inner)?;
+        define(&obj, variant, inner)?;
         Ok(obj.into_value())
     }
 }
@@ -305,7 +307,7 @@ impl<'js> ser::SerializeMap for Members<'_, 'js> {
             .take()
             .ok_or_else(|| SerError("a map value without a key".into()))?;
         let v = value.serialize(self.ser)?;
-        self.obj.set(key, v)?;
+        define(&self.obj, &key, v)?;
         Ok(())
     }
     fn end(self) -> R<'js> {
@@ -318,7 +320,7 @@ impl<'js> ser::SerializeStruct for Members<'_, 'js> {
     type Error = SerError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), SerError> {
         let v = value.serialize(self.ser)?;
-        self.obj.set(key, v)?;
+        define(&self.obj, key, v)?;
         Ok(())
     }
     fn end(self) -> R<'js> {

@@ -171,6 +171,43 @@ fn what_json_could_not_hold_is_refused_by_name() {
     });
 }
 
+#[test]
+fn an_object_gives_the_members_json_stringify_keeps_and_a_bad_key_or_getter_is_an_error() {
+    with_js(|ctx| {
+        // Only own, enumerable, string-keyed members, in their order; non-ASCII keys read whole.
+        let v = eval(
+            &ctx,
+            "(() => { const o = Object.create({ inherited: 1 }); o.b = 1; o['é✓'] = 2; o[Symbol('s')] = 3; \
+             Object.defineProperty(o, 'hidden', { value: 4, enumerable: false }); o.a = 5; return o; })()",
+        );
+        let js = decode_js::<serde_json::Value>(v.clone()).expect("decodes");
+        let stringified: String = ctx
+            .json_stringify(v)
+            .expect("stringify")
+            .expect("a JSON value")
+            .to_string()
+            .expect("text");
+        assert_eq!(js.to_string(), stringified, "the same members, the same order");
+        assert_eq!(js, json!({ "b": 1, "é✓": 2, "a": 5 }));
+        // A key with a lone surrogate is no text: refused by what it is, never quoted.
+        let e = decode_js::<serde_json::Value>(eval(&ctx, "({ ['\\ud800x']: 1 })"))
+            .expect_err("not text")
+            .to_string();
+        assert!(e.contains("a key that is not valid text"), "{e}");
+        // A getter that throws fails the decoding (its message is the script's, not a value).
+        let e = decode_js::<Outer>(eval(&ctx, "({ name: 'x', get count() { throw new Error('no') } })"))
+            .expect_err("a throwing getter");
+        assert!(!e.to_string().is_empty());
+        // Control: a getter that returns is read as its value.
+        let ok = decode_js::<Outer>(eval(&ctx, "({ name: 'x', get count() { return 2 } })")).expect("decodes");
+        assert_eq!(ok.count, Some(2));
+        // An enum's one member, after the members JSON would skip.
+        let (js, json) = both::<Outer>("{ name: 'y', mode: { Slow: { by: 1 }, gone: undefined } }");
+        assert_eq!(js, json);
+        assert_eq!(js.expect("decodes").mode, Some(Mode::Slow { by: 1 }));
+    });
+}
+
 /// The script's `JSON.stringify` of `value` built straight in the engine, read back as JSON.
 fn built<T: Serialize>(ctx: &Ctx<'_>, value: &T) -> serde_json::Value {
     let v = super::ser::to_js(ctx, value).expect("builds");
@@ -232,5 +269,40 @@ fn a_result_reads_in_the_script_as_its_json() {
         let json = to_value(serde_json::to_value(&outer));
         assert_eq!(built(&ctx, &json), built(&ctx, &outer));
         assert_ne!(built(&ctx, &Mode::Fast), built(&ctx, &Mode::Slow { by: 1 }));
+    });
+}
+
+#[test]
+fn a_results_members_are_its_own_whatever_the_prototype_holds() {
+    with_js(|ctx| {
+        // A script's setter on the prototype sees nothing, and a `"__proto__"` key is a member.
+        let _: Value = eval(
+            &ctx,
+            "Object.defineProperty(Object.prototype, 'greeting', { set(v) { globalThis.stolen = v; } })",
+        );
+        #[derive(Serialize)]
+        struct Greeting {
+            greeting: &'static str,
+        }
+        let v = super::ser::to_js(&ctx, &Greeting { greeting: CANARY }).expect("builds");
+        ctx.globals().set("made", v).expect("set");
+        let map = json!({ "__proto__": { "polluted": true }, "plain": 1 });
+        let m = super::ser::to_js(&ctx, &map).expect("builds");
+        ctx.globals().set("map", m).expect("set");
+        let seen: String = ctx
+            .eval(
+                "JSON.stringify([typeof globalThis.stolen, Object.hasOwn(made, 'greeting'), made.greeting === undefined, \
+                 Object.getPrototypeOf(map) === Object.prototype, Object.hasOwn(map, '__proto__'), map.polluted === undefined, \
+                 JSON.stringify(map)])",
+            )
+            .expect("evaluates");
+        assert_eq!(
+            seen,
+            r#"["undefined",true,false,true,true,true,"{\"__proto__\":{\"polluted\":true},\"plain\":1}"]"#
+        );
+        // Control: an assignment, as the result was built before, does reach the setter.
+        let _: Value = eval(&ctx, "({}).greeting = 'x'");
+        let stolen: String = ctx.eval("typeof globalThis.stolen").expect("evaluates");
+        assert_eq!(stolen, "string");
     });
 }

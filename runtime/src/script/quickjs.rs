@@ -380,7 +380,7 @@ fn run_inline<'js>(s: &EngineState, ctx: &Ctx<'js>, source: &str, input: Json) -
 fn binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, kind: Callback) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String, args: Value<'js>| {
-        reenter(&ctx, &state, kind, &name, &args)
+        reenter(&ctx, &state, kind, &name, args)
     })
 }
 
@@ -425,7 +425,7 @@ fn host_function<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, name: &str) -> rq
     let state = state.clone();
     let name: Rc<str> = Rc::from(name);
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Value<'js>| {
-        reenter(&ctx, &state, Callback::Host, &name, &args)
+        reenter(&ctx, &state, Callback::Host, &name, args)
     })
 }
 
@@ -437,12 +437,12 @@ fn reenter<'js>(
     state: &EngineState,
     kind: Callback,
     name: &str,
-    args: &Value<'js>,
+    args: Value<'js>,
 ) -> rquickjs::Result<Value<'js>> {
     if kind == Callback::Host {
         return host_call(ctx, state, name, args);
     }
-    let result = convert::to_json(args)
+    let result = convert::to_json(&args)
         .map_err(|e| format!("{name}: arguments: {e}"))
         .and_then(|args| {
             // A panic must not unwind through QuickJS's C frames.
@@ -459,13 +459,15 @@ fn reenter<'js>(
 
 /// A host call on the script's own values: the arguments decode straight from `args` and the
 /// result is built straight in `ctx`, no JSON in between (the hot path of `ctx.host`).
-fn host_call<'js>(ctx: &Ctx<'js>, state: &EngineState, name: &str, args: &Value<'js>) -> rquickjs::Result<Value<'js>> {
+fn host_call<'js>(ctx: &Ctx<'js>, state: &EngineState, name: &str, args: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let mut args = Some(args);
     let mut value = None;
     // A panic must not unwind through QuickJS's C frames.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         state.back.get(|back| {
             back.call_host_in_place(name, &mut |entry, cx, check| {
-                let (result, took) = entry.invoke_js(ctx, args.clone(), cx, check);
+                let args = args.take().unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+                let (result, took) = entry.invoke_js(ctx, args, cx, check);
                 (result.map(|v| value = Some(v)).map_err(|e| e.to_string()), took)
             })
         })

@@ -1,8 +1,9 @@
 //! Values across the engine's edge: QuickJS values ↔ `serde_json::Value`, walked directly (no JSON text
 //! in between). Everything past this module sees `serde_json::Value`, never an `rquickjs::Value`.
 
-use rquickjs::{Array, Ctx, Object, Type, Value};
+use rquickjs::{Ctx, Type, Value};
 use serde_json::{Map, Number, Value as Json};
+use trailblaze_host_functions::quickjs::object::{Members, kind};
 
 /// Objects nested deeper than this are refused: it also stops cycles.
 const MAX_DEPTH: usize = 128;
@@ -64,7 +65,7 @@ fn walk<'js>(v: &Value<'js>, depth: usize, budget: &mut Budget) -> Result<Json, 
         return Err(format!("a value nested deeper than {MAX_DEPTH} levels (a cycle?)"));
     }
     budget.take(1, 0)?;
-    Ok(match v.type_of() {
+    Ok(match kind(v) {
         Type::Undefined | Type::Null | Type::Uninitialized => Json::Null,
         Type::Bool => Json::Bool(v.as_bool().unwrap_or_default()),
         Type::Int => Json::from(v.as_int().unwrap_or_default()),
@@ -89,12 +90,14 @@ fn walk<'js>(v: &Value<'js>, depth: usize, budget: &mut Budget) -> Result<Json, 
         }
         Type::Object | Type::Exception => {
             let obj = v.as_object().ok_or("an object")?;
+            let mut members = Members::new(obj.clone()).map_err(|e| e.to_string())?;
             let mut out = Map::new();
-            for prop in obj.props::<String, Value>() {
-                let (k, item) = prop.map_err(|e| e.to_string())?;
-                if matches!(item.type_of(), Type::Undefined | Type::Function | Type::Constructor) {
+            while let Some(member) = members.next(|key, item| (key.to_owned_string(), item)) {
+                let (k, item) = member.map_err(|e| e.to_string())?;
+                if matches!(kind(&item), Type::Undefined | Type::Function | Type::Constructor) {
                     continue;
                 }
+                let k = k.ok_or("a key that is not valid text")?;
                 budget.take(0, k.len())?;
                 out.insert(k, walk(&item, depth + 1, budget)?);
             }
@@ -116,29 +119,10 @@ fn float(f: f64) -> Result<Json, String> {
         .ok_or_else(|| "NaN or Infinity cannot cross to the host".to_string())
 }
 
-/// Converts JSON to a script value.
+/// Converts JSON to a script value: the host functions' result builder, so members are defined as
+/// `JSON.parse` defines them (a `"__proto__"` key in a tool's arguments is a member, not the
+/// object's prototype).
 pub fn to_js<'js>(ctx: &Ctx<'js>, v: &Json) -> rquickjs::Result<Value<'js>> {
-    Ok(match v {
-        Json::Null => Value::new_null(ctx.clone()),
-        Json::Bool(b) => Value::new_bool(ctx.clone(), *b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) if i32::try_from(i).is_ok() => Value::new_int(ctx.clone(), i as i32),
-            _ => Value::new_number(ctx.clone(), n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
-        Json::Array(items) => {
-            let arr = Array::new(ctx.clone())?;
-            for (i, item) in items.iter().enumerate() {
-                arr.set(i, to_js(ctx, item)?)?;
-            }
-            arr.into_value()
-        }
-        Json::Object(map) => {
-            let obj = Object::new(ctx.clone())?;
-            for (k, item) in map {
-                obj.set(k.as_str(), to_js(ctx, item)?)?;
-            }
-            obj.into_value()
-        }
-    })
+    trailblaze_host_functions::quickjs::ser::to_js(ctx, v)
+        .map_err(|e| rquickjs::Exception::throw_message(ctx, &e.to_string()))
 }
