@@ -298,8 +298,21 @@ impl<'js> ser::SerializeMap for Members<'_, 'js> {
     type Ok = Value<'js>;
     type Error = SerError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), SerError> {
-        self.key = Some(key.serialize(KeySer)?);
-        Ok(())
+        key.serialize(KeySer(|k: &str| {
+            self.key = Some(k.to_string());
+            Ok(())
+        }))
+    }
+    /// A whole entry (what maps serialize): the value first, then the member defined under the
+    /// key's text where it lies, with no `String` made for it.
+    fn serialize_entry<K: Serialize + ?Sized, V: Serialize + ?Sized>(
+        &mut self,
+        key: &K,
+        value: &V,
+    ) -> Result<(), SerError> {
+        let v = value.serialize(self.ser)?;
+        let obj = &self.obj;
+        key.serialize(KeySer(|k: &str| Ok(define(obj, k, v)?)))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerError> {
         let key = self
@@ -339,87 +352,79 @@ impl<'js> ser::SerializeStructVariant for Members<'_, 'js> {
     }
 }
 
-/// A map key: strings as they are, numbers and booleans as their text (as serde_json does).
-struct KeySer;
+/// A map key: strings as they are, numbers and booleans as their text (as serde_json does), handed
+/// to the closure (a string key is not copied).
+struct KeySer<F>(F);
 
-impl ser::Serializer for KeySer {
-    type Ok = String;
+impl<F: FnOnce(&str) -> Result<(), SerError>> ser::Serializer for KeySer<F> {
+    type Ok = ();
     type Error = SerError;
-    type SerializeSeq = ser::Impossible<String, SerError>;
-    type SerializeTuple = ser::Impossible<String, SerError>;
-    type SerializeTupleStruct = ser::Impossible<String, SerError>;
-    type SerializeTupleVariant = ser::Impossible<String, SerError>;
-    type SerializeMap = ser::Impossible<String, SerError>;
-    type SerializeStruct = ser::Impossible<String, SerError>;
-    type SerializeStructVariant = ser::Impossible<String, SerError>;
+    type SerializeSeq = ser::Impossible<(), SerError>;
+    type SerializeTuple = ser::Impossible<(), SerError>;
+    type SerializeTupleStruct = ser::Impossible<(), SerError>;
+    type SerializeTupleVariant = ser::Impossible<(), SerError>;
+    type SerializeMap = ser::Impossible<(), SerError>;
+    type SerializeStruct = ser::Impossible<(), SerError>;
+    type SerializeStructVariant = ser::Impossible<(), SerError>;
 
-    fn serialize_str(self, v: &str) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_str(self, v: &str) -> Result<(), SerError> {
+        (self.0)(v)
     }
-    fn serialize_char(self, v: char) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_char(self, v: char) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_bool(self, v: bool) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_bool(self, v: bool) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_i8(self, v: i8) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_i8(self, v: i8) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_i16(self, v: i16) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_i16(self, v: i16) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_i32(self, v: i32) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_i32(self, v: i32) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_i64(self, v: i64) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_i64(self, v: i64) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_u8(self, v: u8) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_u8(self, v: u8) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_u16(self, v: u16) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_u16(self, v: u16) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_u32(self, v: u32) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_u32(self, v: u32) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_u64(self, v: u64) -> Result<String, SerError> {
-        Ok(v.to_string())
+    fn serialize_u64(self, v: u64) -> Result<(), SerError> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_f32(self, _v: f32) -> Result<String, SerError> {
+    fn serialize_f32(self, _v: f32) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_f64(self, _v: f64) -> Result<String, SerError> {
+    fn serialize_f64(self, _v: f64) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_bytes(self, _v: &[u8]) -> Result<String, SerError> {
+    fn serialize_bytes(self, _v: &[u8]) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_none(self) -> Result<String, SerError> {
+    fn serialize_none(self) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<String, SerError> {
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_unit(self) -> Result<String, SerError> {
+    fn serialize_unit(self) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<String, SerError> {
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
-    fn serialize_unit_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        variant: &'static str,
-    ) -> Result<String, SerError> {
-        Ok(variant.to_string())
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), SerError> {
+        (self.0)(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _name: &'static str,
-        value: &T,
-    ) -> Result<String, SerError> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), SerError> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -428,7 +433,7 @@ impl ser::Serializer for KeySer {
         _index: u32,
         _variant: &'static str,
         _value: &T,
-    ) -> Result<String, SerError> {
+    ) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, SerError> {
