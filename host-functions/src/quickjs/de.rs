@@ -8,10 +8,10 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 
 use rquickjs::{Array, Object, Type, Value};
-
-use super::object::{Members, kind};
 use serde::de::value::{StrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
+
+use super::object::{Members, kind};
 
 /// Objects nested deeper than this are refused: it also stops cycles.
 pub const MAX_DEPTH: usize = 128;
@@ -191,16 +191,21 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
             return visitor.visit_enum(IntoDeserializer::<E>::into_deserializer(s));
         }
         if let Some(obj) = self.value.as_object().filter(|_| !self.value.is_array()) {
+            // `{variant: value}`: exactly one member JSON would keep.
             let mut members = js::<_, E>(Members::new(obj.clone()))?;
-            let mut kept =
-                std::iter::from_fn(|| members.next(|key, v| (!skipped(&v)).then(|| (key.to_owned_string(), v))))
-                    .filter(|m| !matches!(m, Ok(None)));
-            if let (Some(first), None) = (kept.next(), kept.next()) {
-                if let Some((Some(variant), value)) = js::<_, E>(first)? {
-                    let value = self.child(value)?;
-                    return visitor.visit_enum(Variant { variant, value });
+            let (mut only, mut more) = (None, false);
+            while let Some(member) = members.next(|key, v| (!skipped(&v)).then(|| (key.to_owned_string(), v))) {
+                let Some(kept) = js::<_, E>(member)? else { continue };
+                more = only.is_some();
+                if more {
+                    break;
                 }
-                return Err(E::custom("a key that is not valid text"));
+                only = Some(kept);
+            }
+            if let (Some((variant, value)), false) = (only, more) {
+                let variant = variant.ok_or_else(|| E::custom("a key that is not valid text"))?;
+                let value = self.child(value)?;
+                return visitor.visit_enum(Variant { variant, value });
             }
         }
         Err(E::invalid_type(self.unexpected(), &"an enum"))

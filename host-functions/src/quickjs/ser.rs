@@ -352,6 +352,14 @@ impl<'js> ser::SerializeStructVariant for Members<'_, 'js> {
     }
 }
 
+/// The `serialize_*` methods of key types written as their text (`1` → `"1"`, as serde_json does).
+macro_rules! as_text_keys {
+    ($($method:ident: $t:ty),* $(,)?) => {
+        $(fn $method(self, v: $t) -> Result<(), SerError> {
+            (self.0)(&v.to_string())
+        })*
+    };
+}
 /// A map key: strings as they are, numbers and booleans as their text (as serde_json does), handed
 /// to the closure (a string key is not copied).
 struct KeySer<F>(F);
@@ -370,36 +378,10 @@ impl<F: FnOnce(&str) -> Result<(), SerError>> ser::Serializer for KeySer<F> {
     fn serialize_str(self, v: &str) -> Result<(), SerError> {
         (self.0)(v)
     }
-    fn serialize_char(self, v: char) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_bool(self, v: bool) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), SerError> {
-        (self.0)(&v.to_string())
-    }
+    as_text_keys!(
+        serialize_char: char, serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+    );
     fn serialize_f32(self, _v: f32) -> Result<(), SerError> {
         Err(key_must_be_text())
     }
