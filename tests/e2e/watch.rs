@@ -136,7 +136,9 @@ fn write(path: &Path, text: &str) {
 fn run_watch_reruns_what_a_save_touches_and_ends_on_sigint() {
     let f = fixture();
     let p = Running::start(&f, &["run", "--watch", "--jobs", "1", "--screenshots", "none"]);
-    let t = p.wait_for("watch: waiting for changes", 1);
+    p.wait_for("watch: waiting for changes", 1);
+    // The summary goes to stdout, read by another thread than stderr's lines: waited for on its own.
+    let t = p.wait_for("3 passed, 0 failed", 1);
     assert!(
         t.contains("3 passed, 0 failed"),
         "the first round runs every trail:\n{t}"
@@ -152,6 +154,7 @@ fn run_watch_reruns_what_a_save_touches_and_ends_on_sigint() {
         ),
     );
     p.wait_for("watch: waiting for changes", 2);
+    p.wait_for("0 passed, 1 failed", 1);
     let round = p.since_last("watch: round 2:");
     assert!(
         p.transcript()
@@ -174,6 +177,7 @@ fn run_watch_reruns_what_a_save_touches_and_ends_on_sigint() {
         ),
     );
     p.wait_for("watch: waiting for changes", 3);
+    p.wait_for("0 passed, 2 failed", 1);
     let round = p.since_last("watch: round 3:");
     assert!(
         p.transcript()
