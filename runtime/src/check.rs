@@ -159,20 +159,16 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Trail, Vec<YamlError>>> {
 /// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
 struct Catalogs<'p> {
     project: &'p Project,
-    built: BTreeMap<String, Result<(Arc<Catalog>, Surface), String>>,
+    built: BTreeMap<String, Result<(Arc<Catalog>, Arc<Surface>), String>>,
 }
 
 impl<'p> Catalogs<'p> {
-    fn get(&mut self, id: &str) -> &Result<(Arc<Catalog>, Surface), String> {
+    fn get(&mut self, id: &str) -> &Result<(Arc<Catalog>, Arc<Surface>), String> {
         let project = self.project;
         self.built.entry(id.to_string()).or_insert_with(|| {
-            project
-                .catalog(id)
-                .map(|c| {
-                    let s = Surface::of(&c);
-                    (c, s)
-                })
-                .map_err(|e| e.to_string())
+            let catalog = project.catalog(id).map_err(|e| e.to_string())?;
+            let surface = project.surface(id).map_err(|e| e.to_string())?;
+            Ok((catalog, surface))
         })
     }
 }
@@ -276,7 +272,7 @@ fn check_trail(trail: &Trail, surface: &Surface, selectors: &Value, warning: boo
             });
         };
         match surface.tool(&call.tool) {
-            Some(_) if !surface.recordable.contains(&call.tool) => push(
+            Some(_) if !surface.is_recordable(&call.tool) => push(
                 "",
                 format!(
                     "`{}` is not recordable: recordings hold the tools it runs (e.g. `tapOnElementBySelector`, `inputText`)",
@@ -358,8 +354,8 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
         if scripts == 0 {
             continue;
         }
-        let catalog = match project.catalog(id) {
-            Ok(c) => c,
+        let made = match project.surface(id) {
+            Ok(s) => s,
             Err(e) => {
                 report.findings.push(Finding {
                     file: map.dir.join("trailmap.yaml"),
@@ -373,7 +369,7 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
                 continue;
             }
         };
-        let files = surface::client_files::write_client_files(&catalog, &map.dir)?;
+        let files = surface::client_files::write_surface_files(&made, &map.dir)?;
         report.tool_files += scripts;
         for d in surface::run_tsc(&tsc, &files.tsconfig)? {
             // A diagnostic about no file (a bad compiler option) is the tsconfig's.

@@ -12,7 +12,8 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 /// The whole text of `path`, if it is a regular file (a symlink to one is fine) of at most
 /// [`MAX_FILE_BYTES`].
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    let meta = std::fs::metadata(path)?;
+    let file = open_regular(path)?;
+    let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -28,9 +29,7 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     // Sized from the metadata, so the read does not grow the buffer step by step.
     let mut text = String::with_capacity(meta.len() as usize + 1);
     // The size can change between the check and the read: the read is bounded too.
-    std::fs::File::open(path)?
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)?;
+    file.take(MAX_FILE_BYTES + 1).read_to_string(&mut text)?;
     if text.len() as u64 > MAX_FILE_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -38,6 +37,17 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
         ));
     }
     Ok(text)
+}
+
+/// `path` opened for reading without waiting: the kind of file is then asked of the open file (one
+/// path lookup, not two: a cold check reads a thousand trails). Opening does not block on a FIFO
+/// (`O_NONBLOCK`, which changes nothing for a regular file) nor make a terminal the controlling one.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK | libc::O_NOCTTY);
+    opts.open(path)
 }
 
 /// Every file under `dir` (any depth) whose name ends with `suffix`, sorted. A missing or unreadable
@@ -139,7 +149,8 @@ mod tests {
             let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
             // SAFETY: mkfifo(3) with a valid NUL-terminated path.
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-            assert!(read_text(&fifo).is_err(), "a FIFO must not block");
+            let e = read_text(&fifo).expect_err("a FIFO must not block");
+            assert!(e.to_string().contains("not a regular file"), "{e}");
         }
         let big = dir.path().join("big.ts");
         std::fs::File::create(&big)

@@ -94,7 +94,7 @@ pub mod console {
 /// ([`Catalog::register_builtin`]).
 pub mod tools {
     pub use crate::catalog::{NotLlmVisible, ToolDefinition};
-    pub use crate::surface::client_files::write_client_files;
+    pub use crate::surface::client_files::{write_client_files, write_surface_files};
     pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
     pub use crate::tool::{
         BuiltinEntry, BuiltinTool, Generated, Made, Outcome, OutputField, SchemaField, TextField, ToolCx,

@@ -20,6 +20,8 @@ pub mod value_check;
 
 use serde_json::Value;
 
+use crate::tool::{OutputField, SchemaField, TextField};
+
 pub use dts::{client_dts, tools_tsconfig};
 pub use tsc::{TscError, find_tsc, run_tsc};
 pub use tsgen::{GenCall, LineEntry, entry_for_line, trail_gen_ts, trails_tsconfig};
@@ -29,11 +31,13 @@ pub use value_check::check_value;
 #[derive(Debug, Clone, PartialEq)]
 pub struct SurfaceEntry {
     pub name: String,
-    pub description: String,
-    /// JSON Schema of the arguments (an object schema).
-    pub args: Value,
+    pub description: TextField,
+    /// JSON Schema of the arguments (an object schema). A built-in's is made when first read, so a
+    /// surface costs nothing until a schema is read: a check reads the schemas of the tools its
+    /// trails call, `dts` all of them.
+    pub args: SchemaField,
     /// JSON Schema of the result; `None` when it is not known (rendered `unknown`).
-    pub result: Option<Value>,
+    pub result: OutputField,
 }
 
 /// The SDK's selector type: a `$ref` to a definition of this name renders by name and is never

@@ -152,8 +152,9 @@ pub fn check_nav(project: &Project, ids: &[String]) -> CheckReport {
     for id in ids {
         let Some(map) = project.trailmaps.get(id) else { continue };
         count(&mut report, map);
-        let Ok(catalog) = project.catalog(id) else { continue };
-        let surface = Surface::of(&catalog);
+        let (Ok(catalog), Ok(surface)) = (project.catalog(id), project.surface(id)) else {
+            continue;
+        };
         let warning = super::exempt(project, id);
         for item in items(map) {
             report.findings.extend(native(&mut docs, &surface, &item, warning));
@@ -282,7 +283,7 @@ pub fn check_nav_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, T
             Some(t) => t,
             None => tsc.insert(find_tsc_for(project)?),
         };
-        let surface = Surface::of(&catalog);
+        let Ok(surface) = project.surface(id) else { continue };
         let dir = scratch.path().join(n.to_string());
         std::fs::create_dir(&dir)?;
         let dts = dir.join("navigation.d.ts");

@@ -136,7 +136,7 @@ impl Hashes {
             if tools.contains_key(&t.name) {
                 continue;
             }
-            let recordable: &[u8] = if surface.recordable.contains(&t.name) {
+            let recordable: &[u8] = if surface.is_recordable(&t.name) {
                 b"recordable"
             } else {
                 b"hidden"

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::{SurfaceEntry, client_dts, tools_tsconfig};
 use crate::catalog::Catalog;
 
-/// A catalog's tools and host functions, sorted by name.
+/// A catalog's tools and host functions, sorted by name ([`Surface::of`] is the one maker, so
+/// they stay sorted: [`Surface::tool`] relies on it).
 #[derive(Debug, Clone)]
 pub struct Surface {
     pub tools: Vec<SurfaceEntry>,
@@ -28,11 +29,12 @@ impl Surface {
             if t.flags.is_recordable {
                 recordable.push(t.name.clone());
             }
+            // Shared, not copied: a built-in's schemas are made when something reads them.
             tools.push(SurfaceEntry {
                 name: t.name.clone(),
-                description: t.description.to_string(),
-                args: (*t.input_schema).clone(),
-                result: (*t.output_schema).clone(),
+                description: t.description.clone(),
+                args: t.input_schema.clone(),
+                result: t.output_schema.clone(),
             });
         }
         let host_functions = catalog
@@ -41,9 +43,9 @@ impl Surface {
             .filter_map(|name| catalog.host_function(&name))
             .map(|e| SurfaceEntry {
                 name: e.name.to_string(),
-                description: e.description.clone(),
-                args: e.args_schema.clone().to_value(),
-                result: Some(e.result_schema.clone().to_value()),
+                description: e.description.clone().into(),
+                args: e.args_schema.clone().to_value().into(),
+                result: Some(e.result_schema.clone().to_value()).into(),
             })
             .collect();
         Surface {
@@ -57,13 +59,21 @@ impl Surface {
     pub fn recordable_tools(&self) -> Vec<SurfaceEntry> {
         self.tools
             .iter()
-            .filter(|t| self.recordable.contains(&t.name))
+            .filter(|t| self.is_recordable(&t.name))
             .cloned()
             .collect()
     }
 
+    /// A check asks this for every recorded call: found by halving, as the tools are sorted by
+    /// name (the catalog keeps them so).
     pub fn tool(&self, name: &str) -> Option<&SurfaceEntry> {
-        self.tools.iter().find(|t| t.name == name)
+        let at = self.tools.binary_search_by(|t| t.name.as_str().cmp(name)).ok()?;
+        self.tools.get(at)
+    }
+
+    /// Whether a recording may hold tool `name` ([`Surface::recordable`] is sorted too).
+    pub fn is_recordable(&self, name: &str) -> bool {
+        self.recordable.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
     }
 }
 
@@ -122,7 +132,12 @@ pub struct ClientFiles {
 /// under `<map>/tools/.trailblaze/scripting/` (byte-identical for the same catalog and binary). A
 /// file is only rewritten when its content changes.
 pub fn write_client_files(catalog: &Catalog, map_dir: &Path) -> std::io::Result<ClientFiles> {
-    let surface = Surface::of(catalog);
+    write_surface_files(&Surface::of(catalog), map_dir)
+}
+
+/// [`write_client_files`] from a surface already made (a project keeps one per catalog:
+/// [`crate::project::Project::surface`]).
+pub fn write_surface_files(surface: &Surface, map_dir: &Path) -> std::io::Result<ClientFiles> {
     let tools_dir = map_dir.join("tools");
     std::fs::create_dir_all(&tools_dir)?;
     let files = ClientFiles {
@@ -145,6 +160,29 @@ pub fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_tool_is_found_by_name_and_its_schemas_are_made_only_when_read() {
+        let catalog = Catalog::builtins_only(Path::new("."));
+        let surface = Surface::of(&catalog);
+        assert!(surface.tools.len() > 20 && !surface.recordable.is_empty());
+        for (i, t) in surface.tools.iter().enumerate() {
+            let found = surface.tool(&t.name).expect("found by name");
+            assert!(std::ptr::eq(found, &surface.tools[i]), "{}", t.name);
+            assert_eq!(surface.is_recordable(&t.name), surface.recordable.contains(&t.name));
+        }
+        // Controls: a name that is not there, before and after every name, is not found.
+        for missing in ["", "aaa", "tapOnPointX", "zzz", "~"] {
+            assert!(
+                surface.tool(missing).is_none() && !surface.is_recordable(missing),
+                "{missing}"
+            );
+        }
+        // The surface shares the catalog's schemas: reading one from it is reading the catalog's.
+        let tap = catalog.tools().find(|t| t.name == "tapOnPoint").expect("a built-in");
+        let from_surface = &surface.tool("tapOnPoint").expect("in the surface").args;
+        assert!(std::ptr::eq(&**from_surface, &*tap.input_schema));
+    }
 
     #[test]
     fn the_vendored_sdk_is_the_compiled_in_source_and_drops_stale_files() {

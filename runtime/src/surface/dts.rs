@@ -65,7 +65,7 @@ fn map_interface(out: &mut String, name: &str, entries: &[SurfaceEntry]) {
         out.push_str(&doc(&e.description, at));
         let mut r = Renderer::default();
         let args = r.render(&e.args, Defs::new(&e.args, None), at + 1, 0);
-        let result = match &e.result {
+        let result = match &*e.result {
             Some(s) => Renderer::default().render(s, Defs::new(s, None), at + 1, 0),
             None => "unknown".to_string(),
         };

@@ -112,9 +112,9 @@ pub(crate) fn entry(name: &str, args: Value, result: Option<Value>) -> SurfaceEn
         .to_string();
     SurfaceEntry {
         name: name.into(),
-        description,
-        args,
-        result,
+        description: description.into(),
+        args: args.into(),
+        result: result.into(),
     }
 }
 

@@ -30,12 +30,12 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
     }
     let mut props = Map::new();
     for t in tools {
-        let mut args = hoist_defs(&t.name, t.args.clone(), &mut defs);
+        let mut args = hoist_defs(&t.name, (*t.args).clone(), &mut defs);
         if let Value::Object(m) = &mut args {
             m.remove("$schema");
             m.remove("title");
             if !t.description.is_empty() {
-                m.insert("description".into(), Value::String(t.description.clone()));
+                m.insert("description".into(), Value::String(t.description.to_string()));
             }
         }
         // `tool:` with nothing after it reads as no arguments.
@@ -337,9 +337,9 @@ mod tests {
             args[defs_key] = sel;
             SurfaceEntry {
                 name: name.into(),
-                description: format!("{name} does it"),
-                args,
-                result: None,
+                description: format!("{name} does it").into(),
+                args: args.into(),
+                result: None.into(),
             }
         };
         // Two tools with the same definition, in both keywords' spellings: held once; a third whose

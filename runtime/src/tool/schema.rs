@@ -224,12 +224,18 @@ impl From<Option<Value>> for OutputField {
     }
 }
 
-/// The fields print and serialize as the value they read as.
+/// The fields print, compare and serialize as the value they read as.
 macro_rules! as_what_it_reads {
     ($($field:ty),*) => {$(
         impl std::fmt::Debug for $field {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 std::fmt::Debug::fmt(&**self, f)
+            }
+        }
+
+        impl PartialEq for $field {
+            fn eq(&self, other: &Self) -> bool {
+                **self == **other
             }
         }
 
