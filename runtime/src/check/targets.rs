@@ -111,8 +111,12 @@ pub(super) fn digest(parts: &[&[u8]]) -> String {
 pub(super) struct Hashes {
     /// How the target loads: its catalog's error, or that it loads and whether it is exempt.
     pub env: String,
-    /// Each tool of its surface (the first of a name, as [`crate::surface::client_files::Surface::tool`]).
-    tools: HashMap<String, String>,
+    /// Each tool of its surface (the first of a name, as [`crate::surface::client_files::Surface::tool`])
+    /// by its place in the surface, hashed when first asked for: a check reads the schemas of the
+    /// tools its trails call, and hashing every tool made every built-in's schema (a few
+    /// milliseconds of a `run`).
+    tools: HashMap<String, (usize, OnceLock<String>)>,
+    surface: Option<Arc<Surface>>,
     /// Its recordable names, in order.
     pub names: String,
 }
@@ -126,34 +130,43 @@ impl Hashes {
                 return Hashes {
                     env: digest(&[id, b"error", e.as_bytes()]),
                     tools: HashMap::new(),
+                    surface: None,
                     names: String::new(),
                 };
             }
         };
         let surface = &loaded.surface;
         let mut tools = HashMap::new();
-        for t in &surface.tools {
-            if tools.contains_key(&t.name) {
-                continue;
-            }
-            let recordable: &[u8] = if surface.is_recordable(&t.name) {
-                b"recordable"
-            } else {
-                b"hidden"
-            };
-            let schema = serde_json::to_vec(&t.args).unwrap_or_default();
-            tools.insert(t.name.clone(), digest(&[t.name.as_bytes(), recordable, &schema]));
+        for (at, t) in surface.tools.iter().enumerate() {
+            tools.entry(t.name.clone()).or_insert_with(|| (at, OnceLock::new()));
         }
         let names: Vec<&[u8]> = surface.recordable.iter().map(|n| n.as_bytes()).collect();
         Hashes {
             env: digest(&[id, b"loads", &[u8::from(loaded.warning)]]),
             tools,
+            surface: Some(surface.clone()),
             names: digest(&names),
         }
     }
 
     pub fn tool(&self, name: &str) -> String {
-        match self.tools.get(name) {
+        let made = self
+            .tools
+            .get(name)
+            .zip(self.surface.as_ref())
+            .and_then(|((at, hash), surface)| {
+                let t = surface.tools.get(*at)?;
+                Some(hash.get_or_init(|| {
+                    let recordable: &[u8] = if surface.is_recordable(&t.name) {
+                        b"recordable"
+                    } else {
+                        b"hidden"
+                    };
+                    let schema = serde_json::to_vec(&t.args).unwrap_or_default();
+                    digest(&[t.name.as_bytes(), recordable, &schema])
+                }))
+            });
+        match made {
             Some(h) => h.clone(),
             None => digest(&[name.as_bytes(), b"absent"]),
         }

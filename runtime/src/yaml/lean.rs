@@ -35,6 +35,8 @@ pub(super) fn parse(text: &str) -> Option<Node> {
         lines: lines(text)?,
         at: 0,
         depth: 0,
+        items: Vec::new(),
+        entries: Vec::new(),
     };
     let Some(first) = r.lines.first().copied() else {
         return Some((Value::Null, PosNode::default()));
@@ -90,6 +92,37 @@ struct Reader<'a> {
     /// The line being read.
     at: usize,
     depth: usize,
+    /// Per depth, the children of the collection being read there, kept between collections: a
+    /// collection's vectors are then made once at their final size (most hold one or two children,
+    /// and growing a vector starts at four; a long trail's tree was a third slack).
+    items: Vec<Vec<Node>>,
+    entries: Vec<Vec<(String, Node)>>,
+}
+
+/// Mapping keys a collection may hold here: duplicates are found by comparing keys, and saphyr
+/// reads a larger mapping.
+const MAX_KEYS: usize = 256;
+
+/// A sequence's value and positions from its children, each vector made at its final size.
+fn seq_node(mut tree: PosNode, children: &mut Vec<Node>) -> Node {
+    let mut items = Vec::with_capacity(children.len());
+    tree.items = Vec::with_capacity(children.len());
+    for (v, t) in children.drain(..) {
+        items.push(v);
+        tree.items.push(t);
+    }
+    (Value::Array(items), tree)
+}
+
+/// A mapping's value and positions from its entries (no key twice), each made at its final size.
+fn map_node(mut tree: PosNode, children: &mut Vec<(String, Node)>) -> Node {
+    let mut map = Map::with_capacity(children.len());
+    tree.entries = Vec::with_capacity(children.len());
+    for (k, (v, t)) in children.drain(..) {
+        tree.entries.push((k.clone(), t));
+        map.insert(k, v);
+    }
+    (Value::Object(map), tree)
 }
 
 /// `- ` or a lone `-`: a block sequence's entry.
@@ -139,6 +172,31 @@ impl Reader<'_> {
         (self.depth <= DEPTH).then_some(())
     }
 
+    /// The children buffer of the current depth, taken (it is put back by [`Reader::leave`]).
+    fn take_items(&mut self) -> Vec<Node> {
+        self.items.get_mut(self.depth).map(std::mem::take).unwrap_or_default()
+    }
+
+    fn take_entries(&mut self) -> Vec<(String, Node)> {
+        self.entries.get_mut(self.depth).map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Leaves the current depth, keeping its (emptied) buffers for the next collection there.
+    fn leave(&mut self, items: Vec<Node>, entries: Vec<(String, Node)>) {
+        let d = self.depth;
+        if self.items.len() <= d {
+            self.items.resize_with(d + 1, Vec::new);
+            self.entries.resize_with(d + 1, Vec::new);
+        }
+        if items.capacity() > 0 {
+            self.items[d] = items;
+        }
+        if entries.capacity() > 0 {
+            self.entries[d] = entries;
+        }
+        self.depth -= 1;
+    }
+
     /// The block collection starting at byte `p` of the current line, at column `col`.
     fn block(&mut self, col: usize, p: usize) -> Option<Node> {
         let line = self.lines[self.at];
@@ -152,8 +210,8 @@ impl Reader<'_> {
     fn seq(&mut self, col: usize) -> Option<Node> {
         self.enter()?;
         let first = self.lines[self.at];
-        let mut items = Vec::new();
-        let mut tree = self.node(&first, first.start + col);
+        let mut items = self.take_items();
+        let tree = self.node(&first, first.start + col);
         while let Some(line) = self.lines.get(self.at).copied() {
             if line.indent < col {
                 break;
@@ -168,16 +226,16 @@ impl Reader<'_> {
             if p == line.end || self.b[p] == b'#' || is_entry(&self.b[p..line.end]) {
                 return None; // the item is on the lines below, or a sequence in a sequence
             }
-            let (v, t) = if let Some(key) = self.key(&line, p) {
+            let item = if let Some(key) = self.key(&line, p) {
                 self.map(p - line.start, p, Some(key))?
             } else {
                 self.inline(&line, p, col)?
             };
-            items.push(v);
-            tree.items.push(t);
+            items.push(item);
         }
-        self.depth -= 1;
-        Some((Value::Array(items), tree))
+        let node = seq_node(tree, &mut items);
+        self.leave(items, Vec::new());
+        Some(node)
     }
 
     /// A block mapping at column `col`, its first key at byte `p` of the current line (`first_key`: that
@@ -185,15 +243,15 @@ impl Reader<'_> {
     fn map(&mut self, col: usize, mut p: usize, mut first_key: Option<(String, usize)>) -> Option<Node> {
         self.enter()?;
         let first = self.lines[self.at];
-        let mut map = Map::new();
-        let mut tree = self.node(&first, p);
+        let mut entries = self.take_entries();
+        let tree = self.node(&first, p);
         loop {
             let line = self.lines[self.at];
             let (key, after) = match first_key.take() {
                 Some(k) => k,
                 None => self.key(&line, p)?,
             };
-            if map.contains_key(&key) {
+            if entries.len() == MAX_KEYS || entries.iter().any(|(k, _)| *k == key) {
                 return None;
             }
             let key_at = self.pos(&line, p);
@@ -218,8 +276,7 @@ impl Reader<'_> {
                 self.inline(&line, q, col)?
             };
             t.key = Some(key_at);
-            tree.entries.push((key.clone(), t));
-            map.insert(key, v);
+            entries.push((key, (v, t)));
             match self.lines.get(self.at) {
                 Some(next) if next.indent == col && !is_entry(&self.b[next.start + col..next.end]) => {
                     p = next.start + col;
@@ -228,8 +285,9 @@ impl Reader<'_> {
                 _ => break,
             }
         }
-        self.depth -= 1;
-        Some((Value::Object(map), tree))
+        let node = map_node(tree, &mut entries);
+        self.leave(Vec::new(), entries);
+        Some(node)
     }
 
     /// The key at `p` and the byte after its `:`, when `p` starts `key: ` (or `key:` at the end).
@@ -389,9 +447,9 @@ impl Reader<'_> {
         self.enter()?;
         let is_map = self.b[p] == b'{';
         let close = if is_map { b'}' } else { b']' };
-        let mut tree = self.node(line, p);
-        let mut map = Map::new();
-        let mut items = Vec::new();
+        let tree = self.node(line, p);
+        let mut entries = self.take_entries();
+        let mut items = self.take_items();
         let mut i = self.skip_spaces(p + 1, line.end);
         if i < line.end && self.b[i] == close {
             i += 1;
@@ -400,7 +458,7 @@ impl Reader<'_> {
                 let mut key = None;
                 if is_map {
                     let (k, colon) = self.flow_key(line, i)?;
-                    if map.contains_key(&k) {
+                    if entries.len() == MAX_KEYS || entries.iter().any(|(e, _)| *e == k) {
                         return None;
                     }
                     key = Some((k, self.pos(line, i)));
@@ -410,13 +468,9 @@ impl Reader<'_> {
                 match key {
                     Some((k, at)) => {
                         t.key = Some(at);
-                        tree.entries.push((k.clone(), t));
-                        map.insert(k, v);
+                        entries.push((k, (v, t)));
                     }
-                    None => {
-                        items.push(v);
-                        tree.items.push(t);
-                    }
+                    None => items.push((v, t)),
                 }
                 i = self.skip_spaces(end, line.end);
                 match self.b.get(i).filter(|_| i < line.end) {
@@ -434,13 +488,13 @@ impl Reader<'_> {
                 }
             }
         }
-        self.depth -= 1;
-        let value = if is_map {
-            Value::Object(map)
+        let node = if is_map {
+            map_node(tree, &mut entries)
         } else {
-            Value::Array(items)
+            seq_node(tree, &mut items)
         };
-        Some(((value, tree), i))
+        self.leave(items, entries);
+        Some((node, i))
     }
 
     /// A flow mapping's key at `p` and where its `:` (followed by a space) is.
