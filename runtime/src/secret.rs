@@ -101,28 +101,37 @@ impl Redaction {
 
     /// [`Redaction::text`] over every string of a JSON value, object keys included.
     pub fn value(&self, v: &mut Value) {
+        self.scrub(v);
+    }
+
+    /// [`Redaction::value`], saying whether it replaced anything.
+    pub fn scrub(&self, v: &mut Value) -> bool {
         if self.is_empty() {
-            return;
+            return false;
         }
         match v {
-            Value::String(s) => {
-                if let std::borrow::Cow::Owned(r) = self.text(s) {
+            Value::String(s) => match self.text(s) {
+                std::borrow::Cow::Owned(r) => {
                     *s = r;
+                    true
                 }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|i| self.value(i)),
+                std::borrow::Cow::Borrowed(_) => false,
+            },
+            // Every item is scrubbed: `fold`, not `any`, which would stop at the first.
+            Value::Array(items) => items.iter_mut().fold(false, |changed, i| self.scrub(i) | changed),
             Value::Object(map) => {
                 if map.keys().any(|k| matches!(self.text(k), std::borrow::Cow::Owned(_))) {
                     let old = std::mem::take(map);
                     for (k, mut item) in old {
-                        self.value(&mut item);
+                        self.scrub(&mut item);
                         map.insert(self.text(&k).into_owned(), item);
                     }
+                    true
                 } else {
-                    map.values_mut().for_each(|i| self.value(i));
+                    map.values_mut().fold(false, |changed, i| self.scrub(i) | changed)
                 }
             }
-            _ => {}
+            _ => false,
         }
     }
 }
@@ -231,6 +240,25 @@ mod redact_tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_scrub_says_whether_it_replaced_anything_and_scrubs_every_item() {
+        let r = Redaction::new(&["hunter2".to_string()]);
+        // The secret in the first and the last item, and as a key: all replaced, and said.
+        let mut v = json!({ "a": ["hunter2", 1, "x hunter2"], "hunter2": { "b": "ok" } });
+        assert!(r.scrub(&mut v));
+        assert_eq!(v, json!({ "a": ["***", 1, "x ***"], "***": { "b": "ok" } }));
+        // Only in a nested map's value.
+        let mut v = json!({ "a": { "b": ["ok", { "c": "hunter2" }] } });
+        assert!(r.scrub(&mut v));
+        assert_eq!(v["a"]["b"][1]["c"], "***");
+        // Controls: nothing to replace, or no secrets at all, says no and changes nothing.
+        let mut v = json!({ "a": ["hunter", 2], "b": "fine" });
+        let before = v.clone();
+        assert!(!r.scrub(&mut v));
+        assert_eq!(v, before);
+        assert!(!Redaction::new(&[]).scrub(&mut json!("hunter2")));
+    }
 
     #[test]
     fn longest_first_in_every_escaped_form_and_in_keys() {

@@ -217,13 +217,9 @@ impl SessionLog {
     }
 
     /// A step's start; whether the scrub changed its arguments is remembered with the step.
-    fn write_step_started(&mut self, line: Value, masked: bool) {
-        let masked = masked
-            || (!self.redact.is_empty() && {
-                let mut args = line["args"].clone();
-                self.redact.value(&mut args);
-                args != line["args"]
-            });
+    fn write_step_started(&mut self, mut line: Value, masked: bool) {
+        let scrubbed = line.get_mut("args").is_some_and(|args| self.redact.scrub(args));
+        let masked = masked || scrubbed;
         self.write_line_raw(line, None);
         if masked && let Some(r) = self.records.last_mut() {
             r.masked = true;
@@ -257,11 +253,16 @@ impl SessionLog {
 
     /// Writes `line`, with `extra` (a key and its value, already serialized) appended to it.
     fn write_line_raw(&mut self, mut line: Value, extra: Option<(&str, Vec<u8>)>) {
-        cap(&mut line);
         self.redact.value(&mut line);
+        // Serialized once: no field of a line within the cap can be past it, so the fields are
+        // measured (and the line serialized again) only for a line that is.
+        let mut buf = serde_json::to_vec(&line).unwrap_or_default();
+        if buf.len() > MAX_LOGGED_BYTES {
+            cap(&mut line);
+            buf = serde_json::to_vec(&line).unwrap_or_default();
+        }
         self.remember(&line);
         if let Some(out) = self.out.as_mut() {
-            let mut buf = serde_json::to_vec(&line).unwrap_or_default();
             if let Some((key, raw)) = extra
                 && buf.last() == Some(&b'}')
             {
