@@ -159,11 +159,14 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Trail, Vec<YamlError>>> {
 /// Catalogs by trailmap id, built once per check; a trailmap that does not load is an error message.
 struct Catalogs<'p> {
     project: &'p Project,
-    built: BTreeMap<String, Result<(Arc<Catalog>, Arc<Surface>), String>>,
+    built: BTreeMap<String, Result<Loaded, String>>,
 }
 
+/// A trailmap's catalog and its surface.
+type Loaded = (Arc<Catalog>, Arc<Surface>);
+
 impl<'p> Catalogs<'p> {
-    fn get(&mut self, id: &str) -> &Result<(Arc<Catalog>, Arc<Surface>), String> {
+    fn get(&mut self, id: &str) -> &Result<Loaded, String> {
         let project = self.project;
         self.built.entry(id.to_string()).or_insert_with(|| {
             let catalog = project.catalog(id).map_err(|e| e.to_string())?;
