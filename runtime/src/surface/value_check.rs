@@ -197,6 +197,42 @@ fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     }
 }
 
+/// The keywords [`check`] reads from every schema object, found in one pass over its keys: a
+/// recorded call's arguments meet a dozen schema objects, and each keyword looked up on its own
+/// was a scan of the keys (most of the type gate's time).
+#[derive(Default)]
+struct Keywords<'a> {
+    reference: Option<&'a Value>,
+    one_of_values: Option<&'a Value>,
+    constant: Option<&'a Value>,
+    ty: Option<&'a Value>,
+    any_of: Option<&'a Value>,
+    one_of: Option<&'a Value>,
+    all_of: Option<&'a Value>,
+    format: Option<&'a Value>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(obj: &'a Map<String, Value>) -> Keywords<'a> {
+        let mut k = Keywords::default();
+        for (key, v) in obj {
+            let slot = match key.as_str() {
+                "$ref" => &mut k.reference,
+                "enum" => &mut k.one_of_values,
+                "const" => &mut k.constant,
+                "type" => &mut k.ty,
+                "anyOf" => &mut k.any_of,
+                "oneOf" => &mut k.one_of,
+                "allOf" => &mut k.all_of,
+                "format" => &mut k.format,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        k
+    }
+}
+
 fn type_list(schema: &Map<String, Value>) -> Option<Vec<&str>> {
     match field(schema, "type")? {
         Value::String(t) => Some(vec![t.as_str()]),
@@ -252,7 +288,8 @@ fn check<'a>(
         _ => return,
     };
 
-    if let Some(reference) = field(obj, "$ref").and_then(Value::as_str) {
+    let kw = Keywords::of(obj);
+    if let Some(reference) = kw.reference.and_then(Value::as_str) {
         match defs.resolve(reference) {
             Some((target, scope)) => check(target, scope, value, path, depth + 1, out),
             None => push(
@@ -264,19 +301,19 @@ fn check<'a>(
     }
 
     // Literal sets first: "expected one of `BACK`, `ENTER`" says more than "expected string".
-    if let Some(allowed) = field(obj, "enum").and_then(Value::as_array) {
+    if let Some(allowed) = kw.one_of_values.and_then(Value::as_array) {
         if !allowed.contains(value) {
             let values: Vec<&Value> = allowed.iter().collect();
             return push(out, path, not_one_of(&values, value));
         }
-    } else if let Some(c) = field(obj, "const")
+    } else if let Some(c) = kw.constant
         && c != value
     {
         return push(out, path, not_one_of(&[c], value));
     }
 
     // Tested without collecting the type names: they are only listed when the value does not fit.
-    let fits = match field(obj, "type") {
+    let fits = match kw.ty {
         Some(Value::String(t)) => has_type(value, t),
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| has_type(value, t)),
         _ => true,
@@ -301,12 +338,12 @@ fn check<'a>(
         );
     }
 
-    for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = field(obj, key).and_then(Value::as_array) {
+    for branches in [kw.any_of, kw.one_of].into_iter().flatten() {
+        if let Some(branches) = branches.as_array() {
             any_of(branches, defs, value, path, depth, out);
         }
     }
-    if let Some(all) = field(obj, "allOf").and_then(Value::as_array) {
+    if let Some(all) = kw.all_of.and_then(Value::as_array) {
         for s in all {
             check(s, defs, value, path, depth + 1, out);
         }
@@ -316,8 +353,7 @@ fn check<'a>(
         // A `{{name}}` token (a remembered value, an argument) resolves when the call runs, and the
         // pattern is checked then: `{{` alone reads as a bad repetition.
         Value::String(s)
-            if field(obj, "format").and_then(Value::as_str) == Some("regex")
-                && !(s.contains("{{") && s.contains("}}")) =>
+            if kw.format.and_then(Value::as_str) == Some("regex") && !(s.contains("{{") && s.contains("}}")) =>
         {
             if let Err(why) = crate::selector::check_pattern(s) {
                 push(out, path, why);

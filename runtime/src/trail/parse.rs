@@ -156,6 +156,12 @@ impl Parser<'_> {
         }
     }
 
+    /// [`Parser::full`] of a path the caller owns: itself when there is no prefix (the current
+    /// form, every call of a check), not a copy.
+    fn full_owned(&self, path: String) -> String {
+        if self.prefix.is_empty() { path } else { self.full(&path) }
+    }
+
     /// An error at the value of `path`.
     fn at_value(&mut self, path: &str, msg: String) {
         let pos = self.doc.value_position(&self.full(path));
@@ -436,7 +442,7 @@ impl Parser<'_> {
                 return None;
             }
         };
-        let apath = self.full(&apath);
+        let apath = self.full_owned(apath);
         let pos = self.doc.position(&apath);
         if args_value.is_object() {
             self.args_at.push(std::ptr::from_ref::<Value>(args_value) as usize);

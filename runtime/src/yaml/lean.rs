@@ -307,7 +307,7 @@ impl Reader<'_> {
                 }
             }
             let s = self.text[p..i].trim_end_matches(' ');
-            (map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?, i)
+            (plain_key(s)?, i)
         };
         let is_colon = colon < line.end && b[colon] == b':' && (colon + 1 == line.end || b[colon + 1] == b' ');
         (is_colon && colon - p <= MAX_KEY).then_some((key, colon + 1))
@@ -515,7 +515,7 @@ impl Reader<'_> {
             return None;
         }
         let s = self.text[p..end].trim_end_matches(' ');
-        Some((map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))?, end))
+        Some((plain_key(s)?, end))
     }
 
     /// A value inside a flow collection, and the byte after it.
@@ -606,7 +606,29 @@ impl Reader<'_> {
 
 /// A plain scalar's value, typed by YAML's core schema as saphyr types it.
 fn plain(s: &str) -> Option<Value> {
+    if surely_text(s) {
+        return Some(Value::String(s.to_string()));
+    }
     scalar(Scalar::parse_from_cow(Cow::Borrowed(s)))
+}
+
+/// A plain mapping key's name.
+fn plain_key(s: &str) -> Option<String> {
+    if surely_text(s) {
+        return Some(s.to_string());
+    }
+    map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))
+}
+
+/// A plain scalar YAML's core schema can only read as text: it starts with a letter and is not
+/// one of the spellings of null, true or false (a number starts with a digit, a sign or a dot).
+/// Most keys and values of a trail are, and are then taken without trying each other type.
+fn surely_text(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && !matches!(
+            s,
+            "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+        )
 }
 
 /// The character a `\` escape in a double-quoted scalar stands for, and the bytes it used.

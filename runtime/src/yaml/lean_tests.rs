@@ -206,3 +206,50 @@ fn mutated_files_are_read_alike_or_left_to_saphyr() {
         "{taken} of {total} mutants read quickly"
     );
 }
+
+#[test]
+fn what_is_surely_text_is_text_to_saphyr_too() {
+    let tokens = [
+        "nodeSelector",
+        "a",
+        "x1.5",
+        "e5",
+        "E1",
+        "inf",
+        "Infinity",
+        "nan",
+        "NaN",
+        "nullx",
+        "yes",
+        "no",
+        "on",
+        "n",
+        "t",
+        "truE",
+        "tRUE",
+        "False1",
+        "b0x1",
+        "o17",
+        "Null_",
+        "ABC",
+        "z~",
+    ];
+    for t in tokens {
+        assert!(surely_text(t), "{t} starts with a letter and is no null or bool");
+        assert!(
+            matches!(Scalar::parse_from_cow(Cow::Borrowed(t)), Scalar::String(_)),
+            "saphyr reads {t} as something else"
+        );
+        assert_eq!(plain(t), Some(Value::String(t.to_string())));
+        assert_eq!(plain_key(t).as_deref(), Some(t));
+    }
+    // Controls: what saphyr reads as another type is left to it.
+    for t in [
+        "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "~", "12", "-1", ".inf", "+.5",
+        "0x1f", "",
+    ] {
+        assert!(!surely_text(t), "{t}");
+    }
+    assert_eq!(plain("TRUE"), Some(Value::Bool(true)));
+    assert_eq!(plain_key("12").as_deref(), Some("12"));
+}

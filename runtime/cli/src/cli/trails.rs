@@ -469,7 +469,21 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     let (mut project, located) = open_project_for(cli, None, &a.targets)?;
     let given = named_or(&project, &a.targets, &a.map, a.all)?;
     let (roots, maps) = targets(&project, &located, &given, a.all);
-    let files = find_trails(&roots)?;
+    let files = std::thread::scope(|scope| {
+        // The catalogs in scope are built while the trails are found (neither needs the other);
+        // one that does not load is reported by the check itself.
+        scope.spawn(|| {
+            for id in project
+                .trailmaps
+                .maps
+                .keys()
+                .filter(|id| maps.is_empty() || maps.contains(id))
+            {
+                let _ = project.catalog(id);
+            }
+        });
+        find_trails(&roots)
+    })?;
     if !a.watch {
         return check_files(&project, a, &files, &maps);
     }
