@@ -92,7 +92,7 @@ fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outc
         }
     };
     let Some(cache) = cache else {
-        return fresh(check_text(targets, file, text).0);
+        return fresh(check_text(targets, file, text, false).0);
     };
     let key = cache.key(file, &text);
     if let Some(result) = cache.get(&key, targets) {
@@ -102,7 +102,7 @@ fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outc
             entry: None,
         };
     }
-    let (result, uses) = check_text(targets, file, text);
+    let (result, uses) = check_text(targets, file, text, true);
     let entry = cache.entry(&key, &uses, &result);
     Outcome {
         result,
@@ -111,8 +111,9 @@ fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outc
     }
 }
 
-/// The parse gate, the target and the type gate over one trail's text.
-fn check_text(targets: &Targets<'_>, file: &Path, text: String) -> (TrailResult, Uses) {
+/// The parse gate, the target and the type gate over one trail's text; with `cached`, which tools
+/// its result depends on (only a cache entry needs them).
+fn check_text(targets: &Targets<'_>, file: &Path, text: String, cached: bool) -> (TrailResult, Uses) {
     let mut r = TrailResult::default();
     let mut uses = Uses::default();
     let trail = match parse_trail_owned(text, file) {
@@ -144,6 +145,9 @@ fn check_text(targets: &Targets<'_>, file: &Path, text: String) -> (TrailResult,
         let (calls, findings) = check_trail(&trail, &loaded.surface, selectors(), loaded.warning);
         r.calls = calls;
         r.findings = findings;
+        if !cached {
+            return (r, uses);
+        }
         let tools: BTreeSet<&str> = trail.calls().map(|(_, _, c)| c.tool.as_str()).collect();
         uses.unknown = tools.iter().any(|t| loaded.surface.tool(t).is_none());
         uses.tools = tools.into_iter().map(str::to_string).collect();

@@ -116,6 +116,24 @@ struct Parser<'d> {
     args_at: Vec<usize>,
 }
 
+/// `base[i]`, with room for the key a call's path adds to it ([`extended`]).
+fn indexed(base: &str, i: usize) -> String {
+    use std::fmt::Write as _;
+    let mut at = String::with_capacity(base.len() + 32);
+    let _ = write!(at, "{base}[{i}]");
+    at
+}
+
+/// [`child`] of a path the caller owns: the key appended in place.
+fn extended(mut base: String, key: &str) -> String {
+    if base.is_empty() {
+        return key.to_string();
+    }
+    base.push('.');
+    base.push_str(key);
+    base
+}
+
 fn child(base: &str, key: &str) -> String {
     if base.is_empty() {
         key.to_string()
@@ -383,10 +401,10 @@ impl Parser<'_> {
                 Value::Array(items) => items
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, item)| self.tool_call(item, &format!("{kpath}[{i}]")))
+                    .filter_map(|(i, item)| self.tool_call(item, indexed(&kpath, i)))
                     .collect(),
                 // The single-call form: `tools: { launchApp: {...} }`.
-                Value::Object(_) => self.tool_call(calls, &kpath).into_iter().collect(),
+                Value::Object(_) => self.tool_call(calls, kpath.clone()).into_iter().collect(),
                 other => {
                     let msg = "a list of tool calls (`- toolName: {args}`; `[]` for a deliberate no-op)";
                     self.wrong_type(&kpath, msg, other);
@@ -398,7 +416,9 @@ impl Parser<'_> {
         Some(rec)
     }
 
-    fn tool_call(&mut self, v: &Value, path: &str) -> Option<ToolCall> {
+    /// The call at `path`, whose text becomes the call's own path (`...tools[2].tapOnPoint`).
+    fn tool_call(&mut self, v: &Value, owned: String) -> Option<ToolCall> {
+        let path = owned.as_str();
         let map = match v {
             Value::Object(m) => m,
             Value::String(s) if !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)) => {
@@ -430,7 +450,7 @@ impl Parser<'_> {
             self.at_key(&child(path, first), msg);
             return None;
         }
-        let apath = child(path, tool);
+        let apath = extended(owned, tool);
         let args_value = &map[tool];
         let args = match args_value {
             // Moved in by `move_args` once the walk is done; until then, its index in `args_at`.
@@ -490,7 +510,7 @@ impl Parser<'_> {
                         Value::Array(list) => list
                             .iter()
                             .enumerate()
-                            .filter_map(|(k, v)| self.tool_call(v, &format!("tools[{k}]")))
+                            .filter_map(|(k, v)| self.tool_call(v, format!("tools[{k}]")))
                             .collect(),
                         other => {
                             self.wrong_type("tools", "a list of tool calls (`- toolName: {args}`)", other);
