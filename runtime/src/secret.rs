@@ -64,6 +64,9 @@ fn escaped_forms(value: &str) -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub struct Redaction {
     forms: Vec<String>,
+    /// Every form at once: a text that holds none (nearly every string a log line or a report
+    /// holds) is read once, not once per form.
+    any: Option<aho_corasick::AhoCorasick>,
 }
 
 impl Redaction {
@@ -77,7 +80,11 @@ impl Redaction {
             }
         }
         forms.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-        Redaction { forms }
+        // Without the automaton (it cannot fail for a few short texts), each form is tried alone.
+        let any = (!forms.is_empty())
+            .then(|| aho_corasick::AhoCorasick::new(&forms).ok())
+            .flatten();
+        Redaction { forms, any }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -86,6 +93,10 @@ impl Redaction {
 
     /// `text` with every secret replaced by `***`; borrowed when there was nothing to replace.
     pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        // No form in the text: nothing would be replaced below either.
+        if self.any.as_ref().is_some_and(|any| !any.is_match(text)) {
+            return std::borrow::Cow::Borrowed(text);
+        }
         let mut out: Option<String> = None;
         for f in &self.forms {
             let current = out.as_deref().unwrap_or(text);
@@ -240,6 +251,33 @@ mod redact_tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_one_pass_search_finds_what_each_form_alone_finds() {
+        let r = Redaction::new(&["hunter2".to_string(), "s3cr&t".to_string(), "aaa".to_string()]);
+        assert!(r.any.is_some(), "the automaton is in use");
+        let alone = Redaction {
+            forms: r.forms.clone(),
+            any: None,
+        };
+        for t in [
+            "",
+            "nothing",
+            "x hunter2 y",
+            "HUNTER2",
+            "s3cr&amp;t",
+            "s3cr\\u0026t",
+            "aaaa",
+            "aa",
+            "hunter",
+            "é hunter2 é",
+            "hunter2hunter2",
+        ] {
+            assert_eq!(r.text(t), alone.text(t), "{t}");
+        }
+        // Control: the search does find, and the text is then replaced as before.
+        assert_eq!(r.text("x hunter2 y"), "x *** y");
+    }
 
     #[test]
     fn a_scrub_says_whether_it_replaced_anything_and_scrubs_every_item() {
