@@ -365,7 +365,7 @@ fn check<'a>(
             let before = out.len();
             bounds(obj, value, path, out);
             if out.len() == before {
-                integer_format(obj, value, path, out);
+                integer_format(kw.format, value, path, out);
             }
         }
         Value::Object(map) => object(obj, defs, map, path, depth, out),
@@ -385,8 +385,8 @@ fn not_one_of(allowed: &[&Value], value: &Value) -> String {
 
 /// schemars writes an integer's Rust width as `format` (`int32`, `uint32`, ...); replay decodes with
 /// serde into that width, so a value outside it is a finding here, not a failure at run time.
-fn integer_format(obj: &Map<String, Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
-    let range: (i128, i128) = match field(obj, "format").and_then(Value::as_str) {
+fn integer_format(format: Option<&Value>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) {
+    let range: (i128, i128) = match format.and_then(Value::as_str) {
         Some("int8") => (i8::MIN.into(), i8::MAX.into()),
         Some("uint8") => (0, u8::MAX.into()),
         Some("int16") => (i16::MIN.into(), i16::MAX.into()),

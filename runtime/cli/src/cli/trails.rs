@@ -473,12 +473,7 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         // The catalogs in scope are built while the trails are found (neither needs the other);
         // one that does not load is reported by the check itself.
         scope.spawn(|| {
-            for id in project
-                .trailmaps
-                .maps
-                .keys()
-                .filter(|id| maps.is_empty() || maps.contains(id))
-            {
+            for id in in_scope(&project, &maps) {
                 let _ = project.catalog(id);
             }
         });
@@ -509,17 +504,21 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
     )
 }
 
+/// The project's trailmaps among `maps` (none: every trailmap).
+fn in_scope<'p>(project: &'p Project, maps: &'p [String]) -> impl Iterator<Item = &'p String> {
+    project
+        .trailmaps
+        .maps
+        .keys()
+        .filter(move |id| maps.is_empty() || maps.contains(id))
+}
+
 /// Checks `files` and the trailmaps `maps` (none: every trailmap), printing the findings.
 fn check_files(project: &Project, a: &CheckArgs, files: &[PathBuf], maps: &[String]) -> Result<(), Failure> {
     // Regenerate the typed surface of every trailmap involved.
     let mut problems = Vec::new();
     let mut client_dirs = Vec::new();
-    for id in project
-        .trailmaps
-        .maps
-        .keys()
-        .filter(|id| maps.is_empty() || maps.contains(id))
-    {
+    for id in in_scope(project, maps) {
         let catalog = project.catalog(id)?;
         warn_all(&catalog.warnings);
         // The client files type a trailmap's own scripts: one with no `tools/` (a library, a legacy
