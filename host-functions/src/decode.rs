@@ -150,6 +150,26 @@ impl fmt::Display for RawError {
 
 impl std::error::Error for RawError {}
 
+/// The error of a first, quick pass: only that it failed (no message is made, and results stay
+/// small: a `Result` of `RawError` was moved around in every step of a decoding). A failure
+/// decodes again with [`RawError`] and paths to say what and where.
+#[derive(Debug)]
+pub(crate) struct Failed;
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("does not decode")
+    }
+}
+
+impl std::error::Error for Failed {}
+
+impl de::Error for Failed {
+    fn custom<T: fmt::Display>(_msg: T) -> Self {
+        Failed
+    }
+}
+
 fn kind_of(unexp: &Unexpected<'_>) -> &'static str {
     match unexp {
         Unexpected::Bool(_) => "a boolean",
@@ -226,9 +246,9 @@ fn render_path(path: &serde_path_to_error::Path) -> String {
 /// on every struct; the catalog tests hold every tool and host function to that.
 pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
     // A deserializer generic over its error type lets `RawError` drop values. The first pass runs
-    // without path tracking (this is a host call's hot path); only a failure pays for the second pass
-    // that finds where it failed.
-    if let Ok(v) = T::deserialize(crate::value_de::ValueDe::<RawError>::new(value)) {
+    // without path tracking or messages (this is a host call's hot path); only a failure pays for
+    // the second pass that says what failed and where.
+    if let Ok(v) = T::deserialize(crate::value_de::ValueDe::<Failed>::new(value)) {
         return Ok(v);
     }
     let de = crate::value_de::ValueDe::<RawError>::new(value);

@@ -39,6 +39,7 @@
 //! tracing span plus one log line per call with no arguments or results in it.
 
 pub mod builtin;
+pub mod clock;
 mod context;
 pub mod decode;
 mod error;

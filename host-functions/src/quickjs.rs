@@ -8,14 +8,15 @@ pub mod ser;
 
 use serde::de::DeserializeOwned;
 
-use crate::decode::{DecodeError, RawError, located};
+use crate::decode::{DecodeError, Failed, RawError, located};
 use de::{Budget, JsDe};
 
 /// Decodes a script's value into `T` strictly, as [`crate::decode::decode`] does JSON. The first
-/// pass runs without path tracking; only a failure pays for the second that finds where.
+/// pass runs without path tracking or messages; only a failure pays for the second that says
+/// what and where.
 pub(crate) fn decode_js<'js, T: DeserializeOwned>(value: rquickjs::Value<'js>) -> Result<T, DecodeError> {
     let budget = Budget::default();
-    if let Ok(v) = T::deserialize(JsDe::<RawError>::new(value.clone(), &budget)) {
+    if let Ok(v) = T::deserialize(JsDe::<Failed>::new(value.clone(), &budget)) {
         return Ok(v);
     }
     let budget = Budget::default();

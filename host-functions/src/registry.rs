@@ -4,10 +4,10 @@ use std::any::type_name;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::clock::{self, Ticks};
 use crate::context::HostContext;
 use crate::decode;
 use crate::error::{HostCallError, HostError};
@@ -135,7 +135,7 @@ impl HostFunctionEntry {
 
     /// [`invoke`](Self::invoke), also returning how long the call took (callers that tally host calls
     /// need it, and reading the clock twice more per call is measurable on the hot path).
-    pub fn invoke_timed(&self, args: Value, cx: &mut dyn HostContext) -> (Result<Value, HostCallError>, Duration) {
+    pub fn invoke_timed(&self, args: Value, cx: &mut dyn HostContext) -> (Result<Value, HostCallError>, Ticks) {
         self.timed(|| match &self.invoke {
             Invoke::Typed { json, .. } => json(args, cx),
             Invoke::Dynamic(f) => {
@@ -162,7 +162,7 @@ impl HostFunctionEntry {
         args: rquickjs::Value<'js>,
         cx: &mut dyn HostContext,
         check: &dyn Fn(&Value) -> Option<decode::DecodeError>,
-    ) -> (Result<rquickjs::Value<'js>, HostCallError>, Duration) {
+    ) -> (Result<rquickjs::Value<'js>, HostCallError>, Ticks) {
         self.timed(|| match &self.invoke {
             Invoke::Typed { js, .. } => js(ctx, args, cx),
             Invoke::Dynamic(f) => {
@@ -193,10 +193,10 @@ impl HostFunctionEntry {
 
     /// Runs one call under its span, with panics contained, timed, and logged (name, duration,
     /// ok/failed), never values.
-    fn timed<T>(&self, run: impl FnOnce() -> Result<T, HostCallError>) -> (Result<T, HostCallError>, Duration) {
+    fn timed<T>(&self, run: impl FnOnce() -> Result<T, HostCallError>) -> (Result<T, HostCallError>, Ticks) {
         let span = tracing::info_span!("host_call", name = %self.name);
         let _entered = span.enter();
-        let started = Instant::now();
+        let started = clock::now();
         let outcome = catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|payload| {
             // The payload may hold a value from the arguments: never look at it. Dropping it can
             // itself panic, so that is contained too.
@@ -205,21 +205,22 @@ impl HostFunctionEntry {
                 name: self.name.to_string(),
             })
         });
-        let elapsed = started.elapsed();
-        let duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        let took = started.elapsed();
+        // Made into time only when an event is written (the fields are read only then).
+        let micros = || u64::try_from(took.to_duration().as_micros()).unwrap_or(u64::MAX);
         match &outcome {
-            Ok(_) => tracing::info!(name = %self.name, duration_us, outcome = %"ok", "host call"),
+            Ok(_) => tracing::info!(name = %self.name, duration_us = micros(), outcome = %"ok", "host call"),
             Err(e) => {
                 tracing::info!(
                     name = %self.name,
-                    duration_us,
+                    duration_us = micros(),
                     outcome = %"failed",
                     error = %e.kind(),
                     "host call"
                 )
             }
         }
-        (outcome, elapsed)
+        (outcome, took)
     }
 
     /// Paths (JSON pointers) of object schemas in the arguments that accept unknown keys: a struct

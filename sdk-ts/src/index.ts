@@ -255,6 +255,12 @@ export interface ContextBindings {
    * not pass (and the host need not look up) its name. `callHost` still answers every other name.
    */
   hostFunctions?: Readonly<Record<string, (args: unknown) => unknown>>;
+  /**
+   * Optional: given by a host whose `hostFunctions` throw {@link TrailblazeHostError} themselves
+   * (and take a missing argument as `{}`). It is handed that class once; the functions then become
+   * `ctx.host`'s members as they are, with no wrapper of this SDK's around each call.
+   */
+  adoptHostError?(errorClass: typeof TrailblazeHostError): void;
   /** `ctx.fetch`'s exchange, made by the host: a {@link FetchReply}, or a promise of one. */
   fetch?(request: FetchRequest): unknown;
 }
@@ -371,8 +377,12 @@ export function makeContext(bindings: ContextBindings): ToolContext {
     bindings.toolNames,
   );
   const direct = bindings.hostFunctions ?? {};
+  // Functions that throw the SDK's error themselves need no wrapper frame (a tenth of a host call).
+  const bare = typeof bindings.adoptHostError === "function";
+  if (bare) bindings.adoptHostError!(TrailblazeHostError);
   const host = namespace((name) => {
     const fn = Object.prototype.hasOwnProperty.call(direct, name) ? direct[name] : undefined;
+    if (fn !== undefined && bare) return fn;
     if (fn !== undefined) {
       return (args?: unknown) => {
         try {

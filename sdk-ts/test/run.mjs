@@ -230,6 +230,18 @@ async function runtimeCases() {
       assert.equal(ctx.host.now(), 1);
       assert.equal(ctx.host.other(), 2);
     },
+    "hostFunctions are ctx.host's members as they are when the host adopts TrailblazeHostError"() {
+      const greet = (args) => ({ hello: args.name });
+      let adopted;
+      const ctx = makeContext({ ...bindings({}), hostNames: ["greet"], hostFunctions: { greet }, adoptHostError: (c) => (adopted = c) });
+      assert.equal(adopted, TrailblazeHostError);
+      assert.equal(ctx.host.greet, greet, "no wrapper around the host's own function");
+      // Control: without `adoptHostError` the same function is wrapped, and its throw becomes the SDK's error.
+      const failing = () => { throw new Error("bad"); };
+      const wrapped = makeContext({ ...bindings({}), hostNames: ["greet"], hostFunctions: { greet: failing } });
+      assert.notEqual(wrapped.host.greet, failing);
+      assert.throws(() => wrapped.host.greet({}), (e) => e instanceof TrailblazeHostError && e.hostFunction === "greet" && e.message === "bad");
+    },
     "selectors.<driver>(match) is the literal selector"() {
       assert.deepEqual(selectors.androidAccessibility({ textRegex: "Submit" }), { androidAccessibility: { textRegex: "Submit" } });
       assert.deepEqual(selectors.web({ cssSelector: "#a" }), { web: { cssSelector: "#a" } });

@@ -76,7 +76,7 @@ export const host = trailblaze.tool<{ name: string; args: unknown }, unknown>(as
     return { ok: (ctx.host as any)[input.name](input.args) };
   } catch (e) {
     if (!(e instanceof TrailblazeHostError)) throw e;
-    return { error: e.message };
+    return { error: e.message, hostFunction: e.hostFunction };
   }
 });
 
@@ -226,7 +226,11 @@ fn a_panicking_host_function_returns_the_error_envelope() {
     let v = session
         .call("host", json!({ "name": "explode", "args": {} }))
         .expect("the script catches it");
-    assert_eq!(v, json!({ "error": "host function explode panicked" }));
+    // Thrown by the function's own binding (no SDK wrapper in QuickJS): still the SDK's error, naming it.
+    assert_eq!(
+        v,
+        json!({ "error": "host function explode panicked", "hostFunction": "explode" })
+    );
     let v = session
         .call("host", json!({ "name": "now", "args": {} }))
         .expect("still works");

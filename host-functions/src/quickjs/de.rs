@@ -47,22 +47,26 @@ impl Budget {
 
 pub struct JsDe<'a, 'js, E> {
     value: Value<'js>,
+    at: Level<'a, E>,
+}
+
+/// Where a value is: its depth, and the budget of the whole decoding.
+struct Level<'a, E> {
     depth: usize,
     budget: &'a Budget,
     error: PhantomData<E>,
 }
 
-impl<'a, 'js, E: de::Error> JsDe<'a, 'js, E> {
-    pub fn new(value: Value<'js>, budget: &'a Budget) -> Self {
-        JsDe {
-            value,
-            depth: 0,
-            budget,
-            error: PhantomData,
-        }
+impl<E> Clone for Level<'_, E> {
+    fn clone(&self) -> Self {
+        *self
     }
+}
+impl<E> Copy for Level<'_, E> {}
 
-    fn child(&self, value: Value<'js>) -> Result<Self, E> {
+impl<'a, E: de::Error> Level<'a, E> {
+    /// A member or item of the value at this level.
+    fn child<'js>(self, value: Value<'js>) -> Result<JsDe<'a, 'js, E>, E> {
         if self.depth >= MAX_DEPTH {
             return Err(E::custom(format!(
                 "a value nested deeper than {MAX_DEPTH} levels (a cycle?)"
@@ -70,10 +74,24 @@ impl<'a, 'js, E: de::Error> JsDe<'a, 'js, E> {
         }
         Ok(JsDe {
             value,
-            depth: self.depth + 1,
-            budget: self.budget,
-            error: PhantomData,
+            at: Level {
+                depth: self.depth + 1,
+                ..self
+            },
         })
+    }
+}
+
+impl<'a, 'js, E: de::Error> JsDe<'a, 'js, E> {
+    pub fn new(value: Value<'js>, budget: &'a Budget) -> Self {
+        JsDe {
+            value,
+            at: Level {
+                depth: 0,
+                budget,
+                error: PhantomData,
+            },
+        }
     }
 
     /// The kind of value, for a type error (never the value itself).
@@ -124,7 +142,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
     type Error = E;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        self.budget.take::<E>(1)?;
+        self.at.budget.take::<E>(1)?;
         match kind(&self.value) {
             Type::Undefined | Type::Null | Type::Uninitialized => visitor.visit_unit(),
             Type::Bool => visitor.visit_bool(self.value.as_bool().unwrap_or_default()),
@@ -135,29 +153,30 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
                 Number::NotFinite => Err(E::custom("NaN or Infinity cannot cross to the host")),
             },
             Type::String => {
-                let s = self.value.as_string().map(|s| s.to_string());
-                match s {
-                    Some(Ok(s)) => visitor.visit_string(s),
-                    _ => Err(E::custom("a string that is not valid text")),
+                // SAFETY: `kind` read the string tag (`as_string` would ask `type_of` again).
+                match unsafe { self.value.ref_string() }.to_string() {
+                    Ok(s) => visitor.visit_string(s),
+                    Err(_) => Err(E::custom("a string that is not valid text")),
                 }
             }
             Type::Array => {
-                let arr = self.value.as_array().cloned().ok_or_else(|| E::custom("an array"))?;
+                // SAFETY: `kind` found an array (`as_array` would ask an object six questions again).
+                let arr = unsafe { self.value.ref_array() }.clone();
                 // The length first: a sparse array's holes cost nothing in JS and one value each here.
-                self.budget.take::<E>(arr.len())?;
+                self.at.budget.take::<E>(arr.len())?;
                 visitor.visit_seq(Seq {
                     len: arr.len(),
                     arr,
                     next: 0,
-                    parent: &self,
+                    at: self.at,
                 })
             }
             Type::Object | Type::Exception => {
-                let obj = self.value.as_object().cloned().ok_or_else(|| E::custom("an object"))?;
+                // The value moves into its members' reader (no second reference to take and drop).
                 let mut entries = Entries {
-                    members: js::<_, E>(Members::new(obj))?,
+                    members: js::<_, E>(Members::new(self.value))?,
                     value: None,
-                    parent: &self,
+                    at: self.at,
                 };
                 visitor.visit_map(&mut entries)
             }
@@ -185,14 +204,14 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, E> {
-        self.budget.take::<E>(1)?;
+        self.at.budget.take::<E>(1)?;
         if let Some(s) = self.value.as_string() {
             let s = js::<_, E>(s.to_string())?;
             return visitor.visit_enum(IntoDeserializer::<E>::into_deserializer(s));
         }
         if let Some(obj) = self.value.as_object().filter(|_| !self.value.is_array()) {
             // `{variant: value}`: exactly one member JSON would keep.
-            let mut members = js::<_, E>(Members::new(obj.clone()))?;
+            let mut members = js::<_, E>(Members::new(obj.clone().into_value()))?;
             let (mut only, mut more) = (None, false);
             while let Some(member) = members.next(|key, v| (!skipped(&v)).then(|| (key.to_owned_string(), v))) {
                 let Some(kept) = js::<_, E>(member)? else { continue };
@@ -204,7 +223,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
             }
             if let (Some((variant, value)), false) = (only, more) {
                 let variant = variant.ok_or_else(|| E::custom("a key that is not valid text"))?;
-                let value = self.child(value)?;
+                let value = self.at.child(value)?;
                 return visitor.visit_enum(Variant { variant, value });
             }
         }
@@ -217,14 +236,14 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
     }
 }
 
-struct Seq<'p, 'a, 'js, E> {
+struct Seq<'a, 'js, E> {
     arr: Array<'js>,
     len: usize,
     next: usize,
-    parent: &'p JsDe<'a, 'js, E>,
+    at: Level<'a, E>,
 }
 
-impl<'de, 'js, E: de::Error> SeqAccess<'de> for Seq<'_, '_, 'js, E> {
+impl<'de, 'js, E: de::Error> SeqAccess<'de> for Seq<'_, 'js, E> {
     type Error = E;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, E> {
         if self.next >= self.len {
@@ -232,20 +251,20 @@ impl<'de, 'js, E: de::Error> SeqAccess<'de> for Seq<'_, '_, 'js, E> {
         }
         let item: Value = js::<_, E>(self.arr.get(self.next))?;
         self.next += 1;
-        seed.deserialize(self.parent.child(item)?).map(Some)
+        seed.deserialize(self.at.child(item)?).map(Some)
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.len - self.next)
     }
 }
 
-struct Entries<'p, 'a, 'js, E> {
+struct Entries<'a, 'js, E> {
     members: Members<'js>,
     value: Option<Value<'js>>,
-    parent: &'p JsDe<'a, 'js, E>,
+    at: Level<'a, E>,
 }
 
-impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, '_, 'js, E> {
+impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, 'js, E> {
     type Error = E;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, E> {
         let mut seed = Some(seed);
@@ -269,7 +288,7 @@ impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, '_, 'js, E> {
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, E> {
         match self.value.take() {
-            Some(v) => seed.deserialize(self.parent.child(v)?),
+            Some(v) => seed.deserialize(self.at.child(v)?),
             None => Err(E::custom("a value without a key")),
         }
     }

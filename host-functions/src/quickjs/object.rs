@@ -12,15 +12,16 @@ use std::ptr::{self, NonNull};
 use rquickjs::{Ctx, Object, Type, Value, qjs};
 
 pub struct Members<'js> {
-    obj: Object<'js>,
+    obj: Value<'js>,
     tab: *mut qjs::JSPropertyEnum,
     len: u32,
     next: u32,
 }
 
 impl<'js> Members<'js> {
-    /// The members of `obj` in its own order (`Object.keys`'s).
-    pub fn new(obj: Object<'js>) -> rquickjs::Result<Self> {
+    /// The members of object `obj` in its own order (`Object.keys`'s); another value is an error.
+    /// (A `Value`, not an `Object`: rquickjs's conversion asks an object six questions first.)
+    pub fn new(obj: Value<'js>) -> rquickjs::Result<Self> {
         let mut tab = ptr::null_mut();
         let mut len = 0u32;
         let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_ENUM_ONLY) as _;
@@ -113,11 +114,28 @@ impl Drop for Text {
     }
 }
 
+/// QuickJS's class of `{}` (`JS_CLASS_OBJECT`, first of its fixed classes; a test holds it to `{}`'s).
+pub(super) const PLAIN_OBJECT_CLASS: qjs::JSClassID = 1;
+
 /// [`Value::type_of`], asking an object only what a conversion tells apart (rquickjs's asks it six
 /// questions, in order; a plain object answers all of them).
 pub fn kind(v: &Value<'_>) -> Type {
     if !v.is_object() {
-        return v.type_of();
+        // The tags arguments hold most, read inline (`type_of` is a call, and a match of every tag).
+        return if v.is_string() {
+            Type::String
+        } else if v.is_int() {
+            Type::Int
+        } else if v.is_bool() {
+            Type::Bool
+        } else {
+            v.type_of()
+        };
+    }
+    // A plain object (arguments and most of what they hold) is told apart in one question.
+    // SAFETY: reads the class of an object value; nothing is kept.
+    if unsafe { qjs::JS_GetClassID(v.as_raw()) } == PLAIN_OBJECT_CLASS {
+        return Type::Object;
     }
     if v.is_array() {
         Type::Array

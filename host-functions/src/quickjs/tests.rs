@@ -306,3 +306,32 @@ fn a_results_members_are_its_own_whatever_the_prototype_holds() {
         assert_eq!(stolen, "string");
     });
 }
+
+/// `kind` answers a plain object from its class alone: that class is `{}`'s (and `Object.create(null)`'s,
+/// which is as plain), and no other kind of object has it, so nothing else is taken for a plain object.
+#[test]
+fn the_plain_object_class_is_only_plain_objects() {
+    use super::object::{PLAIN_OBJECT_CLASS, kind};
+    use rquickjs::{Type, qjs};
+    with_js(|ctx| {
+        let class = |src: &str| {
+            let v = eval(&ctx, &format!("({src})"));
+            // SAFETY: reads an object value's class; nothing is kept.
+            (unsafe { qjs::JS_GetClassID(v.as_raw()) }, kind(&v))
+        };
+        assert_eq!(class("{}"), (PLAIN_OBJECT_CLASS, Type::Object));
+        assert_eq!(class("Object.create(null)"), (PLAIN_OBJECT_CLASS, Type::Object));
+        for (src, expected) in [
+            ("[]", Type::Array),
+            ("() => 1", Type::Function),
+            ("class A {}", Type::Constructor),
+            ("Promise.resolve(1)", Type::Promise),
+            ("new Proxy({}, {})", Type::Proxy),
+            ("new Date(0)", Type::Object),
+        ] {
+            let (id, k) = class(src);
+            assert_ne!(id, PLAIN_OBJECT_CLASS, "{src}");
+            assert_eq!(k, expected, "{src}");
+        }
+    })
+}

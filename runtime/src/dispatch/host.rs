@@ -43,7 +43,7 @@ pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json
                     name: entry.name.to_string(),
                     source,
                 };
-                return (Err(e.to_string()), std::time::Duration::ZERO);
+                return (Err(e.to_string()), Default::default());
             }
         }
         let (result, took) = entry.invoke_timed(args, cx);
@@ -78,7 +78,7 @@ pub fn call_host_with(
     s.log.borrow_mut().append(Event::HostCall {
         name,
         ok: result.is_ok(),
-        millis: took.as_secs_f64() * 1000.0,
+        took,
     });
     result
 }

@@ -74,7 +74,7 @@ pub type HostInvoke<'a> = dyn FnMut(
         &trailblaze_host_functions::HostFunctionEntry,
         &mut dyn trailblaze_host_functions::HostContext,
         &dyn Fn(&Value) -> Option<trailblaze_host_functions::DecodeError>,
-    ) -> (Result<(), String>, Duration)
+    ) -> (Result<(), String>, trailblaze_host_functions::clock::Ticks)
     + 'a;
 
 /// A script runtime: runs one scripted tool with arguments the dispatcher already decoded. Calls the

@@ -294,6 +294,7 @@ impl Engine {
                 direct.set(name.as_str(), host_function(&ctx, &state, name)?)?;
             }
             b.set("hostFunctions", direct)?;
+            b.set("adoptHostError", Function::new(ctx.clone(), adopt_host_error)?)?;
             b.set("hostNames", config.host_names)?;
             b.set("console", console_binding(&ctx, &state)?)?;
             b.set("fetch", fetch_binding(&ctx, &state)?)?;
@@ -429,6 +430,32 @@ fn host_function<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, name: &str) -> rq
     })
 }
 
+/// The SDK's `TrailblazeHostError`, which a host function's binding throws itself (the SDK then
+/// adds no wrapper frame around each call). Kept as the runtime's userdata, which rquickjs drops
+/// before it frees the runtime.
+struct HostErrorClass<'js>(rquickjs::Constructor<'js>);
+
+// SAFETY: the only lifetime is `'js`, replaced as the trait asks.
+unsafe impl<'js> rquickjs::JsLifetime<'js> for HostErrorClass<'js> {
+    type Changed<'to> = HostErrorClass<'to>;
+}
+
+/// `adoptHostError(class)`: called once, by the SDK's `makeContext`, while the engine starts.
+fn adopt_host_error<'js>(ctx: Ctx<'js>, class: rquickjs::Constructor<'js>) -> rquickjs::Result<()> {
+    ctx.store_userdata(HostErrorClass(class))
+        .map(drop)
+        .map_err(|_| rquickjs::Error::new_from_js("value", "the host error class"))
+}
+
+/// Throws `TrailblazeHostError(message, name)` (a plain `Error` if the SDK never handed its class).
+fn throw_host_error(ctx: &Ctx<'_>, name: &str, message: &str) -> rquickjs::Error {
+    let class = ctx.userdata::<HostErrorClass>().map(|c| c.0.clone());
+    match class.map(|c| c.construct::<_, Value>((message, name))) {
+        Some(Ok(error)) => ctx.throw(error),
+        _ => rquickjs::Exception::throw_message(ctx, message),
+    }
+}
+
 /// One call from a script into the dispatcher: the value itself, or a thrown error. (Not an
 /// `{ok, value}` envelope object: allocating one per call cost a fifth of a host call's budget; the
 /// subprocess callback keeps the JSON envelope.)
@@ -476,7 +503,7 @@ fn host_call<'js>(ctx: &Ctx<'js>, state: &EngineState, name: &str, args: Value<'
     match (result, value) {
         (Ok(()), Some(v)) => Ok(v),
         (Ok(()), None) => Ok(Value::new_undefined(ctx.clone())),
-        (Err(message), _) => Err(rquickjs::Exception::throw_message(ctx, &message)),
+        (Err(message), _) => Err(throw_host_error(ctx, name, &message)),
     }
 }
 

@@ -141,8 +141,11 @@ export function makeContext(bindings) {
             }
         }, bindings.toolNames);
     const direct = bindings.hostFunctions ?? {};
+    const bare = typeof bindings.adoptHostError === "function";
+    if (bare) bindings.adoptHostError(TrailblazeHostError);
     const host = namespace((name)=>{
         const fn = Object.prototype.hasOwnProperty.call(direct, name) ? direct[name] : undefined;
+        if (fn !== undefined && bare) return fn;
         if (fn !== undefined) {
             return (args)=>{
                 try {

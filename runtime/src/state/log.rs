@@ -6,6 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use trailblaze_host_functions::clock::Ticks;
 
 /// One entry of the log. `seq` numbers steps within the session.
 #[derive(Debug, Clone)]
@@ -29,7 +30,7 @@ pub enum Event<'a> {
     },
     /// A host call is tallied, never logged with arguments or results: each step's start and finish
     /// first write a `host_calls` summary of the calls since the last one (name, count, failures, time).
-    HostCall { name: &'a str, ok: bool, millis: f64 },
+    HostCall { name: &'a str, ok: bool, took: Ticks },
     /// One `ctx.fetch` exchange: method, origin, status (`None`: refused or failed before a
     /// response), time. Never a header, a body or the URL's path.
     Fetch {
@@ -76,7 +77,7 @@ pub struct SessionLog {
     redact: crate::secret::Redaction,
     steps: u64,
     /// Host calls since the last summary, by name: calls, failures, milliseconds.
-    host_calls: std::collections::BTreeMap<String, (u64, u64, f64)>,
+    host_calls: std::collections::BTreeMap<String, (u64, u64, Ticks)>,
 }
 
 impl SessionLog {
@@ -127,7 +128,7 @@ impl SessionLog {
     }
 
     pub fn append(&mut self, event: Event<'_>) {
-        if let Event::HostCall { name, ok, millis } = event {
+        if let Event::HostCall { name, ok, took } = event {
             // The hot path of `ctx.host`: a tally, no allocation after a name's first call.
             let tally = match self.host_calls.get_mut(name) {
                 Some(t) => t,
@@ -135,7 +136,7 @@ impl SessionLog {
             };
             tally.0 += 1;
             tally.1 += u64::from(!ok);
-            tally.2 += millis;
+            tally.2 += took;
             return;
         }
         self.flush_host_calls();
@@ -149,7 +150,10 @@ impl SessionLog {
         }
         let calls: Vec<Value> = std::mem::take(&mut self.host_calls)
             .into_iter()
-            .map(|(name, (calls, failed, ms))| json!({ "name": name, "calls": calls, "failed": failed, "ms": round(ms) }))
+            .map(|(name, (calls, failed, took))| {
+                let ms = took.to_duration().as_secs_f64() * 1000.0;
+                json!({ "name": name, "calls": calls, "failed": failed, "ms": round(ms) })
+            })
             .collect();
         self.write_line(json!({ "event": "host_calls", "calls": calls }));
     }

@@ -89,8 +89,7 @@ fn walk<'js>(v: &Value<'js>, depth: usize, budget: &mut Budget) -> Result<Json, 
             Json::Array(out)
         }
         Type::Object | Type::Exception => {
-            let obj = v.as_object().ok_or("an object")?;
-            let mut members = Members::new(obj.clone()).map_err(|e| e.to_string())?;
+            let mut members = Members::new(v.clone()).map_err(|e| e.to_string())?;
             let mut out = Map::new();
             while let Some(member) = members.next(|key, item| (key.to_owned_string(), item)) {
                 let (k, item) = member.map_err(|e| e.to_string())?;
