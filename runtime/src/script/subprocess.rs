@@ -16,6 +16,8 @@
 
 mod env;
 mod place;
+#[cfg(unix)]
+mod sync;
 mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -86,7 +88,7 @@ impl Subprocess {
         if let Some(w) = current {
             // What came in since the last call (a late request, or its death between calls: then
             // this call gets a new worker rather than failing for the old one).
-            while let Ok(msg) = w.inbox.try_recv() {
+            while let Ok(msg) = w.receive(Duration::ZERO) {
                 self.take(back, &w, msg);
             }
             if w.exit.get().is_none() {
@@ -212,7 +214,7 @@ impl Subprocess {
                 .remaining()
                 .unwrap_or(Duration::from_millis(50))
                 .min(Duration::from_millis(50));
-            match w.inbox.recv_timeout(slice) {
+            match w.receive(slice) {
                 Ok(msg) => self.take(back, w, msg),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => w.exit.set(Some(None)),
@@ -231,8 +233,13 @@ impl Subprocess {
                         Ok(value) => json!({ "reply": id, "ok": true, "value": value }),
                         Err(error) => json!({ "reply": id, "ok": false, "error": error }),
                     };
-                    // A worker that died meanwhile shows up as its exit.
-                    let _ = w.send(&reply);
+                    // A worker that died meanwhile shows up as its exit. A `ctx.host` call (negative
+                    // id) is waited for synchronously, on its own pipe.
+                    let _ = if id < 0 {
+                        w.send_sync_reply(&reply)
+                    } else {
+                        w.send(&reply)
+                    };
                 }
             }
             Msg::Console { run, level, text } => {

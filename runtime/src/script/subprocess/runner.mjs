@@ -10,8 +10,10 @@
 //           its result, so the host has every line of the run when it sees the result), and
 //           whatever else a tool or Node writes (raw lines).
 // `ctx.tools` requests have positive ids and are awaited; `ctx.host` requests negative ids and are
-// synchronous: a reader thread owns stdin and hands a negative reply over a port while this thread
-// sleeps on an Atomics flag.
+// synchronous: on the two descriptors TRAILBLAZE_HOST_FDS names (Unix: "3,4"), this thread writes
+// the request to the second and blocks reading its reply from the first, which the host's session
+// thread serves itself. Without them, requests go on stdout and a reader thread owns stdin and
+// hands a negative reply over a port while this thread sleeps on an Atomics flag.
 //
 // Isolation: each call gets a fresh `vm` context with its own instances of the SDK, the console glue
 // and every module it imports, so globals one call sets are gone for the next; timers a call leaves
@@ -24,6 +26,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, Worker, receiveMessageOnPort } from "node:worker_threads";
 
 const root = process.env.TRAILBLAZE_ROOT;
+const [replyFd, requestFd] = (process.env.TRAILBLAZE_HOST_FDS ?? "").split(",").map((n) => (n === "" ? undefined : Number(n)));
+delete process.env.TRAILBLAZE_HOST_FDS;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rootUrl = pathToFileURL(root.endsWith("/") ? root : root + "/").href;
 const sdkUrl = pathToFileURL(path.join(here, "sdk.mjs")).href;
@@ -45,12 +49,12 @@ Object.defineProperty(process, "stdout", { get: () => process.stderr, configurab
 function send(msg) {
   sendLine(JSON.stringify(msg));
 }
-function sendLine(line) {
+function sendLine(line, fd = 1) {
   const bytes = Buffer.from(line + "\n");
   let at = 0;
   while (at < bytes.length) {
     try {
-      at += fs.writeSync(1, bytes, at);
+      at += fs.writeSync(fd, bytes, at);
     } catch (e) {
       if (e.code !== "EAGAIN") throw e;
     }
@@ -107,10 +111,40 @@ function request(run, body) {
 }
 function requestSync(run, body) {
   const id = nextSyncId--;
+  if (replyFd !== undefined && requestFd !== undefined) {
+    sendLine(JSON.stringify({ ...body, request: id, run }), requestFd);
+    return readSyncReply();
+  }
   Atomics.store(flag, 0, 0);
   send({ ...body, request: id, run });
   while (Atomics.load(flag, 0) === 0) Atomics.wait(flag, 0, 0);
   return receiveMessageOnPort(syncInbox).message;
+}
+
+// One line from the reply descriptor (a blocking pipe; calls are one at a time, so the next line
+// is this call's reply). Bytes are split at the newline, which no UTF-8 sequence contains.
+const syncChunk = Buffer.allocUnsafe(64 * 1024);
+let syncPending = Buffer.alloc(0);
+function readSyncReply() {
+  for (;;) {
+    const nl = syncPending.indexOf(10);
+    if (nl >= 0) {
+      const line = syncPending.toString("utf8", 0, nl);
+      syncPending = syncPending.subarray(nl + 1);
+      return JSON.parse(line);
+    }
+    let n;
+    try {
+      n = fs.readSync(replyFd, syncChunk, 0, syncChunk.length, null);
+    } catch (e) {
+      if (e.code === "EAGAIN" || e.code === "EINTR") continue;
+      throw e;
+    }
+    // The host is gone: nothing will answer, and nothing else is left to do.
+    if (n === 0) process.exit(0);
+    const read = Buffer.from(syncChunk.subarray(0, n));
+    syncPending = syncPending.length === 0 ? read : Buffer.concat([syncPending, read]);
+  }
 }
 
 /** Calls in progress by run id, in start order (innermost last). */

@@ -2,6 +2,9 @@
 //! the two threads that read them into the session's channel. Stdout carries the protocol (requests
 //! and results); stderr console lines, end-of-run fences and raw output. The worker's exit is
 //! reported once its stdout closes and it has been reaped, so a killed worker leaves no zombie.
+//!
+//! On Unix, `ctx.host` calls have their own line ([`super::sync`]), read by the session's thread
+//! itself; [`Worker::receive`] waits on both.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -9,11 +12,36 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[cfg(unix)]
+use super::sync::Waker;
+
+/// No `ctx.host` line here: nothing waits on a wake-up.
+#[cfg(not(unix))]
+struct Waker;
+
+#[cfg(not(unix))]
+impl Waker {
+    fn wake(&self) {}
+    fn try_clone(&self) -> std::io::Result<Waker> {
+        Ok(Waker)
+    }
+}
+
 /// The longest stderr line read whole; the rest of a longer line is skipped (the host keeps 8 KiB).
 const MAX_STDERR_LINE: usize = 1 << 20;
+
+/// How long the session's thread looks for the next `ctx.host` request before it sleeps.
+#[cfg(unix)]
+const HOST_SPIN: Duration = Duration::from_micros(200);
+
+/// Spinning only pays with a second CPU for the worker to run on meanwhile.
+#[cfg(unix)]
+static SPIN_OK: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1));
 
 /// What the reader threads hand the session's thread.
 pub(super) enum Msg {
@@ -37,6 +65,11 @@ pub(super) struct Worker {
     /// Its process id, which is also its process group's id.
     pub pid: u32,
     stdin: RefCell<ChildStdin>,
+    /// The `ctx.host` line (Unix); `None`: those calls go over stdio with the rest.
+    #[cfg(unix)]
+    host_line: Option<super::sync::HostLine>,
+    /// When the last `ctx.host` request was read (a short spin for the next one follows it).
+    host_request_at: Cell<Option<Instant>>,
     pub inbox: mpsc::Receiver<Msg>,
     /// Set once its exit has been read from the inbox: every run waiting on it fails.
     pub exit: Cell<Option<Option<i32>>>,
@@ -54,7 +87,19 @@ impl Worker {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn().map_err(|e| {
+        #[cfg(unix)]
+        let (host_line, waker, worker_ends) = {
+            let (line, waker, ends) =
+                super::sync::setup(&mut cmd).map_err(|e| format!("the Node.js worker's `ctx.host` pipes: {e}"))?;
+            (Some(line), Some(waker), Some(ends))
+        };
+        #[cfg(not(unix))]
+        let waker: Option<Waker> = None;
+        let spawned = cmd.spawn();
+        // The worker has its own copies now (or none: it did not start).
+        #[cfg(unix)]
+        drop(worker_ends);
+        let mut child = spawned.map_err(|e| {
             format!(
                 "`runtime: subprocess` needs Node.js 20.6 or later: cannot start `{}`: {e} (install Node.js or set TRAILBLAZE_NODE)",
                 node.display()
@@ -68,8 +113,12 @@ impl Worker {
             let _ = child.wait();
             return Err("the Node.js worker's pipes were not made".into());
         };
+        let to_session = Notify {
+            tx: tx.clone(),
+            waker: waker.as_ref().and_then(|w| w.try_clone().ok()),
+        };
+        let tx = Notify { tx, waker };
         let (stderr_done, stderr_read) = mpsc::channel::<()>();
-        let to_session = tx.clone();
         std::thread::spawn(move || {
             forward_stderr(stderr, &to_session);
             let _ = stderr_done.send(());
@@ -95,6 +144,9 @@ impl Worker {
         Ok(Worker {
             pid,
             stdin: RefCell::new(stdin),
+            #[cfg(unix)]
+            host_line,
+            host_request_at: Cell::new(None),
             inbox,
             exit: Cell::new(None),
             results: RefCell::new(HashMap::new()),
@@ -104,19 +156,102 @@ impl Worker {
 
     /// Writes one protocol line; a worker that has died shows up as its exit.
     pub fn send(&self, msg: &Value) -> Result<(), String> {
-        let mut line = msg.to_string();
-        line.push('\n');
-        self.stdin
-            .borrow_mut()
-            .write_all(line.as_bytes())
-            .map_err(|e| format!("the Node.js worker did not take the call: {e}"))
+        write_line(&mut *self.stdin.borrow_mut(), msg)
+    }
+
+    /// Writes the reply to a `ctx.host` call where the worker's blocked thread reads it.
+    pub fn send_sync_reply(&self, msg: &Value) -> Result<(), String> {
+        #[cfg(unix)]
+        if let Some(line) = &self.host_line {
+            return line
+                .reply(line_of(msg).as_bytes())
+                .map_err(|e| format!("the Node.js worker did not take the reply: {e}"));
+        }
+        self.send(msg)
+    }
+
+    /// The next message from the worker: queued by a reader thread, or a `ctx.host` request read
+    /// here; waits up to `slice` (not at all for zero).
+    pub fn receive(&self, slice: Duration) -> Result<Msg, mpsc::RecvTimeoutError> {
+        #[cfg(unix)]
+        if let Some(line) = &self.host_line {
+            let until = Instant::now() + slice;
+            // Right after a `ctx.host` request the next one tends to follow within ~100 µs (a
+            // script's loop): looking again, rather than sleeping, saves the wake-up of this
+            // thread and the worker's write the cost of waking it (a third of a call on a VM).
+            // Yielding in between leaves the CPU to the worker where they share one.
+            let spin_until = self
+                .host_request_at
+                .take()
+                .map(|at| at + HOST_SPIN)
+                .filter(|_| *SPIN_OK);
+            loop {
+                match self.inbox.try_recv() {
+                    Ok(msg) => return Ok(msg),
+                    Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvTimeoutError::Disconnected),
+                    Err(mpsc::TryRecvError::Empty) => {}
+                }
+                if let Some(request) = line.request() {
+                    self.host_request_at.set(Some(Instant::now()));
+                    return Ok(Msg::Line(request));
+                }
+                let now = Instant::now();
+                let left = until.saturating_duration_since(now);
+                if left.is_zero() {
+                    return Err(mpsc::RecvTimeoutError::Timeout);
+                }
+                if spin_until.is_some_and(|s| now < s) {
+                    std::thread::yield_now();
+                    continue;
+                }
+                if !line.wait(left) {
+                    // Nothing can wake that line any more: the channel alone says the rest.
+                    return self.inbox.recv_timeout(left);
+                }
+            }
+        }
+        if slice.is_zero() {
+            return self.inbox.try_recv().map_err(|e| match e {
+                mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
+                mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
+            });
+        }
+        self.inbox.recv_timeout(slice)
+    }
+}
+
+fn line_of(msg: &Value) -> String {
+    let mut line = msg.to_string();
+    line.push('\n');
+    line
+}
+
+fn write_line(to: &mut impl Write, msg: &Value) -> Result<(), String> {
+    to.write_all(line_of(msg).as_bytes())
+        .map_err(|e| format!("the Node.js worker did not take the call: {e}"))
+}
+
+/// A reader thread's way to the session: the channel, and a wake-up for a session thread that
+/// waits on the `ctx.host` line too (sent after the message, so it is there when the session looks).
+struct Notify {
+    tx: mpsc::Sender<Msg>,
+    waker: Option<Waker>,
+}
+
+impl Notify {
+    fn send(&self, msg: Msg) -> Result<(), mpsc::SendError<Msg>> {
+        self.tx.send(msg)?;
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
+        Ok(())
     }
 }
 
 /// Reads the worker's stderr into the session: `{"console":level,"text","run"}` lines as that run's
 /// console lines, `{"fence":run}` as the end of a run's lines, anything else (Node's own warnings, a
 /// tool's raw writes) as an `error` line of the run in progress.
-fn forward_stderr(stderr: std::process::ChildStderr, to_session: &mpsc::Sender<Msg>) {
+fn forward_stderr(stderr: std::process::ChildStderr, to_session: &Notify) {
     let mut r = BufReader::new(stderr);
     loop {
         let mut buf = Vec::new();
