@@ -11,7 +11,7 @@ use crate::snapshot::Snapshot;
 mod generate;
 mod pattern;
 mod web;
-use pattern::text_matches;
+pub(crate) use pattern::text_matches;
 pub use pattern::{check_pattern, java_quoting};
 #[cfg(feature = "web")]
 pub use web::describe;

@@ -4,7 +4,6 @@
 //! part after `:id/`; `index` picks among the matches in screen order. Recorded as they are (the
 //! original's recordings hold them), never offered to the LLM, which picks by ref.
 
-use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -12,7 +11,6 @@ use super::results::{self, Point, Tapped, Visibility};
 use super::verify::{NOT_VISIBLE_WAIT, poll};
 use super::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 use crate::device::Platform;
-use crate::selector::java_quoting;
 use crate::snapshot::Snapshot;
 
 const HIDDEN_READ_ONLY: ToolFlags = ToolFlags {
@@ -21,23 +19,17 @@ const HIDDEN_READ_ONLY: ToolFlags = ToolFlags {
     read_only: true,
 };
 
-/// A whole-value pattern: its regex reading (when it is one) or its literal text.
-struct Pattern {
-    literal: String,
-    re: Option<Regex>,
-}
+/// A whole-value pattern, matched as a selector's `*Regex` field is (`selector::text_matches`:
+/// its regex reading, or its literal text).
+struct Pattern(String);
 
 impl Pattern {
     fn new(p: &str) -> Pattern {
-        Pattern {
-            literal: p.to_string(),
-            re: Regex::new(&format!("^(?:{})$", java_quoting(p))).ok(),
-        }
+        Pattern(p.to_string())
     }
 
     fn hits(&self, value: Option<&str>) -> bool {
-        let Some(v) = value else { return false };
-        v == self.literal || self.re.as_ref().is_some_and(|re| re.is_match(v))
+        value.is_some_and(|v| crate::selector::text_matches(&self.0, Some(v)))
     }
 }
 
