@@ -263,22 +263,65 @@ fn a_selector_part_without_a_predicate_is_named_by_its_path() {
     }
 }
 
-/// A plain-text pattern is matched by comparison, with no regex built: that must be what its regex
-/// would say, value by value. Control: a pattern with a special character is still a regex.
+/// A plain-text pattern, alone or after or before `.*`, is matched with no regex built: that must
+/// be what its regex says, value by value (newlines included, which `.` does not match). Control:
+/// any other pattern is still a regex.
 #[test]
 fn a_plain_pattern_matches_what_its_regex_matches() {
-    use super::pattern::{is_plain, whole_value};
-    let values = ["Sign in", "sign in", "Sign in ", "Inbox", "Total: 5", "café", "", "Sign_in"];
-    for p in ["Sign in", "Inbox", "Total: 5", "café", "a b", "Sign_in", "%@!'\"/,;<>=`"] {
-        assert!(is_plain(p), "{p}");
-        let re = whole_value(p).expect("a plain pattern is a valid regex");
+    use super::pattern::{Shape, whole_value};
+    let values = [
+        "Sign in",
+        "sign in",
+        "Sign in ",
+        "Inbox",
+        "Total: 5",
+        "café",
+        "",
+        "Sign_in",
+        "com.example:id/email",
+        "x:id/email\n",
+        "a\n:id/email",
+        ":id/emailx",
+        "Sign in\nnow",
+        "go Sign in now",
+    ];
+    let patterns = [
+        "Sign in",
+        "Inbox",
+        "Total: 5",
+        "café",
+        "a b",
+        "Sign_in",
+        "%@!'\"/,;<>=`",
+        ".*:id/email",
+        "Sign in.*",
+        ".*Sign in.*",
+        ".*",
+        ".*.*",
+        "line\nbreak.*",
+        ".*line\nbreak",
+    ];
+    for p in patterns {
+        assert!(Shape::of(p).is_some(), "{p}");
+        let re = whole_value(p).expect("a valid regex");
         for v in values.iter().copied().chain([p]) {
-            assert_eq!(text_matches(p, Some(v)), re.is_match(v), "{p} against {v}");
+            assert_eq!(text_matches(p, Some(v)), re.is_match(v), "{p:?} against {v:?}");
         }
         assert!(check_pattern(p).is_ok());
     }
-    for p in ["Sign.in", "In(box)?", "a|b", "x+", r"\d", "[ab]", "a-b"] {
-        assert!(!is_plain(p), "{p}");
+    for p in [
+        "Sign.in",
+        "In(box)?",
+        "a|b",
+        "x+",
+        r"\d",
+        "[ab]",
+        "a-b",
+        ".*a.b",
+        ".+x",
+        ".*new\nline.*",
+    ] {
+        assert_eq!(Shape::of(p), None, "{p}");
     }
     assert!(text_matches("Sign.in", Some("Sign in")));
     assert!(text_matches("In(box)?", Some("In")));
