@@ -70,7 +70,7 @@ pub(super) fn is_plain(pattern: &str) -> bool {
 
 /// Why a pattern does not compile.
 #[derive(Debug, Clone, Copy)]
-enum PatternError {
+pub(super) enum PatternError {
     TooBig,
     Invalid,
 }
@@ -89,10 +89,7 @@ fn compiled<R>(pattern: &str, f: impl FnOnce(Result<&Regex, PatternError>) -> R)
             if cache.len() >= 512 {
                 cache.clear();
             }
-            let re = whole_value(pattern).map_err(|e| match e.size_limit() {
-                Some(_) => PatternError::TooBig,
-                None => PatternError::Invalid,
-            });
+            let re = whole_value(pattern);
             cache.insert(pattern.to_string(), re);
         }
         match cache.get(pattern) {
@@ -106,10 +103,14 @@ fn compiled<R>(pattern: &str, f: impl FnOnce(Result<&Regex, PatternError>) -> R)
 /// a full DFA. The dependency tree turns on `regex`'s full DFA (tracing's filters, tiktoken's
 /// fancy-regex), which every small pattern then builds up front: ~0.3 ms each, a sixth of a one-shot
 /// `trailblaze tool` call whose selectors name two ids. The lazy DFA builds only what a match visits.
-pub(super) fn whole_value(pattern: &str) -> Result<Regex, regex_automata::meta::BuildError> {
+pub(super) fn whole_value(pattern: &str) -> Result<Regex, PatternError> {
     Regex::builder()
         .configure(Regex::config().dfa(false))
         .build(&format!("^(?:{})$", java_quoting(pattern)))
+        .map_err(|e| match e.size_limit() {
+            Some(_) => PatternError::TooBig,
+            None => PatternError::Invalid,
+        })
 }
 
 /// The original's patterns are Java regular expressions, whose `\Q...\E` quotes a literal stretch
