@@ -95,6 +95,17 @@ impl Session {
         Session::hand_over(config, spawned, None)
     }
 
+    /// Starts making, on a thread of `pool`, the engine of a session about to start with this
+    /// catalog, transpiler and limits; [`Session::start_warm`] then takes it (see
+    /// [`Project::prepare_session`](crate::Project::prepare_session)).
+    pub fn prepare(catalog: Arc<Catalog>, transpiler: Arc<Transpiler>, limits: crate::budget::Limits, pool: &WarmPool) {
+        pool.prepare(EngineKey {
+            catalog,
+            transpiler,
+            limits,
+        });
+    }
+
     /// [`Session::start`] on a thread from `pool` whose engine is made already when one waits.
     pub fn start_warm(config: SessionConfig, pool: &WarmPool) -> Result<Session, SessionError> {
         let key = Session::engine_key(&config);

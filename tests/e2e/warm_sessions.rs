@@ -85,6 +85,38 @@ fn sessions_on_warm_threads_share_no_module_state() {
     assert_eq!((cold.warm_sessions().hits(), cold.warm_sessions().waiting()), (0, 0));
 }
 
+/// A one-shot command prepares its session's engine before it has made its device: the session
+/// then starts on that thread, as fresh as any. Control: with other limits the prepared engine is
+/// not the one asked for, and the session makes its own.
+#[test]
+fn a_prepared_session_starts_on_the_engine_made_for_it() {
+    let f = fixture();
+    let project = f.project();
+    project.prepare_session("warm", &Settings::default()).expect("prepared");
+    assert_eq!(project.warm_sessions().waiting(), 1);
+    assert_eq!(counts(&project), [json!(1), json!(2)], "it starts from nothing");
+    assert_eq!(
+        (project.warm_sessions().hits(), project.warm_sessions().waiting()),
+        (1, 0)
+    );
+
+    let other = f.project();
+    let mut tight = Settings::default();
+    tight.limits.memory_bytes /= 2;
+    other.prepare_session("warm", &tight).expect("prepared");
+    assert_eq!(counts(&other), [json!(1), json!(2)]);
+    assert_eq!(
+        other.warm_sessions().hits(),
+        0,
+        "an engine made for other limits is not taken"
+    );
+
+    // A pool turned off prepares nothing.
+    let off = f.project().with_warm_sessions(0);
+    off.prepare_session("warm", &Settings::default()).expect("prepared");
+    assert_eq!(off.warm_sessions().waiting(), 0);
+}
+
 fn failure(project: &Project, tool: &str) -> String {
     open(project).call(tool, json!({})).expect_err("it throws").to_string()
 }

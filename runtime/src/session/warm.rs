@@ -146,6 +146,35 @@ impl WarmPool {
     }
 }
 
+impl WarmPool {
+    /// Has a thread start making an engine for `key` now, for a session that is about to start (a
+    /// one-shot command knows its catalog before it has made its device and read its arguments):
+    /// that session then starts on it as on a warm one. Not counted as a start, so it fills nothing;
+    /// a pool of size 0 prepares nothing.
+    pub(super) fn prepare(&self, key: EngineKey) {
+        if self.inner.size == 0 {
+            return;
+        }
+        let Ok(spawned) = spawn(key.clone()) else { return };
+        let Ok(mut state) = self.inner.state.lock() else { return };
+        match state.keys.iter_mut().find(|slot| slot.key == key) {
+            Some(slot) if slot.warm.len() < self.inner.size => slot.warm.push_back(spawned),
+            // Enough wait already: dropped, its thread ends once its engine is made.
+            Some(_) => {}
+            None => {
+                if state.keys.len() >= MAX_KEYS {
+                    state.keys.remove(0);
+                }
+                state.keys.push(Slot {
+                    key,
+                    starts: 0,
+                    warm: VecDeque::from([spawned]),
+                });
+            }
+        }
+    }
+}
+
 impl Inner {
     /// Hands `key` to the refill thread (started here the first time), which spawns the thread off
     /// the caller's path.

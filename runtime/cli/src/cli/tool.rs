@@ -94,10 +94,15 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     let tool = llm_tool(&catalog, &a.name)?;
+    let settings = a.session.limits.settings();
+    // Its engine is made while the arguments are read and the device is made.
+    if catalog.may_run_scripts(&a.name) {
+        project.prepare_session(&id, &settings)?;
+    }
     let args = parse_args(&a.args, &tool.input_schema)?;
     let device = project.device(&id, &spec)?;
     let out = out_dir(&located, &a.session.out);
-    let session = project.session(&id, device, Some(&out), a.session.limits.settings())?;
+    let session = project.session(&id, device, Some(&out), settings)?;
     let result = session.call(&a.name, args);
     let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
