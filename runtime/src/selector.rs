@@ -12,7 +12,7 @@ mod generate;
 mod pattern;
 mod web;
 pub(crate) use pattern::text_matches;
-pub use pattern::{check_pattern, java_quoting};
+pub use pattern::{check_pattern, is_regex, java_quoting};
 #[cfg(feature = "web")]
 pub use web::describe;
 pub use web::{CssOracle, web_for_node};

@@ -104,13 +104,24 @@ fn compiled<R>(pattern: &str, f: impl FnOnce(Result<&Regex, PatternError>) -> R)
 /// fancy-regex), which every small pattern then builds up front: ~0.3 ms each, a sixth of a one-shot
 /// `trailblaze tool` call whose selectors name two ids. The lazy DFA builds only what a match visits.
 pub(super) fn whole_value(pattern: &str) -> Result<Regex, PatternError> {
+    regex(&format!("^(?:{})$", java_quoting(pattern)))
+}
+
+/// `pattern` as a regular expression (Rust's syntax, as the `regex` crate reads it), built without
+/// a full DFA (see [`whole_value`]).
+fn regex(pattern: &str) -> Result<Regex, PatternError> {
     Regex::builder()
         .configure(Regex::config().dfa(false))
-        .build(&format!("^(?:{})$", java_quoting(pattern)))
+        .build(pattern)
         .map_err(|e| match e.size_limit() {
             Some(_) => PatternError::TooBig,
             None => PatternError::Invalid,
         })
+}
+
+/// Whether `pattern` is a regular expression the matcher can build.
+pub fn is_regex(pattern: &str) -> bool {
+    regex(pattern).is_ok()
 }
 
 /// The original's patterns are Java regular expressions, whose `\Q...\E` quotes a literal stretch

@@ -326,4 +326,8 @@ fn a_plain_pattern_matches_what_its_regex_matches() {
     assert!(text_matches("Sign.in", Some("Sign in")));
     assert!(text_matches("In(box)?", Some("In")));
     assert!(check_pattern("In(box").is_err());
+    // `is_regex` (the lenient assertions' test) agrees with the `regex` crate, either way.
+    for p in ["Sign in", "a.*b", "(?i)x", "In(box", "a)(b", "[a", r"\Q"] {
+        assert_eq!(is_regex(p), regex::Regex::new(p).is_ok(), "{p}");
+    }
 }

@@ -44,10 +44,13 @@ fn named_node(snap: &Snapshot, prompt: &str) -> Option<usize> {
     {
         return Some(i);
     }
-    let re = regex::Regex::new(&format!("^(?:{})$", lenient_pattern(p))).ok()?;
-    snap.nodes
-        .iter()
-        .position(|n| n.text.as_deref().is_some_and(|t| re.is_match(t)))
+    // Matched as a selector's pattern is: built once per thread, without a full DFA.
+    let lenient = lenient_pattern(p);
+    snap.nodes.iter().position(|n| {
+        n.text
+            .as_deref()
+            .is_some_and(|t| crate::selector::text_matches(&lenient, Some(t)))
+    })
 }
 
 /// Stores `value` under `variable` and says so.
@@ -58,8 +61,11 @@ fn remember(cx: &ToolCx<'_>, variable: String, value: String) -> Result<Outcome,
 
 /// The first number in `text` (`$1,234.50` → 1234.5), as the original extracts one.
 pub fn number_in(text: &str) -> Option<f64> {
-    let re = regex::Regex::new(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+").ok()?;
-    re.find_iter(text)
+    static NUMBER: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+").ok());
+    NUMBER
+        .as_ref()?
+        .find_iter(text)
         .find_map(|m| m.as_str().replace(',', "").parse().ok())
 }
 
