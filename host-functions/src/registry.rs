@@ -4,6 +4,7 @@ use std::any::type_name;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -290,7 +291,7 @@ fn invoke_typed_js<'js, F: HostFunction>(
 /// All host functions compiled in, keyed by name (the `class:` a `.host.yaml` names).
 #[derive(Debug, Clone, Default)]
 pub struct HostRegistry {
-    entries: BTreeMap<Cow<'static, str>, HostFunctionEntry>,
+    entries: BTreeMap<Cow<'static, str>, Arc<HostFunctionEntry>>,
 }
 
 impl HostRegistry {
@@ -317,7 +318,7 @@ impl HostRegistry {
             );
         } else {
             self.entries
-                .insert(Cow::Borrowed(F::NAME), HostFunctionEntry::of::<F>());
+                .insert(Cow::Borrowed(F::NAME), Arc::new(HostFunctionEntry::of::<F>()));
         }
         self
     }
@@ -328,12 +329,18 @@ impl HostRegistry {
         if self.entries.contains_key(&entry.name) {
             return Err(format!("a host function named `{}` is already registered", entry.name));
         }
-        self.entries.insert(entry.name.clone(), entry);
+        self.entries.insert(entry.name.clone(), Arc::new(entry));
         Ok(())
     }
 
     pub fn get(&self, name: &str) -> Option<&HostFunctionEntry> {
-        self.entries.get(name)
+        self.entries.get(name).map(|e| &**e)
+    }
+
+    /// The entry itself, for a caller that keeps it (a script engine binds each of its host
+    /// functions once, instead of looking the name up on every call).
+    pub fn shared(&self, name: &str) -> Option<Arc<HostFunctionEntry>> {
+        self.entries.get(name).cloned()
     }
 
     /// Names in sorted order.
@@ -343,7 +350,7 @@ impl HostRegistry {
 
     /// Entries in name order (for the `.d.ts` and catalog checks).
     pub fn entries(&self) -> impl Iterator<Item = &HostFunctionEntry> {
-        self.entries.values()
+        self.entries.values().map(|e| &**e)
     }
 
     /// Looks `name` up and invokes it; an unknown name gets the nearest registered names.

@@ -323,6 +323,15 @@ impl Catalog {
     pub fn host_names(&self) -> Vec<String> {
         self.host_visible.keys().cloned().collect()
     }
+
+    /// The host functions this catalog's scripts may call, as entries a script engine keeps (and
+    /// calls without looking their names up again).
+    pub fn host_functions(&self) -> Vec<Arc<HostFunctionEntry>> {
+        self.host_visible
+            .keys()
+            .filter_map(|name| self.registry.shared(name))
+            .collect()
+    }
 }
 
 /// A composed tool that reaches itself again (directly or through others) would expand forever: each

@@ -109,8 +109,13 @@ impl Callbacks for Back<'_> {
         call_host(self.core, self.runtime, name, args)
     }
 
-    fn call_host_in_place(&self, name: &str, invoke: &mut HostInvoke<'_>) -> Result<(), String> {
-        host::call_host_with(self.core, self.runtime, name, invoke)
+    fn call_host_in_place(
+        &self,
+        name: &str,
+        bound: Option<&trailblaze_host_functions::HostFunctionEntry>,
+        invoke: &mut HostInvoke<'_>,
+    ) -> Result<(), String> {
+        host::call_host_with(self.core, self.runtime, name, bound, invoke)
     }
 
     fn console(&self, tool: Option<&str>, level: &str, text: &str) {

@@ -91,6 +91,14 @@ impl Redaction {
         self.forms.is_empty()
     }
 
+    /// Whether `text` holds a secret in any of its forms ([`Redaction::text`] would change it).
+    pub fn finds(&self, text: &str) -> bool {
+        match &self.any {
+            Some(any) => any.is_match(text),
+            None => self.forms.iter().any(|f| text.contains(f.as_str())),
+        }
+    }
+
     /// `text` with every secret replaced by `***`; borrowed when there was nothing to replace.
     pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         // No form in the text: nothing would be replaced below either.

@@ -3,7 +3,7 @@
 //! depth stack (the same check as a tool call), and the function's own tool calls go one level deeper.
 
 use serde_json::Value as Json;
-use trailblaze_host_functions::{DecodeError, HostCallError, HostContext, HostEnv};
+use trailblaze_host_functions::{DecodeError, HostCallError, HostContext, HostEnv, HostFunctionEntry};
 
 use super::{CallError, call};
 use crate::script::port::{HostInvoke, ScriptRuntime};
@@ -32,7 +32,7 @@ impl HostContext for Host<'_> {
 pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json) -> Result<Json, String> {
     let mut args = Some(args);
     let mut value = None;
-    call_host_with(s, rt, name, &mut |entry, cx, check| {
+    call_host_with(s, rt, name, None, &mut |entry, cx, check| {
         let args = args.take().unwrap_or_default();
         // An embedder's function has no Rust type to decode into: its schema is held as strictly.
         // `ctx.host.f()` sends null: checked as `{}`, as the invoker will pass it.
@@ -55,16 +55,19 @@ pub fn call_host(s: &SessionCore, rt: &dyn ScriptRuntime, name: &str, args: Json
 /// Calls host function `name` through `invoke`, which runs it (on JSON, or on a script engine's own
 /// values) and keeps its result. Takes the call's place on the depth stack, finds the function, and
 /// tallies the call in the session's log.
+/// `bound`: the entry, found when the engine started (one of the catalog's `host_functions`, so
+/// looking `name` up again would find it).
 pub fn call_host_with(
     s: &SessionCore,
     rt: &dyn ScriptRuntime,
     name: &str,
+    bound: Option<&HostFunctionEntry>,
     invoke: &mut HostInvoke<'_>,
 ) -> Result<(), String> {
     let _guard = s
         .enter_call(name)
         .map_err(|(cap, name)| CallError::Depth { cap, name }.to_string())?;
-    let Some(entry) = s.catalog.host_function(name) else {
+    let Some(entry) = bound.or_else(|| s.catalog.host_function(name)) else {
         return Err(HostCallError::unknown(name, &s.catalog.host_names()).to_string());
     };
     let schema = entry.args_schema.as_value();

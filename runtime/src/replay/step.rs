@@ -203,11 +203,71 @@ pub(crate) fn tap_of(result: &serde_json::Value) -> Option<Point> {
 /// What a call ran inside it, nested, from the records it logged. The call's own record is the root
 /// at depth 0; a delegating tool logs only what it expanded to.
 pub(crate) fn nested_calls(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
-    let mut nested = trail::report::nest_calls(records);
-    if records.first().is_some_and(|r| r.depth == 0 && r.tool == tool) && !nested.is_empty() {
-        let mut own = nested.remove(0).calls;
-        own.append(&mut nested);
-        nested = own;
+    // The call's own record is left out rather than nested and taken apart (its arguments would
+    // be copied for nothing on every step): what follows it nests the same, its own calls first.
+    let records = match records.split_first() {
+        Some((own, rest)) if own.depth == 0 && own.tool == tool => rest,
+        _ => records,
+    };
+    trail::report::nest_calls(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn record(tool: &str, depth: u32) -> StepRecord {
+        StepRecord {
+            seq: 0,
+            depth,
+            tool: tool.to_string(),
+            args: json!({ "of": tool }),
+            ok: Some(true),
+            masked: false,
+            error: None,
+            millis: 0.0,
+        }
     }
-    nested
+
+    /// The call's own record, nested and taken apart: what `nested_calls` gives without copying it.
+    fn taken_apart(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
+        let mut nested = trail::report::nest_calls(records);
+        if records.first().is_some_and(|r| r.depth == 0 && r.tool == tool) && !nested.is_empty() {
+            let mut own = nested.remove(0).calls;
+            own.append(&mut nested);
+            nested = own;
+        }
+        nested
+    }
+
+    #[test]
+    fn a_calls_own_record_is_left_out_and_what_follows_nests_the_same() {
+        let shapes: Vec<Vec<StepRecord>> = vec![
+            vec![],
+            vec![record("tap", 0)],
+            vec![record("tap", 0), record("a", 1), record("b", 2), record("c", 1)],
+            vec![
+                record("tap", 0),
+                record("a", 2),
+                record("b", 1),
+                record("x", 0),
+                record("y", 1),
+            ],
+            // Not the call's own record first (a delegating tool logs only what it expanded to).
+            vec![record("a", 0), record("b", 1), record("c", 0)],
+            vec![record("tap", 1), record("b", 0)],
+        ];
+        for records in &shapes {
+            let calls = |c: Vec<CallReport>| serde_json::to_value(c).expect("serializes");
+            assert_eq!(calls(nested_calls("tap", records)), calls(taken_apart("tap", records)));
+        }
+        // Positive control: the comparison tells a different nesting apart.
+        let calls = |c: Vec<CallReport>| serde_json::to_value(c).expect("serializes");
+        assert_ne!(
+            calls(nested_calls("tap", &shapes[2])),
+            calls(trail::report::nest_calls(&shapes[2]))
+        );
+    }
 }

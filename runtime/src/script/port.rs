@@ -56,10 +56,17 @@ pub trait Callbacks {
     #[cfg_attr(not(feature = "subprocess"), allow(dead_code))]
     fn call_host(&self, name: &str, args: Value) -> Result<Value, String>;
     /// A host call whose arguments stay in the engine: the dispatcher takes the call's place on the
-    /// depth stack and finds `name`, then `invoke` runs the function on the engine's own values
+    /// depth stack and finds `name` (unless the engine bound its entry at start: `bound`, one of the
+    /// catalog's [`host_functions`](crate::Catalog::host_functions)), then `invoke` runs the function
+    /// on the engine's own values
     /// ([`HostFunctionEntry::invoke_js`](trailblaze_host_functions::HostFunctionEntry::invoke_js))
     /// and keeps the result; it returns the error message, if any, and how long the function took.
-    fn call_host_in_place(&self, name: &str, invoke: &mut HostInvoke<'_>) -> Result<(), String>;
+    fn call_host_in_place(
+        &self,
+        name: &str,
+        bound: Option<&trailblaze_host_functions::HostFunctionEntry>,
+        invoke: &mut HostInvoke<'_>,
+    ) -> Result<(), String>;
     /// A line scripted tool `tool` printed with `console.<level>` (formatted by the runtime, not yet
     /// scrubbed or bounded); `None`: the innermost running scripted tool.
     fn console(&self, tool: Option<&str>, level: &str, text: &str);

@@ -20,6 +20,7 @@ use std::sync::{Arc, OnceLock};
 
 use rquickjs::{Context, Ctx, Function, Module, Object, Promise, Runtime, Value};
 use serde_json::Value as Json;
+use trailblaze_host_functions::HostFunctionEntry;
 
 use super::errors;
 use super::port::{Callbacks, ScriptOutcome, ScriptRuntime, ScriptedTool};
@@ -178,6 +179,8 @@ pub struct EmbeddedConfig {
     pub root: PathBuf,
     pub tool_names: Vec<String>,
     pub host_names: Vec<String>,
+    /// Bound as `ctx.host`'s members; a name in `host_names` without one goes through `callHost`.
+    pub host_functions: Vec<Arc<HostFunctionEntry>>,
 }
 
 /// Jobs a returned call may leave queued and still have them run out (with the deadline closed, so
@@ -290,8 +293,8 @@ impl Engine {
             b.set("callHost", binding(&ctx, &state, Callback::Host)?)?;
             b.set("toolNames", config.tool_names)?;
             let direct = Object::new(ctx.clone())?;
-            for name in &config.host_names {
-                direct.set(name.as_str(), host_function(&ctx, &state, name)?)?;
+            for entry in config.host_functions {
+                direct.set(&*entry.name, host_function(&ctx, &state, entry.clone())?)?;
             }
             b.set("hostFunctions", direct)?;
             b.set("adoptHostError", Function::new(ctx.clone(), adopt_host_error)?)?;
@@ -422,11 +425,14 @@ fn fetch_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>) -> rquickjs::Resu
 
 /// `(args) -> value` for host function `name`: the hot path of `ctx.host`, with the name bound here
 /// instead of passed (and converted) on every call.
-fn host_function<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>, name: &str) -> rquickjs::Result<Function<'js>> {
+fn host_function<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<EngineState>,
+    entry: Arc<HostFunctionEntry>,
+) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
-    let name: Rc<str> = Rc::from(name);
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Value<'js>| {
-        reenter(&ctx, &state, Callback::Host, &name, args)
+        host_call(&ctx, &state, &entry.name, Some(&entry), args)
     })
 }
 
@@ -467,7 +473,7 @@ fn reenter<'js>(
     args: Value<'js>,
 ) -> rquickjs::Result<Value<'js>> {
     if kind == Callback::Host {
-        return host_call(ctx, state, name, args);
+        return host_call(ctx, state, name, None, args);
     }
     let result = convert::to_json(&args)
         .map_err(|e| format!("{name}: arguments: {e}"))
@@ -486,13 +492,19 @@ fn reenter<'js>(
 
 /// A host call on the script's own values: the arguments decode straight from `args` and the
 /// result is built straight in `ctx`, no JSON in between (the hot path of `ctx.host`).
-fn host_call<'js>(ctx: &Ctx<'js>, state: &EngineState, name: &str, args: Value<'js>) -> rquickjs::Result<Value<'js>> {
+fn host_call<'js>(
+    ctx: &Ctx<'js>,
+    state: &EngineState,
+    name: &str,
+    bound: Option<&HostFunctionEntry>,
+    args: Value<'js>,
+) -> rquickjs::Result<Value<'js>> {
     let mut args = Some(args);
     let mut value = None;
     // A panic must not unwind through QuickJS's C frames.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         state.back.get(|back| {
-            back.call_host_in_place(name, &mut |entry, cx, check| {
+            back.call_host_in_place(name, bound, &mut |entry, cx, check| {
                 let args = args.take().unwrap_or_else(|| Value::new_undefined(ctx.clone()));
                 let (result, took) = entry.invoke_js(ctx, args, cx, check);
                 (result.map(|v| value = Some(v)).map_err(|e| e.to_string()), took)

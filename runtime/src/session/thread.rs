@@ -161,6 +161,7 @@ fn engine_thread(key: EngineKey, deadline: Arc<Deadline>, setups: mpsc::Receiver
             root: key.catalog.script_root.clone(),
             tool_names: key.catalog.tool_names(),
             host_names: key.catalog.host_names(),
+            host_functions: key.catalog.host_functions(),
         },
         made: None,
     };

@@ -167,6 +167,17 @@ impl SessionLog {
                 args,
                 masked,
             } => {
+                let fast = StartedLine {
+                    event: "step_started",
+                    seq,
+                    depth,
+                    tool,
+                    args,
+                };
+                if let Some(bytes) = self.clean_line(&fast) {
+                    self.record_started(seq, depth, tool, args.clone(), masked);
+                    return self.write_bytes(bytes);
+                }
                 let line = json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args });
                 return self.write_step_started(line, masked);
             }
@@ -180,6 +191,19 @@ impl SessionLog {
             } => {
                 // A result can be large (a snapshot's tree, on every `snapshot` call): serialized
                 // once, straight from the caller's value, not copied into the line and walked again.
+                let fast = FinishedHead {
+                    event: "step_finished",
+                    seq,
+                    tool,
+                    ok,
+                    error,
+                    ms: round(millis),
+                };
+                if let Some(head) = self.clean_line(&fast) {
+                    let raw = self.result_bytes(result);
+                    self.record_finished(seq, ok, error, round(millis));
+                    return self.write_bytes(joined(head, "result", &raw));
+                }
                 let head = json!({
                     "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
                     "error": error, "ms": round(millis),
@@ -243,9 +267,7 @@ impl SessionLog {
         if !self.redact.is_empty() {
             // serde_json writes UTF-8: read in place, no copy on every step (and should it not be,
             // the value is scrubbed field by field all the same).
-            let found = std::str::from_utf8(&bytes).map_or(true, |text| {
-                matches!(self.redact.text(text), std::borrow::Cow::Owned(_))
-            });
+            let found = std::str::from_utf8(&bytes).map_or(true, |text| self.redact.finds(text));
             if found {
                 let mut v = result.clone();
                 self.redact.value(&mut v);
@@ -266,19 +288,24 @@ impl SessionLog {
             buf = serde_json::to_vec(&line).unwrap_or_default();
         }
         self.remember(&line);
+        if let Some((key, raw)) = extra {
+            buf = joined(buf, key, &raw);
+        }
+        self.write_bytes(buf);
+    }
+
+    /// `line` serialized, when it can be written as it is: within the cap and holding no secret
+    /// (a step's line nearly always). `None`: it is built as a `Value`, scrubbed and capped.
+    fn clean_line(&self, line: &impl serde::Serialize) -> Option<Vec<u8>> {
+        let bytes = serde_json::to_vec(line).ok()?;
+        let clean = bytes.len() <= MAX_LOGGED_BYTES
+            && (self.redact.is_empty() || std::str::from_utf8(&bytes).is_ok_and(|t| !self.redact.finds(t)));
+        clean.then_some(bytes)
+    }
+
+    /// Appends one serialized line and flushes it.
+    fn write_bytes(&mut self, mut buf: Vec<u8>) {
         if let Some(out) = self.out.as_mut() {
-            if let Some((key, raw)) = extra
-                && buf.last() == Some(&b'}')
-            {
-                buf.pop();
-                if buf.len() > 1 {
-                    buf.push(b',');
-                }
-                buf.extend_from_slice(&serde_json::to_vec(key).unwrap_or_default());
-                buf.push(b':');
-                buf.extend_from_slice(&raw);
-                buf.push(b'}');
-            }
             buf.push(b'\n');
             // A log line that cannot be written must not fail the step; the run's report says so.
             let ok = out.write_all(&buf).is_ok() && out.flush().is_ok();
@@ -319,36 +346,85 @@ impl Drop for SessionLog {
 }
 
 impl SessionLog {
+    /// Keeps the step a line written through a `Value` tells of (as scrubbed).
     fn remember(&mut self, line: &Value) {
         let seq = line["seq"].as_u64().unwrap_or(0);
         match line["event"].as_str() {
             Some("step_started") => {
-                if self.records.len() >= MAX_RECORDS {
-                    // The file keeps every step; memory keeps the recent ones (a long session would
-                    // otherwise grow by a step record per call for as long as it lives).
-                    self.records.drain(..MAX_RECORDS / 2);
-                }
-                self.records.push(StepRecord {
-                    seq,
-                    depth: line["depth"].as_u64().unwrap_or(0) as u32,
-                    tool: line["tool"].as_str().unwrap_or_default().to_string(),
-                    args: line["args"].clone(),
-                    ok: None,
-                    masked: false,
-                    error: None,
-                    millis: 0.0,
-                })
+                let depth = line["depth"].as_u64().unwrap_or(0) as u32;
+                let tool = line["tool"].as_str().unwrap_or_default();
+                self.record_started(seq, depth, tool, line["args"].clone(), false);
             }
             Some("step_finished") => {
-                if let Some(r) = self.records.iter_mut().rev().find(|r| r.seq == seq) {
-                    r.ok = line["ok"].as_bool();
-                    r.error = line["error"].as_str().map(str::to_string);
-                    r.millis = line["ms"].as_f64().unwrap_or(0.0);
-                }
+                let ok = line["ok"].as_bool().unwrap_or(false);
+                let ms = line["ms"].as_f64().unwrap_or(0.0);
+                self.record_finished(seq, ok, line["error"].as_str(), ms);
             }
             _ => {}
         }
     }
+
+    fn record_started(&mut self, seq: u64, depth: u32, tool: &str, args: Value, masked: bool) {
+        if self.records.len() >= MAX_RECORDS {
+            // The file keeps every step; memory keeps the recent ones (a long session would
+            // otherwise grow by a step record per call for as long as it lives).
+            self.records.drain(..MAX_RECORDS / 2);
+        }
+        self.records.push(StepRecord {
+            seq,
+            depth,
+            tool: tool.to_string(),
+            args,
+            ok: None,
+            masked,
+            error: None,
+            millis: 0.0,
+        })
+    }
+
+    fn record_finished(&mut self, seq: u64, ok: bool, error: Option<&str>, millis: f64) {
+        if let Some(r) = self.records.iter_mut().rev().find(|r| r.seq == seq) {
+            r.ok = Some(ok);
+            r.error = error.map(str::to_string);
+            r.millis = millis;
+        }
+    }
+}
+
+/// A step's line, in the order its `Value` form has its keys.
+#[derive(serde::Serialize)]
+struct StartedLine<'a> {
+    event: &'static str,
+    seq: u64,
+    depth: u32,
+    tool: &'a str,
+    args: &'a Value,
+}
+
+/// A finished step's line but its result (appended to it already serialized).
+#[derive(serde::Serialize)]
+struct FinishedHead<'a> {
+    event: &'static str,
+    seq: u64,
+    tool: &'a str,
+    ok: bool,
+    error: Option<&'a str>,
+    ms: f64,
+}
+
+/// Serialized object `line` with `key: raw` (already serialized) added last.
+fn joined(mut line: Vec<u8>, key: &str, raw: &[u8]) -> Vec<u8> {
+    if line.last() == Some(&b'}') {
+        line.pop();
+        if line.len() > 1 {
+            line.push(b',');
+        }
+        line.extend_from_slice(&serde_json::to_vec(key).unwrap_or_default());
+        line.push(b':');
+        line.extend_from_slice(raw);
+        line.push(b'}');
+    }
+    line
 }
 
 fn round(ms: f64) -> f64 {
@@ -384,6 +460,57 @@ mod tests {
             error: None,
             millis: 1.0,
         });
+    }
+
+    /// A step's lines written straight from its fields (nothing to scrub) are the lines the
+    /// `Value` path writes, and the steps remembered are the same; a secret anywhere in a line
+    /// still sends it through the scrub.
+    #[test]
+    fn a_clean_line_is_written_as_the_value_path_would_write_it() {
+        let args = json!({"text": "héllo \"q\"", "n": [1, 2.5, null], "o": {"k": true}});
+        let step = |log: &mut SessionLog, error: Option<&str>, result: Option<&Value>| {
+            let seq = log.next_seq();
+            log.append(Event::StepStarted {
+                seq,
+                depth: 2,
+                tool: "tapOn",
+                args: &args,
+                masked: false,
+            });
+            log.append(Event::StepFinished {
+                seq,
+                tool: "tapOn",
+                ok: error.is_none(),
+                result,
+                error,
+                millis: 1.23456,
+            });
+        };
+        let write_all = |redact: &[&str]| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut log = SessionLog::create(dir.path()).unwrap();
+            let values: Vec<String> = redact.iter().map(|v| v.to_string()).collect();
+            log.set_redactions(crate::secret::Redaction::new(&values));
+            step(&mut log, None, Some(&json!({"found": 1})));
+            step(&mut log, Some("no such node"), None);
+            let records = serde_json::to_value(log.records()).unwrap();
+            drop(log);
+            (std::fs::read_to_string(dir.path().join("log.jsonl")).unwrap(), records)
+        };
+        // `tapOn` as a "secret" sends every line through the `Value` path (and is scrubbed there).
+        let (fast, fast_records) = write_all(&[]);
+        let (slow, slow_records) = write_all(&["tapOn"]);
+        assert_eq!(fast.replace("tapOn", "***"), slow);
+        assert_eq!(
+            serde_json::to_string(&fast_records).unwrap().replace("tapOn", "***"),
+            serde_json::to_string(&slow_records).unwrap()
+        );
+        assert!(fast.contains(r#"{"event":"step_started","seq":1,"depth":2,"tool":"tapOn","args":"#));
+        assert!(fast.contains(r#""ok":false,"result":null,"error":"no such node","ms":1.235}"#));
+        // A secret in an argument or an error is scrubbed on the fast path's fallback.
+        let (scrubbed, _) = write_all(&["héllo", "such"]);
+        assert!(!scrubbed.contains("héllo") && !scrubbed.contains("such"), "{scrubbed}");
+        assert!(scrubbed.contains("no *** node"));
     }
 
     #[test]
