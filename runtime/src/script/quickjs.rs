@@ -7,6 +7,7 @@
 //! runtime has a memory and a stack limit; hitting one fails that call only. Values convert at the
 //! edge: past this module everything is `serde_json::Value`.
 
+mod bound;
 mod bytecode;
 mod convert;
 mod harden;
@@ -294,7 +295,7 @@ impl Engine {
             b.set("toolNames", config.tool_names)?;
             let direct = Object::new(ctx.clone())?;
             for entry in config.host_functions {
-                direct.set(&*entry.name, host_function(&ctx, &state, entry.clone())?)?;
+                direct.set(&*entry.name, bound::host_function(&ctx, &state, entry.clone())?)?;
             }
             b.set("hostFunctions", direct)?;
             b.set("adoptHostError", Function::new(ctx.clone(), adopt_host_error)?)?;
@@ -420,19 +421,6 @@ fn fetch_binding<'js>(ctx: &Ctx<'js>, state: &Rc<EngineState>) -> rquickjs::Resu
             Ok(v) => convert::to_js(&ctx, &v),
             Err(message) => Err(rquickjs::Exception::throw_message(&ctx, &message)),
         }
-    })
-}
-
-/// `(args) -> value` for host function `name`: the hot path of `ctx.host`, with the name bound here
-/// instead of passed (and converted) on every call.
-fn host_function<'js>(
-    ctx: &Ctx<'js>,
-    state: &Rc<EngineState>,
-    entry: Arc<HostFunctionEntry>,
-) -> rquickjs::Result<Function<'js>> {
-    let state = state.clone();
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Value<'js>| {
-        host_call(&ctx, &state, &entry.name, Some(&entry), args)
     })
 }
 
