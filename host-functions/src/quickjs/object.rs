@@ -154,6 +154,22 @@ pub fn kind(v: &Value<'_>) -> Type {
     }
 }
 
+/// An empty object given `obj`'s members (as `undefined`) in `obj`'s order: while it lives, it
+/// holds the shape (QuickJS's member layout) objects built like `obj` take. QuickJS shares a shape
+/// between such objects only while one of them lives; results dropped before the next call took
+/// theirs with them, and each call made it again (cloned, extended, hashed, freed).
+pub fn shape_keeper<'js>(obj: &Object<'js>) -> rquickjs::Result<Object<'js>> {
+    let ctx = obj.ctx();
+    let keeper = Object::new(ctx.clone())?;
+    let mut members = Members::new(obj.clone().into_value())?;
+    while let Some(member) =
+        members.next(|key, _| key.with_str(|k| define(&keeper, k, Value::new_undefined(ctx.clone()))))
+    {
+        member?.unwrap_or(Err(rquickjs::Error::Unknown))?;
+    }
+    Ok(keeper)
+}
+
 /// Defines `obj[key] = value` as an own, enumerable, writable, configurable data member, as
 /// `JSON.parse` does: no setter up the prototype chain runs (`Object.prototype.__proto__`'s would
 /// make a result's `"__proto__"` key its prototype instead), and no walk up that chain looks for one.

@@ -335,3 +335,22 @@ fn the_plain_object_class_is_only_plain_objects() {
         }
     })
 }
+
+/// A shape keeper has the object's members, in its order, as `undefined` (so its shape is the
+/// object's): `Object.keys` and the values, against an object given them in another order.
+#[test]
+fn a_shape_keeper_has_the_members_in_their_order_and_no_values() {
+    with_js(|ctx| {
+        let check = ctx.clone();
+        let obj = eval(&ctx, "({ b: 1, a: { deep: true }, c: 'x' })");
+        let keeper = super::object::shape_keeper(obj.as_object().expect("an object")).expect("a keeper");
+        check.globals().set("keeper", keeper).expect("set");
+        let keys: String = check
+            .eval("Object.keys(keeper).join() + ':' + Object.values(keeper).every(v => v === undefined)")
+            .expect("eval");
+        assert_eq!(keys, "b,a,c:true");
+        // Control: the same members in another order are told apart by the same question.
+        let other: String = check.eval("Object.keys({ a: 1, b: 2, c: 3 }).join()").expect("eval");
+        assert_ne!(other, "b,a,c");
+    });
+}

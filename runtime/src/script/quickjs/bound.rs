@@ -4,14 +4,16 @@
 //! conversions, a second panic guard). What the call does is [`super::host_call`]'s, as for
 //! `callHost`.
 
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rquickjs::{Ctx, Function, Value, qjs};
+use rquickjs::{Ctx, Function, Object, Value, qjs};
 use trailblaze_host_functions::HostFunctionEntry;
+use trailblaze_host_functions::quickjs::object::shape_keeper;
 
 use super::EngineState;
 
@@ -20,6 +22,36 @@ use super::EngineState;
 struct Binding {
     state: Rc<EngineState>,
     entry: Arc<HostFunctionEntry>,
+    /// Whether the shape of the function's results is kept ([`keep_shape`]): asked once.
+    shape_kept: Cell<bool>,
+}
+
+/// The objects that hold the shapes of host functions' results
+/// ([`shape_keeper`](trailblaze_host_functions::quickjs::object::shape_keeper)), one per function
+/// that returns an object: its next results reuse the shape instead of making it again. Runtime
+/// userdata, dropped before the runtime is freed.
+#[derive(Default)]
+struct KeptShapes<'js>(RefCell<Vec<Object<'js>>>);
+
+// SAFETY: `'js` is the runtime's lifetime, which the userdata map stands for.
+unsafe impl<'js> rquickjs::JsLifetime<'js> for KeptShapes<'js> {
+    type Changed<'to> = KeptShapes<'to>;
+}
+
+/// Keeps the shape of `result`, a plain object one call returned. Best effort: a shape not kept
+/// costs time, never a result.
+fn keep_shape<'js>(ctx: &Ctx<'js>, result: &Value<'js>) {
+    // What a serializer builds: plain objects and arrays (an array's shape is not its items').
+    let Some(obj) = result.as_object().filter(|_| !result.is_array()) else {
+        return;
+    };
+    let Ok(keeper) = shape_keeper(obj) else { return };
+    if ctx.userdata::<KeptShapes>().is_none() {
+        let _ = ctx.store_userdata(KeptShapes::default());
+    }
+    if let Some(kept) = ctx.userdata::<KeptShapes>() {
+        kept.0.borrow_mut().push(keeper);
+    }
 }
 
 /// The function a script calls as `ctx.host.<entry.name>(args)`.
@@ -32,6 +64,7 @@ pub(super) fn host_function<'js>(
     let binding = Box::into_raw(Box::new(Binding {
         state: state.clone(),
         entry,
+        shape_kept: Cell::new(false),
     }));
     // SAFETY: QuickJS keeps `binding` as the closure's opaque value, hands it to `call` on every
     // call and to `release` once, when it frees the function. (Out of memory before it keeps it,
@@ -86,7 +119,14 @@ unsafe extern "C" fn call(
             Value::new_undefined(ctx.clone())
         };
         let entry = &binding.entry;
-        super::host_call(&ctx, &binding.state, &entry.name, Some(entry), args)
+        let result = super::host_call(&ctx, &binding.state, &entry.name, Some(entry), args);
+        if let Ok(value) = &result
+            && !binding.shape_kept.get()
+        {
+            binding.shape_kept.set(true);
+            keep_shape(&ctx, value);
+        }
+        result
     });
     match catch_unwind(run) {
         // SAFETY: the value returned is a reference of its own; `value` drops the one it held.
