@@ -283,20 +283,31 @@ impl Session {
     /// [`Session::call`], and the steps logged with a `seq` above `after` (what the call did), in one
     /// trip to the session's thread: a live session asks for both after every call.
     pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<StepRecord>) {
-        let (result, records, _) = self.send_call_with_steps(name, args, after).wait_timed();
+        let (result, records, _) = self.send(name, args, after, OwnArgs::Kept).wait_timed();
         (result, records)
     }
 
     /// [`Session::call_with_steps`] sent ahead: the caller does other work while the call runs (a
     /// replay reports one step while the next one's first call runs).
+    /// The call's own step record comes back without its arguments (`null`): the caller has them
+    /// (a replay's calls are its trail's), and copying them on the session's thread delayed the
+    /// next call on every step.
     pub(crate) fn send_call_with_steps(&self, name: &str, args: Value, after: u64) -> PendingCall {
+        self.send(name, args, after, OwnArgs::Left)
+    }
+
+    fn send(&self, name: &str, args: Value, after: u64, own: OwnArgs) -> PendingCall {
         let name = name.to_string();
         let tool = name.clone();
         let pending = self.submit_call(&tool, move |core, rt| {
             let t = std::time::Instant::now();
             let result = dispatch::call(core, rt, &name, args);
             let took = t.elapsed();
-            (result, steps_after(core, after), took)
+            let records = match own {
+                OwnArgs::Kept => steps_after(core, after),
+                OwnArgs::Left => steps_of_call(core, after, &name),
+            };
+            (result, records, took)
         });
         PendingCall { tool, pending }
     }
@@ -422,6 +433,38 @@ fn steps_after(core: &SessionCore, seq: u64) -> Vec<StepRecord> {
     let records = log.records();
     let from = records.partition_point(|r| r.seq <= seq);
     records[from..].to_vec()
+}
+
+/// Whether a call's own step record comes back with its arguments.
+#[derive(Clone, Copy)]
+enum OwnArgs {
+    Kept,
+    Left,
+}
+
+/// [`steps_after`] for call `name`: its own record (the first, at depth 0) without its arguments.
+fn steps_of_call(core: &SessionCore, seq: u64, name: &str) -> Vec<StepRecord> {
+    let log = core.log.borrow();
+    let records = log.records();
+    let from = records.partition_point(|r| r.seq <= seq);
+    let mut steps = Vec::with_capacity(records.len() - from);
+    for (i, r) in records[from..].iter().enumerate() {
+        steps.push(if i == 0 && r.depth == 0 && r.tool == name {
+            StepRecord {
+                seq: r.seq,
+                depth: r.depth,
+                tool: r.tool.clone(),
+                args: Value::Null,
+                ok: r.ok,
+                masked: r.masked,
+                error: r.error.clone(),
+                millis: r.millis,
+            }
+        } else {
+            r.clone()
+        });
+    }
+    steps
 }
 
 /// How long a caller waiting for its reply polls before it sleeps. Waking a sleeping thread on an

@@ -5,6 +5,8 @@
 //! and then the first call of the next step are sent before the step is reported, so the session's
 //! thread works meanwhile. The session runs jobs in order, so the screen is the one the step left.
 
+use serde_json::Value;
+
 use crate::device::Screenshot;
 use crate::dispatch::CallError;
 use crate::session::{Pending, PendingCall, Session};
@@ -100,10 +102,17 @@ impl<'s> Replayer<'s> {
                     .session
                     .send_call_with_steps(&call.tool, call.args.clone(), self.last_seq),
             };
+            // The next step's first call is copied while this one runs: once this one returns,
+            // the session's thread waits only for the send.
+            let last = i + 1 == calls.len();
+            let next_call = (last && self.overlapping)
+                .then(|| next.and_then(|n| self.calls_of(n)).and_then(<[ToolCall]>::first))
+                .flatten()
+                .map(|first| (first.tool.as_str(), first.args.clone()));
             let (result, records, took) = pending.wait_timed();
             self.last_seq = records.last().map_or(self.last_seq, |r| r.seq);
-            if i + 1 == calls.len() && result.is_ok() && self.overlapping {
-                screen = self.send_ahead(calls, next);
+            if last && result.is_ok() && self.overlapping {
+                screen = self.send_ahead(calls, next_call);
             }
             let ok = result.is_ok();
             device_failed |= result.as_ref().is_err_and(CallError::is_device_failure);
@@ -135,7 +144,7 @@ impl<'s> Replayer<'s> {
 
     /// Sends, after a step whose `calls` all passed, its screen (when kept) and then the next
     /// step's first call.
-    fn send_ahead(&mut self, calls: &[ToolCall], next: Option<&Step>) -> Option<PendingScreen> {
+    fn send_ahead(&mut self, calls: &[ToolCall], next_call: Option<(&str, Value)>) -> Option<PendingScreen> {
         let named = calls.iter().any(|c| c.tool == "takeSnapshot");
         let screen = (self.policy.wants(&Outcome::Passed) || named)
             .then(|| {
@@ -144,13 +153,7 @@ impl<'s> Replayer<'s> {
                     .ok()
             })
             .flatten();
-        self.ahead = next
-            .and_then(|n| self.calls_of(n))
-            .and_then(|c| c.first())
-            .map(|first| {
-                self.session
-                    .send_call_with_steps(&first.tool, first.args.clone(), self.last_seq)
-            });
+        self.ahead = next_call.map(|(tool, args)| self.session.send_call_with_steps(tool, args, self.last_seq));
         screen
     }
 
