@@ -249,7 +249,12 @@ fn main() {
     // `run` of one long trail, per step, beside the same calls in this process.
     let trail = root.join("demo/trails/long.trail.yaml");
     std::fs::write(&trail, long_trail(steps)).expect("trail");
-    let direct = in_process_per_step(&root, &cache, steps);
+    // Both sides are medians: one pass of either moved by a fifth from run to run on this machine.
+    let direct = median(
+        (0..if full { 5 } else { 1 })
+            .map(|_| in_process_per_step(&root, &cache, steps))
+            .collect(),
+    );
     let trail_arg = trail.to_string_lossy().into_owned();
     let mut line = format!(
         "`trailblaze run` of a {steps}-step trail (+4 to sign in): in-process Session::call {direct:.1} µs/step"
@@ -258,7 +263,7 @@ fn main() {
         ("default", &[][..]),
         ("--screenshots none", &["--screenshots", "none"][..]),
     ] {
-        let (ms, rss) = medians(if full { 3 } else { 1 }, "run", || {
+        let (ms, rss) = medians(if full { 7 } else { 1 }, "run", || {
             let mut c = cli(&["run", &trail_arg]);
             c.args(extra);
             c
