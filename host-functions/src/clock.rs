@@ -54,16 +54,39 @@ impl Stamp {
 impl Ticks {
     /// How long this was, at the rate the clock ran since the process first read it.
     pub fn to_duration(self) -> Duration {
-        let o = origin();
-        if !o.counter {
-            return Duration::from_nanos(self.0);
+        rate().duration(self)
+    }
+}
+
+/// The clock's rate, read once: nanoseconds and ticks since the process's first reading (a writer
+/// of many tallies reads the clocks once, not once per tally).
+#[derive(Debug, Clone, Copy)]
+pub struct Rate {
+    nanos: u64,
+    /// `None`: the clock counts nanoseconds itself (no invariant counter).
+    ticks: Option<u64>,
+}
+
+/// The rate the clock has run at so far.
+pub fn rate() -> Rate {
+    let o = origin();
+    Rate {
+        nanos: nanos_since(o.at),
+        ticks: o.counter.then(|| counter_now().saturating_sub(o.ticks)),
+    }
+}
+
+impl Rate {
+    /// How long `t` was at this rate.
+    pub fn duration(self, t: Ticks) -> Duration {
+        match self.ticks {
+            None => Duration::from_nanos(t.0),
+            Some(0) => Duration::ZERO,
+            Some(ticks) => {
+                let scaled = u128::from(t.0) * u128::from(self.nanos) / u128::from(ticks);
+                Duration::from_nanos(u64::try_from(scaled).unwrap_or(u64::MAX))
+            }
         }
-        let (nanos, ticks) = (nanos_since(o.at), counter_now().saturating_sub(o.ticks));
-        if ticks == 0 {
-            return Duration::ZERO;
-        }
-        let scaled = u128::from(self.0) * u128::from(nanos) / u128::from(ticks);
-        Duration::from_nanos(u64::try_from(scaled).unwrap_or(u64::MAX))
     }
 }
 

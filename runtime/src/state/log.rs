@@ -148,10 +148,11 @@ impl SessionLog {
         if self.host_calls.is_empty() {
             return;
         }
+        let rate = trailblaze_host_functions::clock::rate();
         let calls: Vec<Value> = std::mem::take(&mut self.host_calls)
             .into_iter()
             .map(|(name, (calls, failed, took))| {
-                let ms = took.to_duration().as_secs_f64() * 1000.0;
+                let ms = rate.duration(took).as_secs_f64() * 1000.0;
                 json!({ "name": name, "calls": calls, "failed": failed, "ms": round(ms) })
             })
             .collect();

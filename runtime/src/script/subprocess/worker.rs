@@ -65,9 +65,9 @@ pub(super) struct Worker {
     /// Its process id, which is also its process group's id.
     pub pid: u32,
     stdin: RefCell<ChildStdin>,
-    /// The `ctx.host` line (Unix); `None`: those calls go over stdio with the rest.
+    /// The `ctx.host` line (Unix; elsewhere those calls go over stdio with the rest).
     #[cfg(unix)]
-    host_line: Option<super::sync::HostLine>,
+    host_line: super::sync::HostLine,
     /// When the last `ctx.host` request was read (a short spin for the next one follows it).
     host_request_at: Cell<Option<Instant>>,
     pub inbox: mpsc::Receiver<Msg>,
@@ -91,7 +91,7 @@ impl Worker {
         let (host_line, waker, worker_ends) = {
             let (line, waker, ends) =
                 super::sync::setup(&mut cmd).map_err(|e| format!("the Node.js worker's `ctx.host` pipes: {e}"))?;
-            (Some(line), Some(waker), Some(ends))
+            (line, Some(waker), ends)
         };
         #[cfg(not(unix))]
         let waker: Option<Waker> = None;
@@ -162,11 +162,11 @@ impl Worker {
     /// Writes the reply to a `ctx.host` call where the worker's blocked thread reads it.
     pub fn send_sync_reply(&self, msg: &Value) -> Result<(), String> {
         #[cfg(unix)]
-        if let Some(line) = &self.host_line {
-            return line
-                .reply(line_of(msg).as_bytes())
-                .map_err(|e| format!("the Node.js worker did not take the reply: {e}"));
-        }
+        return self
+            .host_line
+            .reply(line_of(msg).as_bytes())
+            .map_err(|e| format!("the Node.js worker did not take the reply: {e}"));
+        #[cfg(not(unix))]
         self.send(msg)
     }
 
@@ -174,7 +174,8 @@ impl Worker {
     /// here; waits up to `slice` (not at all for zero).
     pub fn receive(&self, slice: Duration) -> Result<Msg, mpsc::RecvTimeoutError> {
         #[cfg(unix)]
-        if let Some(line) = &self.host_line {
+        {
+            let line = &self.host_line;
             let until = Instant::now() + slice;
             // Right after a `ctx.host` request the next one tends to follow within ~100 µs (a
             // script's loop): looking again, rather than sleeping, saves the wake-up of this
@@ -210,13 +211,16 @@ impl Worker {
                 }
             }
         }
-        if slice.is_zero() {
-            return self.inbox.try_recv().map_err(|e| match e {
-                mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
-                mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
-            });
+        #[cfg(not(unix))]
+        {
+            if slice.is_zero() {
+                return self.inbox.try_recv().map_err(|e| match e {
+                    mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
+                    mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
+                });
+            }
+            self.inbox.recv_timeout(slice)
         }
-        self.inbox.recv_timeout(slice)
     }
 }
 
