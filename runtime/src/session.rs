@@ -283,7 +283,7 @@ impl Session {
     /// [`Session::call`], and the steps logged with a `seq` above `after` (what the call did), in one
     /// trip to the session's thread: a live session asks for both after every call.
     pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<StepRecord>) {
-        let (result, records, _) = self.send(name, args, after, OwnArgs::Kept).wait_timed();
+        let (result, records, _) = self.send(name, args, after, true).wait_timed();
         (result, records)
     }
 
@@ -293,20 +293,18 @@ impl Session {
     /// (a replay's calls are its trail's), and copying them on the session's thread delayed the
     /// next call on every step.
     pub(crate) fn send_call_with_steps(&self, name: &str, args: Value, after: u64) -> PendingCall {
-        self.send(name, args, after, OwnArgs::Left)
+        self.send(name, args, after, false)
     }
 
-    fn send(&self, name: &str, args: Value, after: u64, own: OwnArgs) -> PendingCall {
+    /// `own_args`: whether the call's own step record comes back with its arguments.
+    fn send(&self, name: &str, args: Value, after: u64, own_args: bool) -> PendingCall {
         let name = name.to_string();
         let tool = name.clone();
         let pending = self.submit_call(&tool, move |core, rt| {
             let t = std::time::Instant::now();
             let result = dispatch::call(core, rt, &name, args);
             let took = t.elapsed();
-            let records = match own {
-                OwnArgs::Kept => steps_after(core, after),
-                OwnArgs::Left => steps_of_call(core, after, &name),
-            };
+            let records = steps_after(core, after, (!own_args).then_some(name.as_str()));
             (result, records, took)
         });
         PendingCall { tool, pending }
@@ -345,7 +343,7 @@ impl Session {
     /// The steps with a `seq` above `seq`: what the calls since then did. A long live session asks
     /// this after every call, so it copies only the new records, not the whole log.
     pub fn steps_after(&self, seq: u64) -> Vec<StepRecord> {
-        self.run(move |core| steps_after(core, seq)).unwrap_or_default()
+        self.run(move |core| steps_after(core, seq, None)).unwrap_or_default()
     }
 
     /// The device's current view tree, captured now (not the cached snapshot, not redacted).
@@ -427,44 +425,31 @@ impl Drop for Session {
     }
 }
 
-/// The session's step records with a `seq` above `seq`, copied.
-fn steps_after(core: &SessionCore, seq: u64) -> Vec<StepRecord> {
+/// The session's step records with a `seq` above `seq`, copied. `without_args_of`: a call whose own record (the first, at
+/// depth 0) comes back without its arguments (`null`), which its caller has.
+fn steps_after(core: &SessionCore, seq: u64, without_args_of: Option<&str>) -> Vec<StepRecord> {
     let log = core.log.borrow();
     let records = log.records();
     let from = records.partition_point(|r| r.seq <= seq);
-    records[from..].to_vec()
-}
-
-/// Whether a call's own step record comes back with its arguments.
-#[derive(Clone, Copy)]
-enum OwnArgs {
-    Kept,
-    Left,
-}
-
-/// [`steps_after`] for call `name`: its own record (the first, at depth 0) without its arguments.
-fn steps_of_call(core: &SessionCore, seq: u64, name: &str) -> Vec<StepRecord> {
-    let log = core.log.borrow();
-    let records = log.records();
-    let from = records.partition_point(|r| r.seq <= seq);
-    let mut steps = Vec::with_capacity(records.len() - from);
-    for (i, r) in records[from..].iter().enumerate() {
-        steps.push(if i == 0 && r.depth == 0 && r.tool == name {
-            StepRecord {
-                seq: r.seq,
-                depth: r.depth,
-                tool: r.tool.clone(),
+    let records = &records[from..];
+    match records.split_first() {
+        Some((own, rest)) if own.depth == 0 && without_args_of == Some(own.tool.as_str()) => {
+            let mut steps = Vec::with_capacity(records.len());
+            steps.push(StepRecord {
+                seq: own.seq,
+                depth: own.depth,
+                tool: own.tool.clone(),
                 args: Value::Null,
-                ok: r.ok,
-                masked: r.masked,
-                error: r.error.clone(),
-                millis: r.millis,
-            }
-        } else {
-            r.clone()
-        });
+                ok: own.ok,
+                masked: own.masked,
+                error: own.error.clone(),
+                millis: own.millis,
+            });
+            steps.extend_from_slice(rest);
+            steps
+        }
+        _ => records.to_vec(),
     }
-    steps
 }
 
 /// How long a caller waiting for its reply polls before it sleeps. Waking a sleeping thread on an
@@ -517,5 +502,33 @@ fn spin_recv_within<T>(
         Ok(v) => Next::Got(v),
         Err(mpsc::RecvTimeoutError::Timeout) => Next::Idle,
         Err(mpsc::RecvTimeoutError::Disconnected) => Next::Closed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A replayed call's own record comes back without its arguments (the replay has them); the
+    /// public `call_with_steps` keeps them (an agent records from them).
+    #[test]
+    fn a_replayed_calls_own_record_comes_back_without_its_arguments() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../trailmaps");
+        let project = crate::Project::open(&root, crate::ProjectOptions::default()).expect("the demo opens");
+        let session = project
+            .open_session("demo", crate::SessionOptions::default())
+            .expect("a session starts");
+        let args = json!({ "appId": "com.example.demo" });
+        let (result, records, _) = session.send_call_with_steps("launchApp", args.clone(), 0).wait_timed();
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            records.first().map(|r| (r.tool.as_str(), &r.args)),
+            Some(("launchApp", &json!(null)))
+        );
+        let after = records.last().map_or(0, |r| r.seq);
+        let (result, records) = session.call_with_steps("launchApp", args.clone(), after);
+        assert!(result.is_ok(), "{result:?}");
+        // Control: the same call through the public path keeps them.
+        assert_eq!(records.first().map(|r| &r.args), Some(&args));
     }
 }

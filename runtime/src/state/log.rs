@@ -192,17 +192,18 @@ impl SessionLog {
             } => {
                 // A result can be large (a snapshot's tree, on every `snapshot` call): serialized
                 // once, straight from the caller's value, not copied into the line and walked again.
+                let ms = round(millis);
                 let fast = FinishedHead {
                     event: "step_finished",
                     seq,
                     tool,
                     ok,
                     error,
-                    ms: round(millis),
+                    ms,
                 };
                 if let Some(head) = self.clean_line(&fast) {
                     let raw = self.result_bytes(result);
-                    self.record_finished(seq, ok, error, round(millis));
+                    self.record_finished(seq, ok, error, ms);
                     return self.write_bytes(joined(head, "result", &raw));
                 }
                 let head = json!({

@@ -88,11 +88,10 @@ impl Worker {
             cmd.process_group(0);
         }
         #[cfg(unix)]
-        let (host_line, waker, worker_ends) = {
-            let (line, waker, ends) =
-                super::sync::setup(&mut cmd).map_err(|e| format!("the Node.js worker's `ctx.host` pipes: {e}"))?;
-            (line, Some(waker), ends)
-        };
+        let (host_line, waker, worker_ends) =
+            super::sync::setup(&mut cmd).map_err(|e| format!("the Node.js worker's `ctx.host` pipes: {e}"))?;
+        #[cfg(unix)]
+        let waker = Some(waker);
         #[cfg(not(unix))]
         let waker: Option<Waker> = None;
         let spawned = cmd.spawn();
