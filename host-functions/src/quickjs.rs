@@ -14,9 +14,9 @@ use de::{Budget, JsDe};
 /// Decodes a script's value into `T` strictly, as [`crate::decode::decode`] does JSON. The first
 /// pass runs without path tracking or messages; only a failure pays for the second that says
 /// what and where.
-pub(crate) fn decode_js<'js, T: DeserializeOwned>(value: rquickjs::Value<'js>) -> Result<T, DecodeError> {
+pub(crate) fn decode_js<'js, T: DeserializeOwned>(value: &rquickjs::Value<'js>) -> Result<T, DecodeError> {
     let budget = Budget::default();
-    if let Ok(v) = T::deserialize(JsDe::<Failed>::new(value.clone(), &budget)) {
+    if let Ok(v) = T::deserialize(JsDe::<Failed>::new(value, &budget)) {
         return Ok(v);
     }
     let budget = Budget::default();

@@ -170,7 +170,7 @@ impl HostFunctionEntry {
                 let decoded = if args.is_null() || args.is_undefined() {
                     Ok(Value::Object(Default::default()))
                 } else {
-                    crate::quickjs::decode_js::<Value>(args)
+                    crate::quickjs::decode_js::<Value>(&args)
                 };
                 let decode_error = |source| HostCallError::Decode {
                     name: self.name.to_string(),
@@ -273,7 +273,7 @@ fn invoke_typed_js<'js, F: HostFunction>(
         args
     };
     // The script's object is the caller's: decoding only reads it, and `args` is dropped here.
-    let function: F = crate::quickjs::decode_js(args).map_err(|source| HostCallError::Decode {
+    let function: F = crate::quickjs::decode_js(&args).map_err(|source| HostCallError::Decode {
         name: name.to_string(),
         source,
     })?;

@@ -97,6 +97,15 @@ export const hostBetweenSnapshots = trailblaze.tool<{}, {}>(async (_i, ctx) => {
   return {};
 });
 
+/** Two calls with one argument whose member is a getter: how often did the host read it? */
+export const getterReads = trailblaze.tool<{}, { reads: number; len: number }>(async (_i, ctx) => {
+  let reads = 0;
+  const arg = { get outer() { reads++; return { middle: { value: "abc" } }; } };
+  const a = (ctx.host as any).nested(arg);
+  const b = (ctx.host as any).nested(arg);
+  return { reads, len: a.len + b.len };
+});
+
 /** Calls the host function `bounce`, which calls this tool again. */
 export const bouncer = trailblaze.tool<{}, unknown>(async (_i, ctx) => (ctx.host as any).bounce({}));
 "#;
@@ -217,6 +226,17 @@ fn unknown_keys_are_refused_at_depth_one_and_three() {
         call(json!({ "outer": { "middle": { "value": "abcd" } } })),
         json!({ "ok": { "len": 4 } })
     );
+}
+
+#[test]
+fn a_host_call_reads_each_member_of_its_argument_once() {
+    // The first call of a function keeps its argument's shape for the next calls: by its keys
+    // only. Had it read the values too, the getter would have run three times.
+    let f = fixture(ALL);
+    let (_s, session) = session_with(&f, secrets(), registry());
+    let v = session.call("getterReads", json!({})).expect("runs");
+    // Control: the getter's reads are counted at all, and both calls decoded through it.
+    assert_eq!(v, json!({ "reads": 2, "len": 6 }));
 }
 
 #[test]

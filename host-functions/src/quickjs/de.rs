@@ -11,7 +11,7 @@ use rquickjs::{Array, Object, Type, Value};
 use serde::de::value::{StrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 
-use super::object::{Members, kind};
+use super::object::{Held, Members, kind};
 
 /// Objects nested deeper than this are refused: it also stops cycles.
 pub const MAX_DEPTH: usize = 128;
@@ -45,8 +45,8 @@ impl Budget {
     }
 }
 
-pub struct JsDe<'a, 'js, E> {
-    value: Value<'js>,
+pub struct JsDe<'a, 'v, 'js, E> {
+    value: Held<'v, 'js>,
     at: Level<'a, E>,
 }
 
@@ -66,14 +66,14 @@ impl<E> Copy for Level<'_, E> {}
 
 impl<'a, E: de::Error> Level<'a, E> {
     /// A member or item of the value at this level.
-    fn child<'js>(self, value: Value<'js>) -> Result<JsDe<'a, 'js, E>, E> {
+    fn child<'js>(self, value: Value<'js>) -> Result<JsDe<'a, 'js, 'js, E>, E> {
         if self.depth >= MAX_DEPTH {
             return Err(E::custom(format!(
                 "a value nested deeper than {MAX_DEPTH} levels (a cycle?)"
             )));
         }
         Ok(JsDe {
-            value,
+            value: Held::Own(value),
             at: Level {
                 depth: self.depth + 1,
                 ..self
@@ -82,10 +82,11 @@ impl<'a, E: de::Error> Level<'a, E> {
     }
 }
 
-impl<'a, 'js, E: de::Error> JsDe<'a, 'js, E> {
-    pub fn new(value: Value<'js>, budget: &'a Budget) -> Self {
+impl<'a, 'v, 'js, E: de::Error> JsDe<'a, 'v, 'js, E> {
+    /// Decodes `value` where it is (lent: the caller keeps it).
+    pub fn new(value: &'v Value<'js>, budget: &'a Budget) -> Self {
         JsDe {
-            value,
+            value: Held::Lent(value),
             at: Level {
                 depth: 0,
                 budget,
@@ -138,7 +139,7 @@ fn skipped(v: &Value<'_>) -> bool {
     matches!(kind(v), Type::Undefined | Type::Function | Type::Constructor)
 }
 
-impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
+impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, '_, 'js, E> {
     type Error = E;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
@@ -211,7 +212,7 @@ impl<'de, 'js, E: de::Error> Deserializer<'de> for JsDe<'_, 'js, E> {
         }
         if let Some(obj) = self.value.as_object().filter(|_| !self.value.is_array()) {
             // `{variant: value}`: exactly one member JSON would keep.
-            let mut members = js::<_, E>(Members::new(obj.clone().into_value()))?;
+            let mut members = js::<_, E>(Members::new(obj.as_value()))?;
             let (mut only, mut more) = (None, false);
             while let Some(member) = members.next(|key, v| (!skipped(&v)).then(|| (key.to_owned_string(), v))) {
                 let Some(kept) = js::<_, E>(member)? else { continue };
@@ -258,13 +259,13 @@ impl<'de, 'js, E: de::Error> SeqAccess<'de> for Seq<'_, 'js, E> {
     }
 }
 
-struct Entries<'a, 'js, E> {
-    members: Members<'js>,
+struct Entries<'a, 'v, 'js, E> {
+    members: Members<'v, 'js>,
     value: Option<Value<'js>>,
     at: Level<'a, E>,
 }
 
-impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, 'js, E> {
+impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, '_, 'js, E> {
     type Error = E;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, E> {
         let mut seed = Some(seed);
@@ -297,19 +298,19 @@ impl<'de, 'js, E: de::Error> MapAccess<'de> for &mut Entries<'_, 'js, E> {
 /// An externally tagged enum value `{variant: value}`.
 struct Variant<'a, 'js, E> {
     variant: String,
-    value: JsDe<'a, 'js, E>,
+    value: JsDe<'a, 'js, 'js, E>,
 }
 
 impl<'de, 'a, 'js, E: de::Error> de::EnumAccess<'de> for Variant<'a, 'js, E> {
     type Error = E;
-    type Variant = JsDe<'a, 'js, E>;
+    type Variant = JsDe<'a, 'js, 'js, E>;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant), E> {
         let v = seed.deserialize(StringDeserializer::<E>::new(self.variant))?;
         Ok((v, self.value))
     }
 }
 
-impl<'de, 'js, E: de::Error> de::VariantAccess<'de> for JsDe<'_, 'js, E> {
+impl<'de, 'js, E: de::Error> de::VariantAccess<'de> for JsDe<'_, '_, 'js, E> {
     type Error = E;
     fn unit_variant(self) -> Result<(), E> {
         match kind(&self.value) {

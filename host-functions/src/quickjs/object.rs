@@ -7,21 +7,52 @@
 
 use std::ffi::c_char;
 use std::marker::PhantomData;
+use std::ops::Deref;
 use std::ptr::{self, NonNull};
 
 use rquickjs::{Ctx, Object, Type, Value, qjs};
 
-pub struct Members<'js> {
-    obj: Value<'js>,
+/// A value read where it is: lent by the caller (the top of a decoding: no reference taken and
+/// dropped) or owned (a member or item read from it).
+pub enum Held<'v, 'js> {
+    Lent(&'v Value<'js>),
+    Own(Value<'js>),
+}
+
+impl<'js> Deref for Held<'_, 'js> {
+    type Target = Value<'js>;
+    fn deref(&self) -> &Value<'js> {
+        match self {
+            Held::Lent(v) => v,
+            Held::Own(v) => v,
+        }
+    }
+}
+
+impl<'v, 'js> From<&'v Value<'js>> for Held<'v, 'js> {
+    fn from(v: &'v Value<'js>) -> Self {
+        Held::Lent(v)
+    }
+}
+
+impl<'js> From<Value<'js>> for Held<'_, 'js> {
+    fn from(v: Value<'js>) -> Self {
+        Held::Own(v)
+    }
+}
+
+pub struct Members<'v, 'js> {
+    obj: Held<'v, 'js>,
     tab: *mut qjs::JSPropertyEnum,
     len: u32,
     next: u32,
 }
 
-impl<'js> Members<'js> {
+impl<'v, 'js> Members<'v, 'js> {
     /// The members of object `obj` in its own order (`Object.keys`'s); another value is an error.
     /// (A `Value`, not an `Object`: rquickjs's conversion asks an object six questions first.)
-    pub fn new(obj: Value<'js>) -> rquickjs::Result<Self> {
+    pub fn new(obj: impl Into<Held<'v, 'js>>) -> rquickjs::Result<Self> {
+        let obj = obj.into();
         let mut tab = ptr::null_mut();
         let mut len = 0u32;
         let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_ENUM_ONLY) as _;
@@ -32,6 +63,31 @@ impl<'js> Members<'js> {
             return Err(rquickjs::Error::Exception);
         }
         Ok(Members { obj, tab, len, next: 0 })
+    }
+
+    /// How many members there are (read or not).
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The next member's key only: its value is not read (a getter does not run).
+    pub fn next_key<R>(&mut self, key: impl FnOnce(&Key<'_>) -> R) -> Option<R> {
+        if self.next >= self.len {
+            return None;
+        }
+        // SAFETY: `next < len`, and `tab` holds `len` entries until `Drop`.
+        let atom = unsafe { (*self.tab.add(self.next as usize)).atom };
+        self.next += 1;
+        Some(key(&Key {
+            ctx: raw(self.obj.ctx()),
+            atom,
+            lent: PhantomData,
+        }))
     }
 
     /// The next member's key (for `key`, only as long as it runs) and its value. A getter that
@@ -62,7 +118,7 @@ impl<'js> Members<'js> {
     }
 }
 
-impl Drop for Members<'_> {
+impl Drop for Members<'_, '_> {
     fn drop(&mut self) {
         // SAFETY: `tab` and its `len` atoms are ours (from `JS_GetOwnPropertyNames`); freed once.
         unsafe { qjs::JS_FreePropertyEnum(raw(self.obj.ctx()), self.tab, self.len) };
@@ -154,20 +210,28 @@ pub fn kind(v: &Value<'_>) -> Type {
     }
 }
 
+/// Objects with more members than this get no shape keeper: one object kept per host function
+/// should stay small.
+pub const MAX_KEPT_MEMBERS: usize = 32;
+
 /// An empty object given `obj`'s members (as `undefined`) in `obj`'s order: while it lives, it
 /// holds the shape (QuickJS's member layout) objects built like `obj` take. QuickJS shares a shape
-/// between such objects only while one of them lives; results dropped before the next call took
-/// theirs with them, and each call made it again (cloned, extended, hashed, freed).
-pub fn shape_keeper<'js>(obj: &Object<'js>) -> rquickjs::Result<Object<'js>> {
+/// between such objects only while one of them lives; objects dropped before the next call took
+/// theirs with them, and each call made it again (cloned, extended, hashed, freed). Only keys are
+/// read (no getter runs); `None` for an object of more than [`MAX_KEPT_MEMBERS`] members.
+pub fn shape_keeper<'js>(obj: &Object<'js>) -> rquickjs::Result<Option<Object<'js>>> {
     let ctx = obj.ctx();
-    let keeper = Object::new(ctx.clone())?;
-    let mut members = Members::new(obj.clone().into_value())?;
-    while let Some(member) =
-        members.next(|key, _| key.with_str(|k| define(&keeper, k, Value::new_undefined(ctx.clone()))))
-    {
-        member?.unwrap_or(Err(rquickjs::Error::Unknown))?;
+    let mut members = Members::new(obj.as_value())?;
+    if members.len() > MAX_KEPT_MEMBERS {
+        return Ok(None);
     }
-    Ok(keeper)
+    let keeper = Object::new(ctx.clone())?;
+    while let Some(member) =
+        members.next_key(|key| key.with_str(|k| define(&keeper, k, Value::new_undefined(ctx.clone()))))
+    {
+        member.unwrap_or(Err(rquickjs::Error::Unknown))?;
+    }
+    Ok(Some(keeper))
 }
 
 /// Defines `obj[key] = value` as an own, enumerable, writable, configurable data member, as

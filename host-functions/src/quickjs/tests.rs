@@ -62,7 +62,7 @@ fn both<T: serde::de::DeserializeOwned>(src: &str) -> (Result<T, String>, Result
             .expect("text");
         let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
         (
-            decode_js::<T>(v).map_err(|e| e.to_string()),
+            decode_js::<T>(&v).map_err(|e| e.to_string()),
             decode::<T>(&json).map_err(|e| e.to_string()),
         )
     })
@@ -133,38 +133,43 @@ fn what_json_could_not_hold_is_refused_by_name() {
     with_js(|ctx| {
         // A cycle: refused at the depth limit, not walked until the stack runs out.
         let cyclic = eval(&ctx, "(() => { const a = { name: 'x' }; a.self = a; return a; })()");
-        let e = decode_js::<serde_json::Value>(cyclic).expect_err("a cycle").to_string();
+        let e = decode_js::<serde_json::Value>(&cyclic)
+            .expect_err("a cycle")
+            .to_string();
         assert!(e.contains("nested deeper than 128 levels"), "{e}");
         // Control: deep, but within the limit.
         let deep = eval(
             &ctx,
             "(() => { let a = 1; for (let i = 0; i < 100; i++) a = { a }; return a; })()",
         );
-        assert!(decode_js::<serde_json::Value>(deep).is_ok());
+        assert!(decode_js::<serde_json::Value>(&deep).is_ok());
         // A sparse array costs nothing in JS and a value per hole here: refused by its length.
         let sparse = eval(
             &ctx,
             "(() => { const a = []; a[300000] = 1; return { name: 'x', inner: { ratio: 1, holes: a } }; })()",
         );
-        let e = decode_js::<Outer>(sparse).expect_err("too many values").to_string();
+        let e = decode_js::<Outer>(&sparse).expect_err("too many values").to_string();
         assert!(e.contains("more than 200000 values"), "{e}");
         let dense = eval(
             &ctx,
             "({ name: 'x', inner: { ratio: 1, holes: new Array(1000).fill(2) } })",
         );
         assert_eq!(
-            decode_js::<Outer>(dense).expect("decodes").inner.map(|i| i.holes.len()),
+            decode_js::<Outer>(&dense)
+                .expect("decodes")
+                .inner
+                .map(|i| i.holes.len()),
             Some(1000)
         );
         // NaN has no JSON: refused, and the message says so.
         let nan = eval(&ctx, "({ name: 'x', inner: { ratio: NaN } })");
-        let e = decode_js::<Outer>(nan).expect_err("NaN").to_string();
+        let e = decode_js::<Outer>(&nan).expect_err("NaN").to_string();
         assert!(
             e.contains("`inner.ratio`: NaN or Infinity cannot cross to the host"),
             "{e}"
         );
         // A symbol is no value for the host.
-        let e = decode_js::<serde_json::Value>(eval(&ctx, "({ s: Symbol('x') })"))
+        let e = decode_js::<serde_json::Value>(&eval(&ctx, "({ s: Symbol('x') })"))
             .expect_err("a symbol")
             .to_string();
         assert!(e.contains("cannot cross to the host"), "{e}");
@@ -180,7 +185,7 @@ fn an_object_gives_the_members_json_stringify_keeps_and_a_bad_key_or_getter_is_a
             "(() => { const o = Object.create({ inherited: 1 }); o.b = 1; o['é✓'] = 2; o[Symbol('s')] = 3; \
              Object.defineProperty(o, 'hidden', { value: 4, enumerable: false }); o.a = 5; return o; })()",
         );
-        let js = decode_js::<serde_json::Value>(v.clone()).expect("decodes");
+        let js = decode_js::<serde_json::Value>(&v).expect("decodes");
         let stringified: String = ctx
             .json_stringify(v)
             .expect("stringify")
@@ -190,16 +195,16 @@ fn an_object_gives_the_members_json_stringify_keeps_and_a_bad_key_or_getter_is_a
         assert_eq!(js.to_string(), stringified, "the same members, the same order");
         assert_eq!(js, json!({ "b": 1, "é✓": 2, "a": 5 }));
         // A key with a lone surrogate is no text: refused by what it is, never quoted.
-        let e = decode_js::<serde_json::Value>(eval(&ctx, "({ ['\\ud800x']: 1 })"))
+        let e = decode_js::<serde_json::Value>(&eval(&ctx, "({ ['\\ud800x']: 1 })"))
             .expect_err("not text")
             .to_string();
         assert!(e.contains("a key that is not valid text"), "{e}");
         // A getter that throws fails the decoding (its message is the script's, not a value).
-        let e = decode_js::<Outer>(eval(&ctx, "({ name: 'x', get count() { throw new Error('no') } })"))
+        let e = decode_js::<Outer>(&eval(&ctx, "({ name: 'x', get count() { throw new Error('no') } })"))
             .expect_err("a throwing getter");
         assert!(!e.to_string().is_empty());
         // Control: a getter that returns is read as its value.
-        let ok = decode_js::<Outer>(eval(&ctx, "({ name: 'x', get count() { return 2 } })")).expect("decodes");
+        let ok = decode_js::<Outer>(&eval(&ctx, "({ name: 'x', get count() { return 2 } })")).expect("decodes");
         assert_eq!(ok.count, Some(2));
         // An enum's one member, after the members JSON would skip.
         let (js, json) = both::<Outer>("{ name: 'y', mode: { Slow: { by: 1 }, gone: undefined } }");
@@ -342,15 +347,46 @@ fn the_plain_object_class_is_only_plain_objects() {
 fn a_shape_keeper_has_the_members_in_their_order_and_no_values() {
     with_js(|ctx| {
         let check = ctx.clone();
-        let obj = eval(&ctx, "({ b: 1, a: { deep: true }, c: 'x' })");
-        let keeper = super::object::shape_keeper(obj.as_object().expect("an object")).expect("a keeper");
+        // A getter is a member like another, and reading keys must not run it.
+        let obj = eval(
+            &ctx,
+            "globalThis.ran = 0; ({ b: 1, a: { deep: true }, get c() { ran++; return 'x'; } })",
+        );
+        let keeper = super::object::shape_keeper(obj.as_object().expect("an object"))
+            .expect("no error")
+            .expect("a keeper");
         check.globals().set("keeper", keeper).expect("set");
         let keys: String = check
-            .eval("Object.keys(keeper).join() + ':' + Object.values(keeper).every(v => v === undefined)")
+            .eval("Object.keys(keeper).join() + ':' + Object.values(keeper).every(v => v === undefined) + ':' + ran")
             .expect("eval");
-        assert_eq!(keys, "b,a,c:true");
+        assert_eq!(keys, "b,a,c:true:0");
         // Control: the same members in another order are told apart by the same question.
         let other: String = check.eval("Object.keys({ a: 1, b: 2, c: 3 }).join()").expect("eval");
         assert_ne!(other, "b,a,c");
+    });
+}
+
+#[test]
+fn a_shape_keeper_is_made_for_small_objects_only() {
+    use super::object::{MAX_KEPT_MEMBERS, shape_keeper};
+    with_js(|ctx| {
+        let at_cap = eval(
+            &ctx,
+            &format!("Object.fromEntries(Array.from({{ length: {MAX_KEPT_MEMBERS} }}, (_, i) => ['k' + i, i]))"),
+        );
+        let over = eval(
+            &ctx,
+            &format!(
+                "Object.fromEntries(Array.from({{ length: {} }}, (_, i) => ['k' + i, i]))",
+                MAX_KEPT_MEMBERS + 1
+            ),
+        );
+        let kept = |v: &Value| {
+            shape_keeper(v.as_object().expect("an object"))
+                .expect("no error")
+                .is_some()
+        };
+        assert!(kept(&at_cap));
+        assert!(!kept(&over));
     });
 }

@@ -72,11 +72,15 @@ macro_rules! out_json {
 
 pub(crate) use out_json;
 
+/// Whether `stream` is a terminal, asked once per process (a run's progress line per step asked
+/// the kernel each time).
 fn is_terminal(stream: Stream) -> bool {
     use std::io::IsTerminal;
+    static OUT: OnceLock<bool> = OnceLock::new();
+    static ERR: OnceLock<bool> = OnceLock::new();
     match stream {
-        Stream::Out => std::io::stdout().is_terminal(),
-        Stream::Err => std::io::stderr().is_terminal(),
+        Stream::Out => *OUT.get_or_init(|| std::io::stdout().is_terminal()),
+        Stream::Err => *ERR.get_or_init(|| std::io::stderr().is_terminal()),
     }
 }
 
@@ -86,11 +90,13 @@ pub enum Stream {
     Err,
 }
 
-/// Whether a stream gets colour: a terminal, `NO_COLOR` unset, `TERM` not `dumb`.
+/// Whether a stream gets colour: a terminal, `NO_COLOR` unset, `TERM` not `dumb` (read once).
 pub fn colour(stream: Stream) -> bool {
+    static WANTED: OnceLock<bool> = OnceLock::new();
     is_terminal(stream)
-        && std::env::var_os("NO_COLOR").is_none()
-        && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        && *WANTED.get_or_init(|| {
+            std::env::var_os("NO_COLOR").is_none() && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        })
 }
 
 /// Writes one cleaned line. A closed pipe ends the program at once, quietly, as a filter expects.

@@ -22,14 +22,15 @@ use super::EngineState;
 struct Binding {
     state: Rc<EngineState>,
     entry: Arc<HostFunctionEntry>,
-    /// Whether the shape of the function's results is kept ([`keep_shape`]): asked once.
+    /// Whether the shapes of the function's argument and result are kept ([`keep_shape`]): after
+    /// its first call.
     shape_kept: Cell<bool>,
 }
 
-/// The objects that hold the shapes of host functions' results
-/// ([`shape_keeper`](trailblaze_host_functions::quickjs::object::shape_keeper)), one per function
-/// that returns an object: its next results reuse the shape instead of making it again. Runtime
-/// userdata, dropped before the runtime is freed.
+/// The objects that hold the shapes of host functions' first arguments and results
+/// ([`shape_keeper`](trailblaze_host_functions::quickjs::object::shape_keeper)): the next ones,
+/// built alike (a script's object literal, the serializer's object), reuse the shape instead of
+/// making it again. Runtime userdata, dropped before the runtime is freed.
 #[derive(Default)]
 struct KeptShapes<'js>(RefCell<Vec<Object<'js>>>);
 
@@ -38,14 +39,17 @@ unsafe impl<'js> rquickjs::JsLifetime<'js> for KeptShapes<'js> {
     type Changed<'to> = KeptShapes<'to>;
 }
 
-/// Keeps the shape of `result`, a plain object one call returned. Best effort: a shape not kept
-/// costs time, never a result.
-fn keep_shape<'js>(ctx: &Ctx<'js>, result: &Value<'js>) {
-    // What a serializer builds: plain objects and arrays (an array's shape is not its items').
-    let Some(obj) = result.as_object().filter(|_| !result.is_array()) else {
+/// Keeps the shape of `value`, an argument or a result, if it is a plain object. Best effort: a
+/// shape not kept costs time, never a result.
+fn keep_shape<'js>(ctx: &Ctx<'js>, value: &Value<'js>) {
+    // Plain objects only (an array's shape is not its items'; a class instance's is its class's).
+    if trailblaze_host_functions::quickjs::object::kind(value) != rquickjs::Type::Object {
+        return;
+    }
+    let Some(obj) = value.as_object() else {
         return;
     };
-    let Ok(keeper) = shape_keeper(obj) else { return };
+    let Ok(Some(keeper)) = shape_keeper(obj) else { return };
     if ctx.userdata::<KeptShapes>().is_none() {
         let _ = ctx.store_userdata(KeptShapes::default());
     }
@@ -119,11 +123,14 @@ unsafe extern "C" fn call(
             Value::new_undefined(ctx.clone())
         };
         let entry = &binding.entry;
+        if binding.shape_kept.get() {
+            return super::host_call(&ctx, &binding.state, &entry.name, Some(entry), args);
+        }
+        // The first call: the shapes of its argument and its result are kept for the next ones.
+        binding.shape_kept.set(true);
+        keep_shape(&ctx, &args);
         let result = super::host_call(&ctx, &binding.state, &entry.name, Some(entry), args);
-        if let Ok(value) = &result
-            && !binding.shape_kept.get()
-        {
-            binding.shape_kept.set(true);
+        if let Ok(value) = &result {
             keep_shape(&ctx, value);
         }
         result

@@ -89,7 +89,7 @@ fn walk<'js>(v: &Value<'js>, depth: usize, budget: &mut Budget) -> Result<Json, 
             Json::Array(out)
         }
         Type::Object | Type::Exception => {
-            let mut members = Members::new(v.clone()).map_err(|e| e.to_string())?;
+            let mut members = Members::new(v).map_err(|e| e.to_string())?;
             let mut out = Map::new();
             while let Some(member) = members.next(|key, item| (key.to_owned_string(), item)) {
                 let (k, item) = member.map_err(|e| e.to_string())?;
