@@ -220,7 +220,7 @@ fn run_tool(
                     Outcome::Done(v) => Ok(v),
                 };
             }
-            step(s, name, &args, depth, true, |resolved| {
+            step(s, name, args, depth, true, |resolved| {
                 // What memory tokens put in is held to the same rule (a value read off the screen).
                 if let Some(path) = secret_gate::secret_outside(resolved, entry.secret_args, &s.redact) {
                     return Err(CallError::Failed {
@@ -253,7 +253,7 @@ fn run_tool(
             tool: name.to_string(),
             message: message.clone(),
         }),
-        ToolKind::Scripted(script) => step(s, name, &args, depth, false, |args| {
+        ToolKind::Scripted(script) => step(s, name, args, depth, false, |args| {
             // A tool's own budget (`timeoutMs` in its tool.yaml) replaces the session's when it is
             // the top-level call; called from another tool it runs in its caller's budget.
             let own = script.timeout.filter(|_| depth == 0);
@@ -266,7 +266,7 @@ fn run_tool(
             // Scripts receive placeholders, never resolved secrets: they resolve at the device.
             let back = Back { core: s, runtime: rt };
             let out = s
-                .as_script(name, || rt.run_tool(&back, script, name, args.clone()))
+                .as_script(name, || rt.run_tool(&back, script, name, args))
                 .map_err(|message| CallError::Script {
                     tool: name.to_string(),
                     message: match own {
@@ -408,28 +408,30 @@ fn run_builtin(
 fn step(
     s: &SessionCore,
     name: &str,
-    args: &Value,
+    args: Value,
     depth: u32,
     resolve_secrets: bool,
     work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
 ) -> Result<Value, CallError> {
-    let seq = {
+    let (seq, logged) = {
         // A secret's value typed literally is logged (and so recorded) as its placeholder: a
         // recording replays the same text, where `***` would type the wrong one.
-        let recorded = s.placeholders.recorded(args);
-        let args = recorded.as_ref().unwrap_or(args);
-        let masked = secret_arguments_masked(name, args);
+        let recorded = s.placeholders.recorded(&args);
+        let masked = secret_arguments_masked(name, recorded.as_ref().unwrap_or(&args));
         let mut log = s.log.borrow_mut();
         let seq = log.next_seq();
         log.append(Event::StepStarted {
             seq,
             depth,
             tool: name,
-            args: masked.as_ref().unwrap_or(args),
+            args: masked.as_ref().or(recorded.as_ref()).unwrap_or(&args),
             masked: masked.is_some(),
         });
-        seq
+        // What was logged, kept for the step's record at its end (not copied now).
+        (seq, masked.or(recorded))
     };
+    let given = args;
+    let args = &given;
     let started = Instant::now();
     let outcome = if resolve_secrets {
         // A built-in works the device: its time counts against the wall clock, not the script's.
@@ -465,6 +467,7 @@ fn step(
         s.screen.invalidate();
     }
     let mut log = s.log.borrow_mut();
+    log.give_args(seq, logged.unwrap_or(given));
     match &outcome {
         Ok((value, _)) => log.append(Event::StepFinished {
             seq,

@@ -92,7 +92,7 @@ pub trait ScriptRuntime {
         back: &dyn Callbacks,
         tool: &ScriptedTool,
         name: &str,
-        args: Value,
+        args: &Value,
     ) -> Result<ScriptOutcome, String>;
 
     /// Runs `source`, the body of a JavaScript function of `(input, trailblaze)` (the original's

@@ -348,7 +348,7 @@ impl ScriptRuntime for Entered<'_, '_> {
         back: &dyn Callbacks,
         tool: &ScriptedTool,
         name: &str,
-        args: Json,
+        args: &Json,
     ) -> Result<ScriptOutcome, String> {
         self.state.heap_changed.set(true);
         self.state
@@ -513,7 +513,7 @@ fn run_tool<'js>(
     ctx: &Ctx<'js>,
     script: &ScriptedTool,
     name: &str,
-    args: Json,
+    args: &Json,
 ) -> Result<ScriptOutcome, String> {
     let tool = load_tool(s, ctx, script, name)?;
     let read_only = tool
@@ -523,7 +523,7 @@ fn run_tool<'js>(
         .and_then(|spec| spec.get::<_, Option<bool>>("readOnly").ok().flatten())
         .unwrap_or(false);
     let run: Function = ctx.globals().get("__trailblazeRun").map_err(|e| e.to_string())?;
-    let input = convert::to_js(ctx, &args).map_err(|e| e.to_string())?;
+    let input = convert::to_js(ctx, args).map_err(|e| e.to_string())?;
     let mark = s.rejections.borrow().next;
     let p = run
         .call::<_, Promise>((tool, input))

@@ -309,7 +309,7 @@ impl ScriptRuntime for Subprocess {
         back: &dyn Callbacks,
         tool: &ScriptedTool,
         name: &str,
-        args: Value,
+        args: &Value,
     ) -> Result<ScriptOutcome, String> {
         let w = self.worker(back)?;
         let run = self.next_run.get();

@@ -105,7 +105,7 @@ impl ScriptRuntime for Runtimes<'_> {
         back: &dyn Callbacks,
         tool: &ScriptedTool,
         name: &str,
-        args: Value,
+        args: &Value,
     ) -> Result<ScriptOutcome, String> {
         match tool.runtime {
             RuntimeKind::Embedded => self.embedded.run_tool(back, tool, name, args),
@@ -128,7 +128,7 @@ impl ScriptRuntime for Runtimes<'_> {
 struct NoEngine<'a>(&'a str);
 
 impl ScriptRuntime for NoEngine<'_> {
-    fn run_tool(&self, _: &dyn Callbacks, _: &ScriptedTool, _: &str, _: Value) -> Result<ScriptOutcome, String> {
+    fn run_tool(&self, _: &dyn Callbacks, _: &ScriptedTool, _: &str, _: &Value) -> Result<ScriptOutcome, String> {
         Err(self.0.to_string())
     }
 

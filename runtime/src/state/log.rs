@@ -78,6 +78,8 @@ pub struct SessionLog {
     steps: u64,
     /// Host calls since the last summary, by name: calls, failures, milliseconds.
     host_calls: std::collections::BTreeMap<String, (u64, u64, Ticks)>,
+    /// Steps under way whose record takes its arguments at the step's end ([`Self::give_args`]).
+    awaiting: Vec<u64>,
 }
 
 impl SessionLog {
@@ -96,6 +98,7 @@ impl SessionLog {
             redact: Default::default(),
             steps: 0,
             host_calls: Default::default(),
+            awaiting: Vec::new(),
         })
     }
 
@@ -109,6 +112,7 @@ impl SessionLog {
             redact: Default::default(),
             steps: 0,
             host_calls: Default::default(),
+            awaiting: Vec::new(),
         }
     }
 
@@ -176,7 +180,10 @@ impl SessionLog {
                     args,
                 };
                 if let Some(bytes) = self.clean_line(&fast) {
-                    self.record_started(seq, depth, tool, args.clone(), masked);
+                    // The arguments are the caller's until the step ends (`give_args`): a copy
+                    // here was a step's largest allocation.
+                    self.record_started(seq, depth, tool, Value::Null, masked);
+                    self.awaiting.push(seq);
                     return self.write_bytes(bytes);
                 }
                 let line = json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args });
@@ -371,6 +378,8 @@ impl SessionLog {
             // The file keeps every step; memory keeps the recent ones (a long session would
             // otherwise grow by a step record per call for as long as it lives).
             self.records.drain(..MAX_RECORDS / 2);
+            let first = self.records.first().map_or(u64::MAX, |r| r.seq);
+            self.awaiting.retain(|&s| s >= first);
         }
         self.records.push(StepRecord {
             seq,
@@ -382,6 +391,19 @@ impl SessionLog {
             error: None,
             millis: 0.0,
         })
+    }
+
+    /// Step `seq`'s arguments, as its start logged them, for its record: given at the step's end
+    /// by the caller, who worked from them meanwhile. Only a record that waits for them takes them
+    /// (a start whose line held a secret recorded its scrubbed arguments there and then).
+    pub fn give_args(&mut self, seq: u64, args: Value) {
+        let Some(at) = self.awaiting.iter().rposition(|&s| s == seq) else {
+            return;
+        };
+        self.awaiting.remove(at);
+        if let Some(r) = self.records.iter_mut().rev().find(|r| r.seq == seq) {
+            r.args = args;
+        }
     }
 
     fn record_finished(&mut self, seq: u64, ok: bool, error: Option<&str>, millis: f64) {
@@ -479,6 +501,7 @@ mod tests {
                 args: &args,
                 masked: false,
             });
+            log.give_args(seq, args.clone());
             log.append(Event::StepFinished {
                 seq,
                 tool: "tapOn",
@@ -513,6 +536,49 @@ mod tests {
         let (scrubbed, _) = write_all(&["héllo", "such"]);
         assert!(!scrubbed.contains("héllo") && !scrubbed.contains("such"), "{scrubbed}");
         assert!(scrubbed.contains("no *** node"));
+    }
+
+    #[test]
+    fn a_record_takes_its_arguments_at_the_steps_end_unless_its_start_scrubbed_them() {
+        let record_args = |redact: &[&str], args: Value| {
+            let mut log = SessionLog::discard();
+            let values: Vec<String> = redact.iter().map(|v| v.to_string()).collect();
+            log.set_redactions(crate::secret::Redaction::new(&values));
+            let seq = log.next_seq();
+            log.append(Event::StepStarted {
+                seq,
+                depth: 0,
+                tool: "inputText",
+                args: &args,
+                masked: false,
+            });
+            // A nested step in between takes its own, not the outer one's.
+            let inner = log.next_seq();
+            log.append(Event::StepStarted {
+                seq: inner,
+                depth: 1,
+                tool: "tapOn",
+                args: &json!({"inner": true}),
+                masked: false,
+            });
+            log.give_args(inner, json!({"inner": true}));
+            log.give_args(seq, args.clone());
+            // Given twice (a caller's mistake): the first stands.
+            log.give_args(seq, json!({"again": true}));
+            let records: Vec<Value> = log.records().iter().map(|r| r.args.clone()).collect();
+            (records, log.records()[0].masked)
+        };
+        let args = json!({"text": "hunter2-secret", "n": 1});
+        // A clean start: the record holds what was given at the end.
+        let (clean, masked) = record_args(&[], args.clone());
+        assert_eq!(clean, vec![args.clone(), json!({"inner": true})]);
+        assert!(!masked);
+        // A start whose line held a secret recorded it scrubbed: the value given later (the
+        // caller's own, secret and all) must not replace it.
+        let (scrubbed, masked) = record_args(&["hunter2-secret"], args.clone());
+        assert_eq!(scrubbed[0], json!({"text": "***", "n": 1}));
+        assert!(masked);
+        assert_eq!(scrubbed[1], json!({"inner": true}));
     }
 
     #[test]
