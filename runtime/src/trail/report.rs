@@ -415,8 +415,24 @@ pub fn render_json(report: &RunReport) -> String {
         summary: report.summary(),
         report,
     };
-    // Serializing plain structs and JSON values cannot fail; keep the error path anyway.
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+    // Made at about its final size (a long run's is megabytes: grown by doubling, it was copied and
+    // its pages touched about twice). Serializing plain structs and JSON values cannot fail, and
+    // serde_json writes UTF-8; keep the error paths anyway.
+    let mut out = Vec::with_capacity(report_size(report, 900));
+    match serde_json::to_writer_pretty(&mut out, &doc) {
+        Ok(()) => {
+            out.push(b'\n');
+            String::from_utf8(out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"))
+        }
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+/// About how many bytes a report of `report`'s steps takes at `per_step` bytes a step: a
+/// buffer's first size.
+pub(crate) fn report_size(report: &RunReport, per_step: usize) -> usize {
+    let steps: usize = report.trails.iter().map(|t| t.steps.len()).sum();
+    4096 + steps.saturating_mul(per_step)
 }
 
 /// Escapes text for XML and (XHTML-compatible) HTML, text and attributes alike; the control

@@ -67,7 +67,7 @@ document.documentElement.setAttribute('data-script', 'ran');
 pub fn render_html(report: &RunReport) -> String {
     let e = xml_escape;
     let s = report.summary();
-    let mut out = String::new();
+    let mut out = String::with_capacity(super::report_size(report, 700));
     out.push_str("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n");
     out.push_str(
         "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n",
