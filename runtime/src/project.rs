@@ -345,6 +345,25 @@ impl Project {
             .then(|| DeviceSpec::Web(crate::device::spec::WebOptions::default()))
     }
 
+    /// Runs `f` on the parse of `file` that [`Project::device_for_trails`] kept, when the file has
+    /// not changed since, and keeps it again for the run: `run`'s type gate, when its cache has no
+    /// result for the file, checks that parse instead of reading and parsing the file a second time.
+    /// `None`: none is kept (or the file changed), and `f` did not run.
+    pub(crate) fn with_kept_trail<R>(&self, file: &Path, f: impl FnOnce(&crate::trail::Trail) -> R) -> Option<R> {
+        let kept = self.kept.lock().ok().and_then(|mut kept| {
+            let at = kept.iter().position(|k| k.trail.file == file)?;
+            Some(kept.swap_remove(at))
+        })?;
+        if kept.stamp.is_none() || kept.stamp != stamp(file) {
+            return None;
+        }
+        let r = f(&kept.trail);
+        if let Ok(mut all) = self.kept.lock() {
+            all.push(kept);
+        }
+        Some(r)
+    }
+
     /// Trail `file` parsed: the parse [`Project::device_for_trails`] kept when the file has not
     /// changed since (each is handed out once), else a fresh one.
     pub(crate) fn load_trail(&self, file: &Path) -> Result<crate::trail::Trail, Vec<crate::yaml::YamlError>> {
@@ -491,5 +510,40 @@ mod kept_tests {
         assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Beta, longer");
         // ...once: the next read is the file's.
         assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Gamma, longr");
+    }
+
+    /// The type gate of `run` checks the parse the device choice kept and leaves it for the run; a
+    /// file changed in between is not checked from it (and not kept).
+    #[test]
+    fn the_type_gate_borrows_the_kept_parse_and_the_run_still_gets_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let map = dir.path().join("trailmaps/t");
+        std::fs::create_dir_all(map.join("trails")).expect("mkdir");
+        std::fs::write(map.join("trailmap.yaml"), "id: t\n").expect("write");
+        let file = map.join("trails/a.trail.yaml");
+        std::fs::write(&file, trail("Alpha")).expect("write");
+        let project = Project::open(&dir.path().join("trailmaps"), ProjectOptions::default()).expect("project");
+        let files = vec![file.clone()];
+
+        // Nothing kept yet: nothing borrowed.
+        assert_eq!(project.with_kept_trail(&file, first_step), None);
+        assert!(project.device_for_trails(&files).is_none());
+        // Borrowed, then the run gets the same parse: a change that keeps the stamp (same length,
+        // the old time) shows it was not read again.
+        let time = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
+        assert_eq!(project.with_kept_trail(&file, first_step).as_deref(), Some("Alpha"));
+        std::fs::write(&file, trail("Omega")).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(time))
+            .expect("set mtime");
+        assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Alpha");
+
+        // Control: a file changed in between (another length) is not borrowed from the kept parse.
+        assert!(project.device_for_trails(&files).is_none());
+        std::fs::write(&file, trail("Beta, longer")).expect("write");
+        assert_eq!(project.with_kept_trail(&file, first_step), None);
+        assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Beta, longer");
     }
 }

@@ -13,7 +13,7 @@ use super::targets::{Targets, TrailResult, Uses};
 use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
 use crate::project::Project;
 use crate::surface::client_files::selectors;
-use crate::trail::{parse_trail_owned, read_trail};
+use crate::trail::{Trail, parse_trail_owned, read_trail};
 use crate::yaml::{Pos, YamlError};
 
 /// How to run the native gate.
@@ -76,6 +76,13 @@ struct Outcome {
 }
 
 fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outcome {
+    // `run` parsed its trails already (to pick their device): check that parse, not a second one.
+    if let Some(outcome) = targets
+        .project
+        .with_kept_trail(file, |trail| check_parsed_file(targets, cache, trail))
+    {
+        return outcome;
+    }
     let fresh = |result| Outcome {
         result,
         cached: false,
@@ -111,20 +118,54 @@ fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outc
     }
 }
 
+/// [`check_file`] of a trail parsed already (its text is in it, for the cache's key): a parse
+/// that succeeded has no parse findings, so what follows is what the file's check would find.
+fn check_parsed_file(targets: &Targets<'_>, cache: Option<&Cache>, trail: &Trail) -> Outcome {
+    let Some(cache) = cache else {
+        return Outcome {
+            result: check_parsed(targets, trail, false).0,
+            cached: false,
+            entry: None,
+        };
+    };
+    let key = cache.key(&trail.file, &trail.doc.text);
+    if let Some(result) = cache.get(&key, targets) {
+        return Outcome {
+            result,
+            cached: true,
+            entry: None,
+        };
+    }
+    let (result, uses) = check_parsed(targets, trail, true);
+    let entry = cache.entry(&key, &uses, &result);
+    Outcome {
+        result,
+        cached: false,
+        entry,
+    }
+}
+
 /// The parse gate, the target and the type gate over one trail's text; with `cached`, which tools
 /// its result depends on (only a cache entry needs them).
 fn check_text(targets: &Targets<'_>, file: &Path, text: String, cached: bool) -> (TrailResult, Uses) {
+    match parse_trail_owned(text, file) {
+        Ok(trail) => check_parsed(targets, &trail, cached),
+        Err(errors) => (
+            TrailResult {
+                findings: errors.iter().map(Finding::at).collect(),
+                ..TrailResult::default()
+            },
+            Uses::default(),
+        ),
+    }
+}
+
+/// The target and the type gate over one parsed trail.
+fn check_parsed(targets: &Targets<'_>, trail: &Trail, cached: bool) -> (TrailResult, Uses) {
     let mut r = TrailResult::default();
     let mut uses = Uses::default();
-    let trail = match parse_trail_owned(text, file) {
-        Ok(trail) => trail,
-        Err(errors) => {
-            r.findings = errors.iter().map(Finding::at).collect();
-            return (r, uses);
-        }
-    };
     let project = targets.project;
-    let map = project.target_of(&trail);
+    let map = project.target_of(trail);
     let load_error = |id: &str| {
         let env = targets.get(id);
         let error = env.loaded.as_ref().err().cloned();
@@ -133,7 +174,7 @@ fn check_text(targets: &Targets<'_>, file: &Path, text: String, cached: bool) ->
     };
     if !gate(
         project,
-        &trail,
+        trail,
         map.as_deref(),
         load_error,
         &mut r.notices,
@@ -142,7 +183,7 @@ fn check_text(targets: &Targets<'_>, file: &Path, text: String, cached: bool) ->
         return (r, uses);
     }
     if let Some(Ok(loaded)) = uses.target.as_ref().map(|e| &e.loaded) {
-        let (calls, findings) = check_trail(&trail, &loaded.surface, selectors(), loaded.warning);
+        let (calls, findings) = check_trail(trail, &loaded.surface, selectors(), loaded.warning);
         r.calls = calls;
         r.findings = findings;
         if !cached {
