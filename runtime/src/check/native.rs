@@ -77,58 +77,54 @@ struct Outcome {
 
 fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outcome {
     // `run` parsed its trails already (to pick their device): check that parse, not a second one.
-    if let Some(outcome) = targets
-        .project
-        .with_kept_trail(file, |trail| check_parsed_file(targets, cache, trail))
-    {
+    // A parse that succeeded has no parse findings, so what follows is what the file's check finds.
+    if let Some(outcome) = targets.project.with_kept_trail(file, |trail| {
+        through_cache(
+            targets,
+            cache,
+            file,
+            trail,
+            |t| &t.doc.text,
+            |t, c| check_parsed(targets, t, c),
+        )
+    }) {
         return outcome;
     }
-    let fresh = |result| Outcome {
-        result,
-        cached: false,
-        entry: None,
-    };
     // A file that cannot be read is reported, never cached: there is no content to key it by.
-    let text = match read_trail(file) {
-        Ok(text) => text,
-        Err(e) => {
-            return fresh(TrailResult {
+    match read_trail(file) {
+        Ok(text) => through_cache(targets, cache, file, text, String::as_str, |text, c| {
+            check_text(targets, file, text, c)
+        }),
+        Err(e) => Outcome {
+            result: TrailResult {
                 findings: vec![Finding::at(&e)],
                 ..TrailResult::default()
-            });
-        }
-    };
-    let Some(cache) = cache else {
-        return fresh(check_text(targets, file, text, false).0);
-    };
-    let key = cache.key(file, &text);
-    if let Some(result) = cache.get(&key, targets) {
-        return Outcome {
-            result,
-            cached: true,
+            },
+            cached: false,
             entry: None,
-        };
-    }
-    let (result, uses) = check_text(targets, file, text, true);
-    let entry = cache.entry(&key, &uses, &result);
-    Outcome {
-        result,
-        cached: false,
-        entry,
+        },
     }
 }
 
-/// [`check_file`] of a trail parsed already (its text is in it, for the cache's key): a parse
-/// that succeeded has no parse findings, so what follows is what the file's check would find.
-fn check_parsed_file(targets: &Targets<'_>, cache: Option<&Cache>, trail: &Trail) -> Outcome {
+/// `check`'s result for `file`, whose content is `input` (`text_of` reads its text, the cache's
+/// key): the cache's when it has one, else checked now (told whether to say which tools the result
+/// depends on, which only a cache entry needs) and the entry to record.
+fn through_cache<T>(
+    targets: &Targets<'_>,
+    cache: Option<&Cache>,
+    file: &Path,
+    input: T,
+    text_of: impl FnOnce(&T) -> &str,
+    check: impl FnOnce(T, bool) -> (TrailResult, Uses),
+) -> Outcome {
     let Some(cache) = cache else {
         return Outcome {
-            result: check_parsed(targets, trail, false).0,
+            result: check(input, false).0,
             cached: false,
             entry: None,
         };
     };
-    let key = cache.key(&trail.file, &trail.doc.text);
+    let key = cache.key(file, text_of(&input));
     if let Some(result) = cache.get(&key, targets) {
         return Outcome {
             result,
@@ -136,7 +132,7 @@ fn check_parsed_file(targets: &Targets<'_>, cache: Option<&Cache>, trail: &Trail
             entry: None,
         };
     }
-    let (result, uses) = check_parsed(targets, trail, true);
+    let (result, uses) = check(input, true);
     let entry = cache.entry(&key, &uses, &result);
     Outcome {
         result,
