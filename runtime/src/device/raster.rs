@@ -239,6 +239,20 @@ fn fonts() -> &'static Arc<usvg::fontdb::Database> {
             .map(|s| s.to_string())
             .or_else(|| families.first().cloned());
         if let Some(family) = sans {
+            // The faces the pictures draw with are mapped once for the process: each text laid out
+            // opened (and, without a mapping, read whole) the font's file again, ~280 times for a
+            // 2,000-step run's storyboard.
+            let used: Vec<_> = db
+                .faces()
+                .filter(|f| f.families.iter().any(|(name, _)| *name == family))
+                .map(|f| f.id)
+                .collect();
+            for id in used {
+                // SAFETY: the file is mapped, not copied: one changed in place while the process
+                // runs could show through (what fontdb's own mapping on each use risks too);
+                // package managers replace font files by renaming, which a mapping survives.
+                let _ = unsafe { db.make_shared_face_data(id) };
+            }
             db.set_sans_serif_family(family);
         } else {
             tracing::warn!("no system font found: pictures of the simulated screens show no text");
