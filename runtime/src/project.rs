@@ -475,6 +475,30 @@ mod kept_tests {
         )
     }
 
+    /// A project of one trailmap holding one trail whose first step is `step`.
+    fn one_trail(step: &str) -> (tempfile::TempDir, Project, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let map = dir.path().join("trailmaps/t");
+        std::fs::create_dir_all(map.join("trails")).expect("mkdir");
+        std::fs::write(map.join("trailmap.yaml"), "id: t\n").expect("write");
+        let file = map.join("trails/a.trail.yaml");
+        std::fs::write(&file, trail(step)).expect("write");
+        let project = Project::open(&dir.path().join("trailmaps"), ProjectOptions::default()).expect("project");
+        (dir, project, file)
+    }
+
+    /// Rewrites `file` with a step of the same length, its time set back: a change its stamp
+    /// cannot see.
+    fn rewrite_keeping_stamp(file: &Path, step: &str) {
+        let time = std::fs::metadata(file).and_then(|m| m.modified()).expect("mtime");
+        std::fs::write(file, trail(step)).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(file)
+            .and_then(|f| f.set_modified(time))
+            .expect("set mtime");
+    }
+
     fn first_step(t: &crate::trail::Trail) -> String {
         t.steps.first().map(|s| s.text.clone()).unwrap_or_default()
     }
@@ -484,13 +508,7 @@ mod kept_tests {
     /// (same length, time set back) is not seen, so the kept parse is what was used.
     #[test]
     fn a_kept_parse_is_used_once_and_only_for_an_unchanged_file() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let map = dir.path().join("trailmaps/t");
-        std::fs::create_dir_all(map.join("trails")).expect("mkdir");
-        std::fs::write(map.join("trailmap.yaml"), "id: t\n").expect("write");
-        let file = map.join("trails/a.trail.yaml");
-        std::fs::write(&file, trail("Alpha")).expect("write");
-        let project = Project::open(&dir.path().join("trailmaps"), ProjectOptions::default()).expect("project");
+        let (_dir, project, file) = one_trail("Alpha");
         let files = vec![file.clone()];
 
         // Changed in between (another length): the new text is read.
@@ -500,13 +518,7 @@ mod kept_tests {
 
         // Control: the same length and the old time hide the change, so the kept parse is used...
         assert!(project.device_for_trails(&files).is_none());
-        let time = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
-        std::fs::write(&file, trail("Gamma, longr")).expect("write");
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .and_then(|f| f.set_modified(time))
-            .expect("set mtime");
+        rewrite_keeping_stamp(&file, "Gamma, longr");
         assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Beta, longer");
         // ...once: the next read is the file's.
         assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Gamma, longr");
@@ -516,13 +528,7 @@ mod kept_tests {
     /// file changed in between is not checked from it (and not kept).
     #[test]
     fn the_type_gate_borrows_the_kept_parse_and_the_run_still_gets_it() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let map = dir.path().join("trailmaps/t");
-        std::fs::create_dir_all(map.join("trails")).expect("mkdir");
-        std::fs::write(map.join("trailmap.yaml"), "id: t\n").expect("write");
-        let file = map.join("trails/a.trail.yaml");
-        std::fs::write(&file, trail("Alpha")).expect("write");
-        let project = Project::open(&dir.path().join("trailmaps"), ProjectOptions::default()).expect("project");
+        let (_dir, project, file) = one_trail("Alpha");
         let files = vec![file.clone()];
 
         // Nothing kept yet: nothing borrowed.
@@ -530,14 +536,8 @@ mod kept_tests {
         assert!(project.device_for_trails(&files).is_none());
         // Borrowed, then the run gets the same parse: a change that keeps the stamp (same length,
         // the old time) shows it was not read again.
-        let time = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
         assert_eq!(project.with_kept_trail(&file, first_step).as_deref(), Some("Alpha"));
-        std::fs::write(&file, trail("Omega")).expect("write");
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .and_then(|f| f.set_modified(time))
-            .expect("set mtime");
+        rewrite_keeping_stamp(&file, "Omega");
         assert_eq!(first_step(&project.load_trail(&file).expect("parses")), "Alpha");
 
         // Control: a file changed in between (another length) is not borrowed from the kept parse.

@@ -467,15 +467,27 @@ mod tests {
             .collect()
     }
 
-    fn finish(log: &mut SessionLog, result: &Value) {
+    /// Starts a step (its arguments not masked) and returns its seq.
+    fn start(log: &mut SessionLog, depth: u32, tool: &str, args: &Value) -> u64 {
         let seq = log.next_seq();
         log.append(Event::StepStarted {
             seq,
-            depth: 0,
-            tool: "t",
-            args: &json!({}),
+            depth,
+            tool,
+            args,
             masked: false,
         });
+        seq
+    }
+
+    /// `values` as the secrets the log scrubs.
+    fn redacting(log: &mut SessionLog, values: &[&str]) {
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        log.set_redactions(crate::secret::Redaction::new(&values));
+    }
+
+    fn finish(log: &mut SessionLog, result: &Value) {
+        let seq = start(log, 0, "t", &json!({}));
         log.append(Event::StepFinished {
             seq,
             tool: "t",
@@ -493,14 +505,7 @@ mod tests {
     fn a_clean_line_is_written_as_the_value_path_would_write_it() {
         let args = json!({"text": "héllo \"q\"", "n": [1, 2.5, null], "o": {"k": true}});
         let step = |log: &mut SessionLog, error: Option<&str>, result: Option<&Value>| {
-            let seq = log.next_seq();
-            log.append(Event::StepStarted {
-                seq,
-                depth: 2,
-                tool: "tapOn",
-                args: &args,
-                masked: false,
-            });
+            let seq = start(log, 2, "tapOn", &args);
             log.give_args(seq, args.clone());
             log.append(Event::StepFinished {
                 seq,
@@ -514,8 +519,7 @@ mod tests {
         let write_all = |redact: &[&str]| {
             let dir = tempfile::tempdir().unwrap();
             let mut log = SessionLog::create(dir.path()).unwrap();
-            let values: Vec<String> = redact.iter().map(|v| v.to_string()).collect();
-            log.set_redactions(crate::secret::Redaction::new(&values));
+            redacting(&mut log, redact);
             step(&mut log, None, Some(&json!({"found": 1})));
             step(&mut log, Some("no such node"), None);
             let records = serde_json::to_value(log.records()).unwrap();
@@ -542,25 +546,10 @@ mod tests {
     fn a_record_takes_its_arguments_at_the_steps_end_unless_its_start_scrubbed_them() {
         let record_args = |redact: &[&str], args: Value| {
             let mut log = SessionLog::discard();
-            let values: Vec<String> = redact.iter().map(|v| v.to_string()).collect();
-            log.set_redactions(crate::secret::Redaction::new(&values));
-            let seq = log.next_seq();
-            log.append(Event::StepStarted {
-                seq,
-                depth: 0,
-                tool: "inputText",
-                args: &args,
-                masked: false,
-            });
+            redacting(&mut log, redact);
+            let seq = start(&mut log, 0, "inputText", &args);
             // A nested step in between takes its own, not the outer one's.
-            let inner = log.next_seq();
-            log.append(Event::StepStarted {
-                seq: inner,
-                depth: 1,
-                tool: "tapOn",
-                args: &json!({"inner": true}),
-                masked: false,
-            });
+            let inner = start(&mut log, 1, "tapOn", &json!({"inner": true}));
             log.give_args(inner, json!({"inner": true}));
             log.give_args(seq, args.clone());
             // Given twice (a caller's mistake): the first stands.
