@@ -15,8 +15,21 @@ pub enum Dialect {
 /// other control characters and U+FFFE/U+FFFF, which XML 1.0 forbids, become U+FFFD (an error
 /// message may carry terminal colour codes).
 pub fn escape(s: &str, dialect: Dialect) -> String {
-    let html = dialect == Dialect::XmlAndHtml;
     let mut out = String::with_capacity(s.len());
+    escape_into(&mut out, s, dialect);
+    out
+}
+
+/// [`escape`] appended to `out`: a report writes thousands of short texts, most with nothing to
+/// escape, which are then copied whole.
+pub fn escape_into(out: &mut String, s: &str, dialect: Dialect) {
+    // U+FFFE and U+FFFF are the only characters past ASCII that change, and start with 0xEF.
+    let plain = |b: &u8| !matches!(*b, b'&' | b'<' | b'>' | b'"' | b'\'' | 0..0x20 | 0x7F | 0xEF);
+    if s.as_bytes().iter().all(plain) {
+        out.push_str(s);
+        return;
+    }
+    let html = dialect == Dialect::XmlAndHtml;
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -32,7 +45,6 @@ pub fn escape(s: &str, dialect: Dialect) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// Characters that change what a terminal or an editor shows without showing themselves: C0 and C1
@@ -93,5 +105,34 @@ mod tests {
         let expect = |q: &str, del: &str| format!("{common}{q}{}", tail.replace("{q}", q).replace("{del}", del));
         assert_eq!(escape(s, Dialect::Xml), expect("&apos;", "\u{7f}"));
         assert_eq!(escape(s, Dialect::XmlAndHtml), expect("&#39;", "\u{fffd}"));
+    }
+
+    #[test]
+    fn text_with_nothing_to_escape_is_copied_and_each_escape_still_found_alone() {
+        let mut out = String::from("kept ");
+        escape_into(
+            &mut out,
+            "Sign in · Übersicht 你好 \u{fffd} \u{fffd}",
+            Dialect::XmlAndHtml,
+        );
+        assert_eq!(out, "kept Sign in · Übersicht 你好 \u{fffd} \u{fffd}");
+        // Each character the copy must not pass, alone in otherwise plain text (the U+EFxx
+        // neighbours of U+FFFE/U+FFFF share their first byte and are kept).
+        for (c, want) in [
+            ('&', "&amp;"),
+            ('<', "&lt;"),
+            ('>', "&gt;"),
+            ('"', "&quot;"),
+            ('\'', "&#39;"),
+            ('\u{1}', "\u{fffd}"),
+            ('\u{7f}', "\u{fffd}"),
+            ('\u{fffe}', "\u{fffd}"),
+            ('\u{ffff}', "\u{fffd}"),
+            ('\u{fff0}', "\u{fff0}"),
+        ] {
+            let mut out = String::new();
+            escape_into(&mut out, &format!("ab{c}cd"), Dialect::XmlAndHtml);
+            assert_eq!(out, format!("ab{want}cd"), "{c:?}");
+        }
     }
 }

@@ -205,6 +205,7 @@ impl Session {
         for (index, step) in steps.iter().enumerate() {
             if let Some(why) = &stopped {
                 let mut sr = step_report(step, Outcome::Skipped { reason: why.clone() }, Vec::new(), None);
+                sr.redact(redact);
                 sink.step_finished(step, &mut sr, None);
                 report.steps.push(sr);
                 continue;
@@ -283,7 +284,8 @@ impl Session {
             report.written = agent_step::write_back(trail, &edits, agent.write_back(), &secrets, sink);
         }
 
-        report.redact(redact);
+        // Each step was redacted as it ended, before any sink saw it: the trail's own texts are left.
+        report.redact_head(redact);
         sink.trail_finished(&report);
         report
     }

@@ -184,8 +184,7 @@ pub fn run_trails(
                 (&replay, &secrets),
                 &mut both,
             );
-            let mut t = begun.finish(&replay, &mut both);
-            t.redact(&secrets);
+            let t = begun.finish(&replay, &mut both, &secrets);
             report.trails.push(t);
             if report.trails.len() < files.len() {
                 report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -309,14 +308,39 @@ pub(crate) enum Started {
 }
 
 impl Started {
-    /// Replays an open trail on its session (dropped after); the report names the device.
-    fn finish(self, replay: &ReplayOptions<'_>, sink: &mut dyn RunSink) -> TrailReport {
+    /// Replays an open trail on its session (dropped after); the report names the device and is
+    /// redacted of `secrets`.
+    fn finish(
+        self,
+        replay: &ReplayOptions<'_>,
+        sink: &mut dyn RunSink,
+        secrets: &crate::secret::Redaction,
+    ) -> TrailReport {
         match self {
+            // Redacted when it was made.
             Started::Done(report) => report,
-            Started::Open { trail, session, device } => TrailReport {
-                device: Some(device),
-                ..session.replay(&trail, replay, sink)
-            },
+            Started::Open {
+                trail,
+                mut session,
+                device,
+            } => {
+                let mut report = TrailReport {
+                    device: Some(device),
+                    ..session.replay(&trail, replay, sink)
+                };
+                // The replay redacted each step with the session's secrets: when those cover the
+                // run's, the steps are not read again (a long trail's took a millisecond a pass).
+                if session.redaction().covers(secrets) {
+                    report.redact_head(secrets);
+                } else {
+                    report.redact(secrets);
+                }
+                // The session's thread frees its log while this one frees the trail.
+                session.close_soon();
+                drop(trail);
+                drop(session);
+                report
+            }
         }
     }
 }

@@ -91,6 +91,12 @@ impl Redaction {
         self.forms.is_empty()
     }
 
+    /// Whether this redaction replaces every form `other` replaces: a text it has scrubbed holds
+    /// nothing `other` would change.
+    pub(crate) fn covers(&self, other: &Redaction) -> bool {
+        other.forms.iter().all(|f| self.forms.contains(f))
+    }
+
     /// Whether `text` holds a secret in any of its forms ([`Redaction::text`] would change it).
     pub fn finds(&self, text: &str) -> bool {
         match &self.any {
@@ -285,6 +291,16 @@ mod redact_tests {
         }
         // Control: the search does find, and the text is then replaced as before.
         assert_eq!(r.text("x hunter2 y"), "x *** y");
+    }
+
+    #[test]
+    fn a_redaction_covers_another_when_it_replaces_every_form_of_it() {
+        let two = Redaction::new(&["hunter2".to_string(), "s3cr&t".to_string()]);
+        let one = Redaction::new(&["s3cr&t".to_string()]);
+        assert!(two.covers(&one) && two.covers(&two) && one.covers(&Redaction::new(&[])));
+        // Control: a value the other has and this one lacks, even one inside a value it has.
+        assert!(!one.covers(&two));
+        assert!(!Redaction::new(&["hunter2x".to_string()]).covers(&Redaction::new(&["hunter2".to_string()])));
     }
 
     #[test]

@@ -415,6 +415,15 @@ impl PendingCall {
     }
 }
 
+impl Session {
+    /// Asks the session's thread to end once the jobs sent are done, without waiting: the caller
+    /// frees what it holds meanwhile (a long trail's parse), and dropping the session then waits
+    /// for the thread. Nothing can be sent after.
+    pub(crate) fn close_soon(&mut self) {
+        self.jobs.take();
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         // Closing the channel ends the thread's loop.

@@ -19,7 +19,6 @@ mod watch;
 mod waypoints;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::anyhow;
@@ -201,7 +200,8 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn main() -> ExitCode {
+/// Runs the command line; the process's exit code.
+pub fn main() -> u8 {
     let cli = Cli::parse();
     output::init_tracing();
     // A write past a file-size limit (`ulimit -f`, a quota) then fails with an error the run reports,
@@ -241,16 +241,16 @@ pub fn main() -> ExitCode {
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(Failure::Failed(e)) => {
             report(&e);
-            ExitCode::from(1)
+            1
         }
         Err(Failure::Usage(e)) => {
             report(&e);
-            ExitCode::from(2)
+            2
         }
-        Err(Failure::Reported(code)) => ExitCode::from(code),
+        Err(Failure::Reported(code)) => code,
     }
 }
 

@@ -8,14 +8,12 @@
 //! (fetched through the caller's `load`). The lowering rules are listed atop `analyze/lower.rs`.
 //!
 //! swc runs on a dedicated thread with a large stack, behind a size cap and a bracket-nesting
-//! check, and inside `catch_unwind`, so no input can take the process down. `load` is the
-//! caller's and need not be `Send`: the worker asks the caller's thread for each module over a
-//! channel.
+//! check, and inside `catch_unwind`, so no input can take the process down. `load` runs on the
+//! analyzer threads (it must be `Sync`); a trailmap's modules share a few of them.
 
 use std::{
     collections::{HashMap, HashSet},
     rc::Rc,
-    sync::mpsc,
 };
 
 use serde_json::Value;
@@ -74,8 +72,8 @@ const MAX_MODULES: usize = 64;
 
 /// Reads a sibling module for imported types: given the import specifier as written (e.g.
 /// "./types" or "./types.ts") and the importing file's name, returns (that module's file name,
-/// its source), or None if not found.
-pub type LoadModule<'a> = dyn Fn(&str, &str) -> Option<(String, String)> + 'a;
+/// its source), or None if not found. It runs on the analyzer threads.
+pub type LoadModule<'a> = dyn Fn(&str, &str) -> Option<(String, String)> + Sync + 'a;
 
 /// One `export const <name> = trailblaze.tool<I, O>(spec?, handler)` found in a module.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,83 +123,97 @@ pub struct AnalyzeOptions {
 /// and the importing file's name, and returns (that module's file name, its source), or None if
 /// not found.
 #[cfg(test)]
-pub fn analyze_module(file: &str, source: &str, load: &LoadModule<'_>) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+pub fn analyze_module(
+    file: &str,
+    source: &str,
+    load: &LoadModule<'_>,
+) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
     analyze_module_with(file, source, load, &AnalyzeOptions::default())
 }
 
 /// [`analyze_module`] with options.
+#[cfg(test)]
 pub fn analyze_module_with(
     file: &str,
     source: &str,
     load: &LoadModule<'_>,
     options: &AnalyzeOptions,
 ) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+    let modules = [(file.to_owned(), source.to_owned())];
+    analyze_modules_with(&modules, load, options, 1)
+        .pop()
+        .unwrap_or_else(|| Err(unlocated(file, "internal error: not analyzed".into())))
+}
+
+/// [`analyze_module_with`] of several modules (file name, source), on up to `threads` analyzer
+/// threads, each reading its share of the modules in turn; the results in the modules' order.
+/// `load` runs on the analyzer threads. Starting an analyzer thread (its stack reserved, then
+/// unmapped) cost more than reading a small module: a trailmap's tools share them.
+pub fn analyze_modules_with(
+    modules: &[(String, String)],
+    load: &LoadModule<'_>,
+    options: &AnalyzeOptions,
+    threads: usize,
+) -> Vec<Result<Vec<AnalyzedTool>, AnalyzeError>> {
     let mut spawn_error = None;
     for stack in STACKS {
-        match on_worker(stack, file, source, load, options) {
-            Ok(result) => return result,
+        match on_workers(stack, modules, load, options, threads) {
+            Ok(results) => return results,
             Err(e) => spawn_error = Some(e),
         }
     }
     let why = spawn_error.map_or_else(String::new, |e| e.to_string());
-    Err(unlocated(file, format!("could not start the analyzer thread: {why}")))
+    modules
+        .iter()
+        .map(|(file, _)| Err(unlocated(file, format!("could not start the analyzer thread: {why}"))))
+        .collect()
 }
 
-/// Runs the analysis on a thread with `stack` bytes of stack; `Err` if it cannot start.
-fn on_worker(
+/// [`analyze_modules_with`] on threads with `stack` bytes of stack; `Err` if one cannot start.
+fn on_workers(
     stack: usize,
-    file: &str,
-    source: &str,
+    modules: &[(String, String)],
     load: &LoadModule<'_>,
     options: &AnalyzeOptions,
-) -> std::io::Result<Result<Vec<AnalyzedTool>, AnalyzeError>> {
-    enum ToCaller {
-        Load { specifier: String, importer: String },
-        Done(Result<Vec<AnalyzedTool>, AnalyzeError>),
-    }
-    std::thread::scope(|scope| {
-        let (to_caller, from_worker) = mpsc::channel();
-        let (to_worker, from_caller) = mpsc::channel::<Option<(String, String)>>();
-        let spawned = std::thread::Builder::new()
-            .name("swc-analyze".into())
-            .stack_size(stack)
-            .spawn_scoped(scope, move || {
-                let loader = |specifier: &str, importer: &str| {
-                    let request = ToCaller::Load {
-                        specifier: specifier.to_owned(),
-                        importer: importer.to_owned(),
-                    };
-                    to_caller.send(request).ok()?;
-                    from_caller.recv().ok().flatten()
-                };
-                let max_source = stack / STACK_PER_BYTE;
-                let analyzer = || Analyzer::new(&loader, max_source).run(file, source, options);
-                let result = isolate::catch_panic(analyzer).unwrap_or_else(|message| {
+    threads: usize,
+) -> std::io::Result<Vec<Result<Vec<AnalyzedTool>, AnalyzeError>>> {
+    let per = modules.len().div_ceil(threads.max(1)).max(1);
+    let max_source = stack / STACK_PER_BYTE;
+    let analyze = |run: &[(String, String)]| -> Vec<_> {
+        run.iter()
+            .map(|(file, source)| {
+                let analyzer = || Analyzer::new(load, max_source).run(file, source, options);
+                isolate::catch_panic(analyzer).unwrap_or_else(|message| {
                     Err(unlocated(
                         file,
                         format!("internal error: the analyzer panicked: {message}"),
                     ))
-                });
-                let _ = to_caller.send(ToCaller::Done(result));
-            });
-        // No fallback to the caller's thread: its stack is not known to be deep enough.
-        let handle = spawned?;
-        let mut result = None;
-        // `load` runs here, on the caller's thread, while the worker waits for the answer.
-        for message in from_worker.iter() {
-            match message {
-                ToCaller::Load { specifier, importer } => {
-                    let _ = to_worker.send(load(&specifier, &importer));
-                }
-                ToCaller::Done(done) => {
-                    result = Some(done);
-                    break;
-                }
-            }
-        }
-        // Joined explicitly so a worker that died is an error here, not a panic of `scope`.
-        let _ = handle.join();
-        Ok(result.unwrap_or_else(|| Err(unlocated(file, "internal error: the analyzer stopped".into()))))
+                })
+            })
+            .collect()
+    };
+    std::thread::scope(|scope| {
+        let workers = modules
+            .chunks(per)
+            .map(|run| {
+                std::thread::Builder::new()
+                    .name("swc-analyze".into())
+                    .stack_size(stack)
+                    .spawn_scoped(scope, move || analyze(run))
+                    .map(|worker| (run, worker))
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        // A worker that died fails its own modules, not the others'.
+        Ok(workers
+            .into_iter()
+            .flat_map(|(run, worker)| {
+                worker.join().unwrap_or_else(|_| {
+                    run.iter()
+                        .map(|(file, _)| Err(unlocated(file, "internal error: the analyzer stopped".into())))
+                        .collect()
+                })
+            })
+            .collect())
     })
 }
 

@@ -16,32 +16,33 @@ type Analyzed = Result<Vec<analyze::AnalyzedTool>, String>;
 /// import are read anew by each), so they are analyzed on as many threads as there are cores: at a
 /// cold start each takes about half a millisecond of swc.
 fn analyze_all(root: &Path, scripts: &[std::path::PathBuf], options: &AnalyzeOptions) -> Vec<(String, Analyzed)> {
-    let one = |file: &std::path::PathBuf| {
+    let mut sources = Vec::with_capacity(scripts.len());
+    let mut read: Vec<(String, Option<Analyzed>)> = Vec::with_capacity(scripts.len());
+    for file in scripts {
         let module = module_name(root, file);
-        let analyzed = crate::files::read_text(file)
-            .map_err(|e| format!("{module}: cannot read: {e}"))
-            .and_then(|source| {
-                let load = |spec: &str, from: &str| load_sibling(root, spec, from);
-                analyze::analyze_module_with(&module, &source, &load, options).map_err(|e| e.to_string())
-            });
-        (module, analyzed)
-    };
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers <= 1 || scripts.len() <= 1 {
-        return scripts.iter().map(one).collect();
+        match crate::files::read_text(file) {
+            Ok(source) => {
+                sources.push((module.clone(), source));
+                read.push((module, None));
+            }
+            Err(e) => {
+                let why = format!("{module}: cannot read: {e}");
+                read.push((module, Some(Err(why))));
+            }
+        }
     }
-    // One run of files per thread; the runs are joined back in order.
-    let per = scripts.len().div_ceil(workers);
-    std::thread::scope(|s| {
-        let one = &one;
-        let runs: Vec<_> = scripts
-            .chunks(per)
-            .map(|run| s.spawn(move || run.iter().map(one).collect::<Vec<_>>()))
-            .collect();
-        runs.into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
+    let load = |spec: &str, from: &str| load_sibling(root, spec, from);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut analyzed = analyze::analyze_modules_with(&sources, &load, options, workers).into_iter();
+    read.into_iter()
+        .map(|(module, done)| {
+            let result = done.unwrap_or_else(|| match analyzed.next() {
+                Some(r) => r.map_err(|e| e.to_string()),
+                None => Err(format!("{module}: internal error: not analyzed")),
+            });
+            (module, result)
+        })
+        .collect()
 }
 
 /// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a

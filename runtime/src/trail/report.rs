@@ -285,6 +285,15 @@ impl RunReport {
 impl TrailReport {
     /// [`RunReport::redact`] for one trail.
     pub fn redact(&mut self, redaction: &crate::secret::Redaction) {
+        self.redact_head(redaction);
+        for s in &mut self.steps {
+            s.redact(redaction);
+        }
+    }
+
+    /// [`TrailReport::redact`] of the trail's own texts, not its steps': for a report whose steps
+    /// were each redacted as they ended (a replay's), by `redaction` or one that covers it.
+    pub(crate) fn redact_head(&mut self, redaction: &crate::secret::Redaction) {
         if redaction.is_empty() {
             return;
         }
@@ -292,15 +301,12 @@ impl TrailReport {
         if let Outcome::Skipped { reason } = &mut self.outcome {
             scrub(redaction, reason);
         }
-        for s in &mut self.steps {
-            s.redact(redaction);
-        }
     }
 }
 
 impl StepReport {
-    /// [`TrailReport::redact`] for one step (idempotent: a replay redacts each step as it ends and
-    /// the trail again at its end).
+    /// [`TrailReport::redact`] for one step (idempotent). A replay redacts each step as it ends,
+    /// and then only the trail's own texts ([`TrailReport::redact_head`]).
     pub fn redact(&mut self, redaction: &crate::secret::Redaction) {
         if redaction.is_empty() {
             return;
@@ -419,7 +425,8 @@ pub fn render_json(report: &RunReport) -> String {
     // its pages touched about twice). Serializing plain structs and JSON values cannot fail, and
     // serde_json writes UTF-8; keep the error paths anyway.
     let mut out = Vec::with_capacity(report_size(report, 900));
-    match serde_json::to_writer_pretty(&mut out, &doc) {
+    let mut json = serde_json::Serializer::with_formatter(&mut out, pretty::Pretty::default());
+    match doc.serialize(&mut json) {
         Ok(()) => {
             out.push(b'\n');
             String::from_utf8(out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"))
@@ -574,6 +581,7 @@ pub(crate) fn utc(unix_ms: u64, sep: char) -> String {
 mod html;
 mod merge;
 mod nest;
+mod pretty;
 mod screens;
 pub mod storyboard;
 mod timeline;

@@ -1,5 +1,3 @@
-use std::cell::RefCell;
-
 use serde_json::{Value, json};
 
 use super::*;
@@ -32,22 +30,25 @@ fn one(source: &str) -> AnalyzedTool {
 }
 
 /// A loader over in-memory files: `./x` and `./x.ts` from `dir/importer.ts` read `dir/x.ts`.
-/// It records each request, and (being on the caller's thread) needs no `Send`.
+/// It records each request (from the analyzer's thread: behind a lock).
 struct Files {
     files: Vec<(&'static str, &'static str)>,
-    requests: RefCell<Vec<String>>,
+    requests: std::sync::Mutex<Vec<String>>,
 }
 
 impl Files {
     fn new(files: &[(&'static str, &'static str)]) -> Self {
         Self {
             files: files.to_vec(),
-            requests: RefCell::new(Vec::new()),
+            requests: std::sync::Mutex::new(Vec::new()),
         }
     }
 
     fn load(&self, specifier: &str, importer: &str) -> Option<(String, String)> {
-        self.requests.borrow_mut().push(specifier.to_owned());
+        self.requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(specifier.to_owned());
         let dir = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
         let path = format!("{dir}/{}", specifier.strip_prefix("./")?);
         let path = if path.ends_with(".ts") {

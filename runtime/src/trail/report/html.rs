@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::timeline::took;
+use super::timeline::{took, write_took};
 use super::{AgentReport, CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
 
 const CSS: &str = "
@@ -207,6 +207,12 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     out.push_str("</details>\n");
 }
 
+/// `s` escaped onto `out`: the steps' and calls' texts are written in place, not each made a
+/// string first (a long run's page has tens of thousands of them).
+fn esc(out: &mut String, s: &str) {
+    crate::markup::escape_into(out, s, crate::markup::Dialect::XmlAndHtml);
+}
+
 fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
     let e = xml_escape;
     let _ = writeln!(
@@ -215,24 +221,32 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
         s.outcome.class(),
         s.number
     );
-    let place = if s.line > 0 {
-        format!("<span class=\"where\">{}:{}</span>", e(&t.file), s.line)
-    } else {
-        String::new()
-    };
-    let attempts = if s.attempts > 1 {
-        format!("<span class=\"attempts\">{} attempts</span>", s.attempts)
-    } else {
-        String::new()
-    };
-    let _ = writeln!(
+    out.push_str("<div><span class=\"num\">");
+    match s.number {
+        0 => out.push_str("Trailhead"),
+        n => {
+            let _ = write!(out, "Step {n}");
+        }
+    }
+    out.push_str("</span><span class=\"kind\">");
+    esc(out, &s.kind);
+    out.push_str("</span>");
+    esc(out, &s.text);
+    let _ = write!(
         out,
-        "<div><span class=\"num\">{}</span><span class=\"kind\">{}</span>{} {}{attempts}{place}</div>",
-        e(&capitalised(&step_name(s))),
-        e(&s.kind),
-        e(&s.text),
-        badge(&s.outcome)
+        " <span class=\"badge {}\">{}</span>",
+        s.outcome.class(),
+        s.outcome.word()
     );
+    if s.attempts > 1 {
+        let _ = write!(out, "<span class=\"attempts\">{} attempts</span>", s.attempts);
+    }
+    if s.line > 0 {
+        out.push_str("<span class=\"where\">");
+        esc(out, &t.file);
+        let _ = write!(out, ":{}</span>", s.line);
+    }
+    out.push_str("</div>\n");
     if let Outcome::Skipped { reason } = &s.outcome {
         let _ = writeln!(out, "<div class=\"meta\">{}</div>", e(reason));
     }
@@ -354,20 +368,22 @@ fn calls_html(out: &mut String, calls: &[CallReport], parent_error: Option<&str>
         return;
     }
     out.push_str("<ol class=\"calls\">\n");
+    let mut args = Vec::new();
     for c in calls {
-        let args = serde_json::to_string(&c.args).unwrap_or_default();
+        args.clear();
+        let _ = serde_json::to_writer(&mut args, &c.args);
         let (class, word) = if c.ok { ("ok", "ok") } else { ("ko", "failed") };
-        let line = c
-            .line
-            .map(|l| format!("<span class=\"where\">line {l}</span>"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "<li class=\"call {class}\"><div class=\"head\"><code>{}</code><pre>{}</pre><span class=\"{class}\">{word}</span><span class=\"t\">{}</span>{line}</div>",
-            e(&c.tool),
-            e(&args),
-            took(c.duration_ms)
-        );
+        let _ = write!(out, "<li class=\"call {class}\"><div class=\"head\"><code>");
+        esc(out, &c.tool);
+        out.push_str("</code><pre>");
+        esc(out, std::str::from_utf8(&args).unwrap_or_default());
+        let _ = write!(out, "</pre><span class=\"{class}\">{word}</span><span class=\"t\">");
+        write_took(out, c.duration_ms);
+        out.push_str("</span>");
+        if let Some(l) = c.line {
+            let _ = write!(out, "<span class=\"where\">line {l}</span>");
+        }
+        out.push_str("</div>\n");
         if let Some(err) = &c.error
             && parent_error != Some(err.as_str())
         {
@@ -377,14 +393,6 @@ fn calls_html(out: &mut String, calls: &[CallReport], parent_error: Option<&str>
         out.push_str("</li>\n");
     }
     out.push_str("</ol>\n");
-}
-
-/// A duration a person reads: `850 ms`, `12.3 s`.
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 /// A web step's page: its URL, and what it logged (console errors, failed requests, dialogs).

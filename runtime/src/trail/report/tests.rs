@@ -319,6 +319,23 @@ fn redact_scrubs_secret_values_everywhere() {
 }
 
 #[test]
+fn a_head_redaction_scrubs_the_trails_own_texts_and_leaves_its_steps() {
+    let mut report = sample();
+    let secret = crate::secret::Redaction::new(&["hunter2".to_string()]);
+    let trail = &mut report.trails[0];
+    trail.error = Some("typed hunter2".into());
+    trail.steps[1].error = Some("step typed hunter2".into());
+    let mut head = trail.clone();
+    head.redact_head(&secret);
+    assert_eq!(head.error.as_deref(), Some("typed ***"));
+    // The steps are left: a replay redacted each as it ended.
+    assert_eq!(head.steps, trail.steps);
+    // Control: the whole redaction scrubs the step too.
+    trail.redact(&secret);
+    assert_eq!(trail.steps[1].error.as_deref(), Some("step typed ***"));
+}
+
+#[test]
 fn write_all_writes_the_three_files() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run-1");

@@ -10,8 +10,8 @@ use super::{CallReport, TrailReport};
 /// The most rows one trail's timeline shows.
 pub const MAX_ROWS: usize = 300;
 
-struct Row {
-    label: String,
+struct Row<'t> {
+    label: Label<'t>,
     class: &'static str,
     depth: usize,
     start: f64,
@@ -19,7 +19,22 @@ struct Row {
     ok: bool,
 }
 
-fn rows(t: &TrailReport) -> (Vec<Row>, f64) {
+/// What a row is named by: written only for the rows shown (a long trail has thousands).
+enum Label<'t> {
+    Step(&'t super::StepReport),
+    Call(&'t str),
+}
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Step(s) => write!(f, "{} {}", super::step_name(s), s.text),
+            Label::Call(tool) => f.write_str(tool),
+        }
+    }
+}
+
+fn rows(t: &TrailReport) -> (Vec<Row<'_>>, f64) {
     let mut out = Vec::new();
     let mut end: f64 = 0.0;
     for s in &t.steps {
@@ -31,7 +46,7 @@ fn rows(t: &TrailReport) -> (Vec<Row>, f64) {
         };
         let took = s.duration_ms.max(0.0);
         out.push(Row {
-            label: format!("{} {}", super::step_name(s), s.text),
+            label: Label::Step(s),
             class: s.outcome.class(),
             depth: 0,
             start,
@@ -44,11 +59,11 @@ fn rows(t: &TrailReport) -> (Vec<Row>, f64) {
     (out, end.max(t.duration_ms).max(1.0))
 }
 
-fn calls(list: &[CallReport], mut at: f64, depth: usize, out: &mut Vec<Row>, end: &mut f64) {
+fn calls<'t>(list: &'t [CallReport], mut at: f64, depth: usize, out: &mut Vec<Row<'t>>, end: &mut f64) {
     for c in list {
         let took = c.duration_ms.max(0.0);
         out.push(Row {
-            label: c.tool.clone(),
+            label: Label::Call(&c.tool),
             class: if c.ok { "ok" } else { "ko" },
             depth,
             start: at,
@@ -87,7 +102,7 @@ pub(super) fn section(out: &mut String, t: &TrailReport) {
             r.class,
             if r.ok { "" } else { " failed" },
             r.depth * 12,
-            e(&r.label),
+            e(&r.label.to_string()),
             took(r.took)
         );
     }
@@ -103,11 +118,18 @@ pub(super) fn section(out: &mut String, t: &TrailReport) {
 
 /// A duration as the report shows it: `340 ms`, `2.5 s`.
 pub(super) fn took(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0} ms")
+    let mut out = String::new();
+    write_took(&mut out, ms);
+    out
+}
+
+/// [`took`] appended to `out`.
+pub(super) fn write_took(out: &mut String, ms: f64) {
+    let _ = if ms < 1000.0 {
+        write!(out, "{ms:.0} ms")
     } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
+        write!(out, "{:.1} s", ms / 1000.0)
+    };
 }
 
 #[cfg(test)]
@@ -181,9 +203,9 @@ mod tests {
         };
         let (rows, total) = super::rows(&t);
         assert_eq!(total, 400.0);
-        let at: Vec<(&str, usize, f64, f64)> = rows
+        let at: Vec<(String, usize, f64, f64)> = rows
             .iter()
-            .map(|r| (r.label.as_str(), r.depth, r.start, r.took))
+            .map(|r| (r.label.to_string(), r.depth, r.start, r.took))
             .collect();
         assert_eq!(
             at,
@@ -196,6 +218,7 @@ mod tests {
                 ("tap", 2, 150.0, 150.0),
                 ("assertVisible", 1, 300.0, 100.0),
             ]
+            .map(|(label, depth, start, took)| (label.to_string(), depth, start, took))
         );
         let mut html = String::new();
         section(&mut html, &t);
