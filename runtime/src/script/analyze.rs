@@ -123,11 +123,7 @@ pub struct AnalyzeOptions {
 /// and the importing file's name, and returns (that module's file name, its source), or None if
 /// not found.
 #[cfg(test)]
-pub fn analyze_module(
-    file: &str,
-    source: &str,
-    load: &LoadModule<'_>,
-) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
+pub fn analyze_module(file: &str, source: &str, load: &LoadModule<'_>) -> Result<Vec<AnalyzedTool>, AnalyzeError> {
     analyze_module_with(file, source, load, &AnalyzeOptions::default())
 }
 

@@ -31,6 +31,9 @@ const CONFIG_KEYS: [&str; 12] = [
     "metadata",
     "args",
 ];
+/// Steps a trail needs before its second half is read on another core: fewer take less time than
+/// starting a thread.
+const SPLIT_STEPS: usize = 256;
 const STEP_KEYS: [&str; 5] = ["step", "verify", "recordable", "maxRetries", "recording"];
 const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
 
@@ -230,15 +233,58 @@ impl Parser<'_> {
         let trailhead = root.get("trailhead").and_then(|v| self.step(v, "trailhead", 0));
         let mut steps = Vec::new();
         match root.get("trail") {
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    steps.extend(self.step(item, &format!("trail[{i}]"), i + 1));
-                }
-            }
+            Some(Value::Array(items)) => steps = self.steps(items),
             Some(other) => self.wrong_type("trail", "a list of steps (`- step: ...`)", other),
             None => self.at_value("", "missing key `trail`: the list of steps".to_string()),
         }
         (config, trailhead, steps)
+    }
+
+    /// The steps of `trail`. A long trail's second half is read on another core by a parser of its
+    /// own, whose errors and call arguments then join this one's: the steps are independent.
+    fn steps(&mut self, items: &[Value]) -> Vec<Step> {
+        let read = |p: &mut Parser<'_>, from: usize, items: &[Value]| -> Vec<Step> {
+            let mut steps = Vec::with_capacity(items.len());
+            for (k, item) in items.iter().enumerate() {
+                let i = from + k;
+                steps.extend(p.step(item, &format!("trail[{i}]"), i + 1));
+            }
+            steps
+        };
+        if items.len() < SPLIT_STEPS || !crate::yaml::second_core() {
+            return read(self, 0, items);
+        }
+        let mid = items.len() / 2;
+        let mut other = Parser {
+            doc: self.doc,
+            errors: Vec::new(),
+            device_keys: self.device_keys.clone(),
+            prefix: self.prefix.clone(),
+            args_at: Vec::new(),
+        };
+        let (mut steps, second) = std::thread::scope(|s| {
+            let second = s.spawn(|| read(&mut other, mid, &items[mid..]));
+            let first = read(self, 0, &items[..mid]);
+            (first, second.join())
+        });
+        // A panic there is this thread's, as it would be reading the whole trail here.
+        let mut second = second.unwrap_or_else(|p| std::panic::resume_unwind(p));
+        // The other parser numbered its calls' arguments from 0: they follow this one's.
+        let offset = self.args_at.len() as u64;
+        let calls = second.iter_mut().flat_map(|s| {
+            s.recording
+                .iter_mut()
+                .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
+        });
+        for call in calls {
+            if let Some(i) = call.args.as_u64() {
+                call.args = Value::from(i + offset);
+            }
+        }
+        self.args_at.append(&mut other.args_at);
+        self.errors.append(&mut other.errors);
+        steps.append(&mut second);
+        steps
     }
 
     /// Text, or a number or true/false kept as its text (Trailblaze reads these fields as strings).

@@ -306,7 +306,7 @@ impl TrailReport {
 
 impl StepReport {
     /// [`TrailReport::redact`] for one step (idempotent). A replay redacts each step as it ends,
-    /// and then only the trail's own texts ([`TrailReport::redact_head`]).
+    /// and then only the trail's own texts.
     pub fn redact(&mut self, redaction: &crate::secret::Redaction) {
         if redaction.is_empty() {
             return;

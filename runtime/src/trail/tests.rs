@@ -365,6 +365,55 @@ fn every_error_of_a_file_comes_back_in_file_order() {
     assert!(errs[6].message.contains("`config.skip` needs a reason"), "{}", errs[6]);
 }
 
+/// A trail of `n` steps, each a tap at `x: <its index>` (every fifth with no arguments), and an
+/// unknown key in the steps `bad` names.
+fn long_trail(n: usize, bad: &[usize]) -> String {
+    let mut t = String::from("config:\n  id: demo/long\ntrail:\n");
+    for i in 0..n {
+        t.push_str(&format!("  - step: Step {i}\n"));
+        if bad.contains(&i) {
+            t.push_str("    recordabel: true\n");
+        }
+        let call = if i % 5 == 4 {
+            "- back: {}".to_string()
+        } else {
+            format!("- tap: {{ x: {i} }}")
+        };
+        t.push_str(&format!("    recording:\n      tools:\n        {call}\n"));
+    }
+    t
+}
+
+#[test]
+fn a_long_trail_read_in_two_halves_keeps_each_calls_arguments_and_every_error_in_order() {
+    // 600 steps: read in halves where a second core is; 100: on one thread (the control).
+    for n in [600, 100] {
+        let trail = parse(&long_trail(n, &[]));
+        assert_eq!(trail.steps.len(), n);
+        for (i, step) in trail.steps.iter().enumerate() {
+            let call = &step.recording.as_ref().expect("recorded").entries[0].1[0];
+            let want = if i % 5 == 4 { json!({}) } else { json!({ "x": i }) };
+            assert_eq!((step.number, &call.args), (i + 1, &want), "step {i} of {n}");
+            assert_eq!(step.pos.line, 4 + 4 * i, "step {i} of {n}");
+            assert_eq!(call.path, format!("trail[{i}].recording.tools[0].{}", call.tool));
+        }
+        let bad = [3, n - 2];
+        let errs = errors(&long_trail(n, &bad));
+        let got: Vec<_> = errs.iter().map(|e| e.pos).collect();
+        assert_eq!(
+            got,
+            [at(4 + 4 * 3 + 1, 5), at(4 + 4 * (n - 2) + 2, 5)],
+            "{}",
+            show(&errs)
+        );
+        assert!(
+            errs[1].message.contains(&format!("`trail[{}].recordabel`", n - 2)),
+            "{}",
+            errs[1]
+        );
+    }
+}
+
 #[test]
 fn wrong_types_point_at_the_value() {
     let errs = errors("config:\n  tags: smoke\ntrail:\n  step: x\n");

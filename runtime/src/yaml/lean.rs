@@ -11,10 +11,12 @@
 
 use std::borrow::Cow;
 
-use saphyr::Scalar;
 use serde_json::{Map, Value};
 
-use super::{Pos, PosNode, map_key, scalar};
+use super::{Pos, PosNode};
+
+mod scalars;
+use scalars::{escape, plain, plain_key};
 
 /// Nesting followed here; deeper documents go to saphyr, which refuses them past `MAX_DEPTH`.
 const DEPTH: usize = 64;
@@ -29,15 +31,8 @@ pub(super) fn parse(text: &str) -> Option<Node> {
     if text.starts_with('\u{feff}') || text.bytes().any(|b| b == b'\t' || b == b'\r') {
         return None;
     }
-    let mut r = Reader {
-        text,
-        b: text.as_bytes(),
-        lines: lines(text)?,
-        at: 0,
-        depth: 0,
-        items: Vec::new(),
-        entries: Vec::new(),
-    };
+    let lines = lines(text)?;
+    let mut r = Reader::new(text, &lines, 0, 0);
     let Some(first) = r.lines.first().copied() else {
         return Some((Value::Null, PosNode::default()));
     };
@@ -88,7 +83,7 @@ fn lines(text: &str) -> Option<Vec<Line>> {
 struct Reader<'a> {
     text: &'a str,
     b: &'a [u8],
-    lines: Vec<Line>,
+    lines: &'a [Line],
     /// The line being read.
     at: usize,
     depth: usize,
@@ -140,7 +135,31 @@ fn bad_plain_start(b: &[u8], p: usize, end: usize) -> bool {
     }
 }
 
-impl Reader<'_> {
+/// Items a block sequence needs before its second half is read on another core (a long trail's
+/// `trail:`): fewer take less time than starting a thread.
+const SPLIT_ITEMS: usize = 256;
+
+/// Whether a second core is there to read half of a long sequence (asked once: it reads cgroup
+/// files).
+pub(crate) fn second_core() -> bool {
+    static TWO: std::sync::LazyLock<bool> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1));
+    *TWO
+}
+
+impl<'a> Reader<'a> {
+    fn new(text: &'a str, lines: &'a [Line], at: usize, depth: usize) -> Self {
+        Reader {
+            text,
+            b: text.as_bytes(),
+            lines,
+            at,
+            depth,
+            items: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
     fn pos(&self, line: &Line, at: usize) -> Pos {
         let col = if line.ascii {
             at - line.start
@@ -212,6 +231,59 @@ impl Reader<'_> {
         let first = self.lines[self.at];
         let mut items = self.take_items();
         let tree = self.node(&first, first.start + col);
+        match self.halves(col) {
+            // The second half's items are read on another thread, from the same lines (positions
+            // are the file's), while this one reads the first half's.
+            Some((mid, end)) => {
+                let (text, lines, depth) = (self.text, self.lines, self.depth);
+                let second = std::thread::scope(|s| {
+                    let second = s.spawn(move || {
+                        let mut r = Reader::new(text, &lines[..end], mid, depth);
+                        let mut items = Vec::new();
+                        r.items(col, &mut items)?;
+                        (r.at == end).then_some(items)
+                    });
+                    // This reader sees the lines up to the middle item only while it reads.
+                    self.lines = &lines[..mid];
+                    let first = self.items(col, &mut items).filter(|()| self.at == mid);
+                    self.lines = lines;
+                    let second = second.join().ok().flatten();
+                    first.and(second)
+                })?;
+                items.extend(second);
+                self.at = end;
+            }
+            None => self.items(col, &mut items)?,
+        }
+        let node = seq_node(tree, &mut items);
+        self.leave(items, Vec::new());
+        Some(node)
+    }
+
+    /// Where a long block sequence at `col` starting at the current line splits in two: the line
+    /// of its middle item and the line after its last (its items start at `col` with `- `; deeper
+    /// lines are inside them). `None` for a short one, or with one core.
+    fn halves(&self, col: usize) -> Option<(usize, usize)> {
+        if self.depth > 2 {
+            return None;
+        }
+        let mut starts = Vec::new();
+        let mut end = self.lines.len();
+        for (i, line) in self.lines.iter().enumerate().skip(self.at) {
+            if line.indent < col || (line.indent == col && !is_entry(&self.b[line.start + col..line.end])) {
+                end = i;
+                break;
+            }
+            if line.indent == col {
+                starts.push(i);
+            }
+        }
+        (starts.len() >= SPLIT_ITEMS && second_core()).then(|| (starts[starts.len() / 2], end))
+    }
+
+    /// A block sequence's items at `col`, from the current line to the sequence's end (or, in a
+    /// reader given the lines up to a point, to that point).
+    fn items(&mut self, col: usize, items: &mut Vec<Node>) -> Option<()> {
         while let Some(line) = self.lines.get(self.at).copied() {
             if line.indent < col {
                 break;
@@ -233,9 +305,7 @@ impl Reader<'_> {
             };
             items.push(item);
         }
-        let node = seq_node(tree, &mut items);
-        self.leave(items, Vec::new());
-        Some(node)
+        Some(())
     }
 
     /// A block mapping at column `col`, its first key at byte `p` of the current line (`first_key`: that
@@ -602,64 +672,6 @@ impl Reader<'_> {
             }
         }
     }
-}
-
-/// A plain scalar's value, typed by YAML's core schema as saphyr types it.
-fn plain(s: &str) -> Option<Value> {
-    if surely_text(s) {
-        return Some(Value::String(s.to_string()));
-    }
-    scalar(Scalar::parse_from_cow(Cow::Borrowed(s)))
-}
-
-/// A plain mapping key's name.
-fn plain_key(s: &str) -> Option<String> {
-    if surely_text(s) {
-        return Some(s.to_string());
-    }
-    map_key(Scalar::parse_from_cow(Cow::Borrowed(s)))
-}
-
-/// A plain scalar YAML's core schema can only read as text: it starts with a letter and is not
-/// one of the spellings of null, true or false (a number starts with a digit, a sign or a dot).
-/// Most keys and values of a trail are, and are then taken without trying each other type.
-fn surely_text(s: &str) -> bool {
-    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
-        && !matches!(
-            s,
-            "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
-        )
-}
-
-/// The character a `\` escape in a double-quoted scalar stands for, and the bytes it used.
-fn escape(rest: &[u8]) -> Option<(char, usize)> {
-    let hex = |n: usize| -> Option<(char, usize)> {
-        let digits = std::str::from_utf8(rest.get(1..=n)?).ok()?;
-        if !digits.bytes().all(|d| d.is_ascii_hexdigit()) {
-            return None;
-        }
-        Some((char::from_u32(u32::from_str_radix(digits, 16).ok()?)?, n + 1))
-    };
-    let c = match *rest.first()? {
-        b'\\' => '\\',
-        b'"' => '"',
-        b'/' => '/',
-        b' ' => ' ',
-        b'n' => '\n',
-        b't' => '\t',
-        b'r' => '\r',
-        b'0' => '\0',
-        b'a' => '\u{7}',
-        b'b' => '\u{8}',
-        b'e' => '\u{1b}',
-        b'f' => '\u{c}',
-        b'v' => '\u{b}',
-        b'x' => return hex(2),
-        b'u' => return hex(4),
-        b'U' => return hex(8),
-        _ => return None,
-    };
-    Some((c, 1))
 }
 
 #[cfg(test)]

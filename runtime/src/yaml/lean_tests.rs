@@ -1,5 +1,7 @@
 use std::path::{Path, PathBuf};
 
+use saphyr::Scalar;
+
 use super::super::parse_events;
 use super::*;
 
@@ -133,6 +135,80 @@ fn the_subset_is_read_and_everything_else_is_left_to_saphyr() {
     }
 }
 
+/// A long sequence of varied items (maps, block scalars, flow maps, nested lists, comments and
+/// blank lines between items), `n` of them, under `trail:` at column `col`, a key after it.
+fn long_sequence(n: usize, col: usize, broken: Option<usize>) -> String {
+    let pad = " ".repeat(col);
+    let mut t = String::from("config:\n  id: demo/long\ntrail:\n");
+    for i in 0..n {
+        let item = match i % 5 {
+            0 => format!(
+                "{pad}- step: Step {i}\n{pad}  recording:\n{pad}    tools:\n{pad}      - tap: {{ x: {i}, y: 2 }}\n"
+            ),
+            1 => format!("{pad}- step: |\n{pad}    two\n{pad}      lines {i}\n{pad}  maxRetries: 1\n"),
+            2 => format!("\n{pad}# a comment between items\n{pad}- verify: 'it''s {i}'\n"),
+            3 => format!("{pad}- [a, {{b: {i}}}]\n"),
+            _ => format!("{pad}- plain {i}\n"),
+        };
+        t.push_str(&item);
+        if broken == Some(i) {
+            t.push_str(&format!("{pad}- &anchor left to saphyr\n"));
+        }
+    }
+    t.push_str("after: 1\n");
+    t
+}
+
+#[test]
+fn a_long_sequence_read_in_two_halves_is_saphyrs_and_a_half_it_cannot_read_leaves_it_all() {
+    for col in [0, 2] {
+        let text = long_sequence(700, col, None);
+        // The sequence is long enough to be read in halves here (where a second core is).
+        let lines = lines(&text).expect("lines");
+        let at = lines
+            .iter()
+            .position(|l| l.indent == col && text[l.start + col..].starts_with("- "))
+            .expect("an item");
+        let r = Reader::new(&text, &lines, at, 1);
+        if second_core() {
+            let (mid, end) = r.halves(col).expect("split");
+            assert!(at < mid && mid < end && end == lines.len() - 1, "{at} {mid} {end}");
+        }
+        assert!(agrees(&text), "column {col}");
+        // Control: what the quick reader does not take, in either half, leaves the whole file to saphyr.
+        for broken in [10, 650] {
+            assert!(
+                parse(&long_sequence(700, col, Some(broken))).is_none(),
+                "broken at {broken}"
+            );
+        }
+    }
+    // A short one is read on this thread alone.
+    let text = long_sequence(SPLIT_ITEMS - 1, 2, None);
+    let lines = lines(&text).expect("lines");
+    let at = lines
+        .iter()
+        .position(|l| l.indent == 2 && text[l.start + 2..].starts_with("- "))
+        .expect("an item");
+    assert!(Reader::new(&text, &lines, at, 1).halves(2).is_none());
+    assert!(agrees(&text));
+}
+
+#[test]
+fn mutants_of_a_long_sequence_about_its_middle_are_read_alike_or_left_to_saphyr() {
+    // Edits where the halves meet: each mutant is read as saphyr reads it, or left to saphyr.
+    let text = long_sequence(600, 2, None);
+    let mid = text.len() / 2;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (mut taken, mut total) = (0usize, 0usize);
+    for _ in 0..200 {
+        let t = mutate(&mut rng, &text, mid - 600..mid + 600);
+        total += 1;
+        taken += usize::from(agrees(&t));
+    }
+    assert!(taken > 0 && taken < total, "{taken} of {total} mutants read quickly");
+}
+
 #[test]
 fn the_comparison_sees_a_moved_position() {
     // The companion of the tests above: two trees with the same value and one position apart differ.
@@ -153,13 +229,46 @@ impl Rng {
     }
 }
 
-#[test]
-fn mutated_files_are_read_alike_or_left_to_saphyr() {
+/// `text` with one to three random edits at byte offsets in `within` (as far as the text goes): a
+/// piece of YAML syntax put in, a few bytes taken out, or a line moved in or out by a space or two.
+fn mutate(rng: &mut Rng, text: &str, within: std::ops::Range<usize>) -> String {
     const PIECES: &[&str] = &[
         ": ", "- ", "#", " #", "'", "\"", "''", "{", "}", "[", "]", ", ", ",", " ", "  ", "\n", "\n  ", "\n- ", "&a ",
         "*a", "!t ", "|", ">", "?", ":", "é", "\\", "\\u00e9", "\t", "---", "~", "0x", "-1", ".5", "true", "null",
         "a: b", "{x: 1}", "[1, 2]", "\r",
     ];
+    let mut t = text.to_string();
+    for _ in 0..1 + rng.next() % 3 {
+        let span = within.end.min(t.len() + 1).saturating_sub(within.start).max(1);
+        let mut at = (within.start + rng.next() % span).min(t.len());
+        while !t.is_char_boundary(at) {
+            at -= 1;
+        }
+        match rng.next() % 3 {
+            0 => t.insert_str(at, PIECES[rng.next() % PIECES.len()]),
+            1 => {
+                let mut to = (at + 1 + rng.next() % 8).min(t.len());
+                while !t.is_char_boundary(to) {
+                    to += 1;
+                }
+                t.replace_range(at..to, "");
+            }
+            _ => {
+                // A line moved in or out by a space or two.
+                let start = t[..at].rfind('\n').map_or(0, |n| n + 1);
+                if rng.next().is_multiple_of(2) {
+                    t.insert_str(start, "  ");
+                } else if t[start..].starts_with(' ') {
+                    t.remove(start);
+                }
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn mutated_files_are_read_alike_or_left_to_saphyr() {
     // `TRAILBLAZE_YAML_MUTANTS=<n>` for a longer run by hand.
     let per_file = std::env::var("TRAILBLAZE_YAML_MUTANTS")
         .ok()
@@ -169,32 +278,7 @@ fn mutated_files_are_read_alike_or_left_to_saphyr() {
     let (mut taken, mut total) = (0usize, 0usize);
     for (_, text) in project_yaml() {
         for _ in 0..per_file {
-            let mut t = text.clone();
-            for _ in 0..1 + rng.next() % 3 {
-                let mut at = rng.next() % (t.len() + 1);
-                while !t.is_char_boundary(at) {
-                    at -= 1;
-                }
-                match rng.next() % 3 {
-                    0 => t.insert_str(at, PIECES[rng.next() % PIECES.len()]),
-                    1 => {
-                        let mut to = (at + 1 + rng.next() % 8).min(t.len());
-                        while !t.is_char_boundary(to) {
-                            to += 1;
-                        }
-                        t.replace_range(at..to, "");
-                    }
-                    _ => {
-                        // A line moved in or out by a space or two.
-                        let start = t[..at].rfind('\n').map_or(0, |n| n + 1);
-                        if rng.next().is_multiple_of(2) {
-                            t.insert_str(start, "  ");
-                        } else if t[start..].starts_with(' ') {
-                            t.remove(start);
-                        }
-                    }
-                }
-            }
+            let t = mutate(&mut rng, &text, 0..usize::MAX);
             total += 1;
             taken += usize::from(agrees(&t));
         }
@@ -212,7 +296,10 @@ fn what_is_surely_text_is_text_to_saphyr_too() {
     let tokens =
         "nodeSelector a x1.5 e5 E1 inf Infinity nan NaN nullx yes no on n t truE tRUE False1 b0x1 o17 Null_ ABC z~";
     for t in tokens.split(' ') {
-        assert!(surely_text(t), "{t} starts with a letter and is no null or bool");
+        assert!(
+            scalars::surely_text(t),
+            "{t} starts with a letter and is no null or bool"
+        );
         assert!(
             matches!(Scalar::parse_from_cow(Cow::Borrowed(t)), Scalar::String(_)),
             "saphyr reads {t} as something else"
@@ -225,7 +312,7 @@ fn what_is_surely_text_is_text_to_saphyr_too() {
         "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "~", "12", "-1", ".inf", "+.5",
         "0x1f", "",
     ] {
-        assert!(!surely_text(t), "{t}");
+        assert!(!scalars::surely_text(t), "{t}");
     }
     assert_eq!(plain("TRUE"), Some(Value::Bool(true)));
     assert_eq!(plain_key("12").as_deref(), Some("12"));
