@@ -7,7 +7,6 @@
 
 pub mod emit;
 mod lean;
-pub(crate) use lean::second_core;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -203,10 +203,7 @@ const BATCH: usize = 8;
 /// `work(0..n)` on every core (the calling thread too), in order; `None` where `work` panicked.
 pub(super) fn in_parallel<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Vec<Option<T>> {
     let one = |i: usize| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(i))).ok();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
+    let threads = crate::cores::count().min(8);
     if threads < 2 || n < 2 * BATCH {
         return (0..n).map(one).collect();
     }

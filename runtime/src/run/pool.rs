@@ -75,7 +75,7 @@ pub(super) fn slots(opts: &RunOptions, trails: usize) -> Slots {
         }
         other => {
             let n = match opts.jobs {
-                0 => std::thread::available_parallelism().map_or(1, usize::from),
+                0 => crate::cores::count(),
                 n => n,
             };
             Slots {

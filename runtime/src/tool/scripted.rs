@@ -32,8 +32,7 @@ fn analyze_all(root: &Path, scripts: &[std::path::PathBuf], options: &AnalyzeOpt
         }
     }
     let load = |spec: &str, from: &str| load_sibling(root, spec, from);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut analyzed = analyze::analyze_modules_with(&sources, &load, options, workers).into_iter();
+    let mut analyzed = analyze::analyze_modules_with(&sources, &load, options, crate::cores::count()).into_iter();
     read.into_iter()
         .map(|(module, done)| {
             let result = done.unwrap_or_else(|| match analyzed.next() {

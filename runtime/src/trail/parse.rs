@@ -37,6 +37,15 @@ const SPLIT_STEPS: usize = 256;
 const STEP_KEYS: [&str; 5] = ["step", "verify", "recordable", "maxRetries", "recording"];
 const TRAILHEAD_KEYS: [&str; 2] = ["step", "recording"];
 
+/// Every call `steps` recorded, under every recording key.
+fn calls_mut<'s>(steps: impl Iterator<Item = &'s mut Step>) -> impl Iterator<Item = &'s mut ToolCall> {
+    steps.flat_map(|s| {
+        s.recording
+            .iter_mut()
+            .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
+    })
+}
+
 impl Trail {
     /// Reads and parses a trail file through the parse gate: every error of the file at once, each
     /// at `file:line:col`.
@@ -75,11 +84,7 @@ pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlErr
         return Err(errors);
     }
     let (config, mut trailhead, mut steps) = parts;
-    let calls = trailhead.iter_mut().chain(steps.iter_mut()).flat_map(|s| {
-        s.recording
-            .iter_mut()
-            .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
-    });
+    let calls = calls_mut(trailhead.iter_mut().chain(steps.iter_mut()));
     move_args(&mut doc.value, args_at, calls);
     Ok(Trail {
         file: file.to_path_buf(),
@@ -251,7 +256,7 @@ impl Parser<'_> {
             }
             steps
         };
-        if items.len() < SPLIT_STEPS || !crate::yaml::second_core() {
+        if items.len() < SPLIT_STEPS || !crate::cores::second() {
             return read(self, 0, items);
         }
         let mid = items.len() / 2;
@@ -271,12 +276,7 @@ impl Parser<'_> {
         let mut second = second.unwrap_or_else(|p| std::panic::resume_unwind(p));
         // The other parser numbered its calls' arguments from 0: they follow this one's.
         let offset = self.args_at.len() as u64;
-        let calls = second.iter_mut().flat_map(|s| {
-            s.recording
-                .iter_mut()
-                .flat_map(|r| r.entries.iter_mut().flat_map(|(_, c)| c.iter_mut()))
-        });
-        for call in calls {
+        for call in calls_mut(second.iter_mut()) {
             if let Some(i) = call.args.as_u64() {
                 call.args = Value::from(i + offset);
             }

@@ -548,10 +548,22 @@ fn step_lines(t: &TrailReport) -> String {
 }
 
 fn step_name(s: &StepReport) -> String {
-    if s.number == 0 {
-        "trailhead".into()
-    } else {
-        format!("step {}", s.number)
+    let mut name = String::new();
+    write_step_name(&mut name, s, false);
+    name
+}
+
+/// [`step_name`] appended to `out`, `Capitalised` at a line's start when `capital`.
+fn write_step_name(out: &mut String, s: &StepReport, capital: bool) {
+    match (s.number, capital) {
+        (0, false) => out.push_str("trailhead"),
+        (0, true) => out.push_str("Trailhead"),
+        (n, false) => {
+            let _ = write!(out, "step {n}");
+        }
+        (n, true) => {
+            let _ = write!(out, "Step {n}");
+        }
     }
 }
 

@@ -139,14 +139,6 @@ fn bad_plain_start(b: &[u8], p: usize, end: usize) -> bool {
 /// `trail:`): fewer take less time than starting a thread.
 const SPLIT_ITEMS: usize = 256;
 
-/// Whether a second core is there to read half of a long sequence (asked once: it reads cgroup
-/// files).
-pub(crate) fn second_core() -> bool {
-    static TWO: std::sync::LazyLock<bool> =
-        std::sync::LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1));
-    *TWO
-}
-
 impl<'a> Reader<'a> {
     fn new(text: &'a str, lines: &'a [Line], at: usize, depth: usize) -> Self {
         Reader {
@@ -278,7 +270,7 @@ impl<'a> Reader<'a> {
                 starts.push(i);
             }
         }
-        (starts.len() >= SPLIT_ITEMS && second_core()).then(|| (starts[starts.len() / 2], end))
+        (starts.len() >= SPLIT_ITEMS && crate::cores::second()).then(|| (starts[starts.len() / 2], end))
     }
 
     /// A block sequence's items at `col`, from the current line to the sequence's end (or, in a

@@ -170,7 +170,7 @@ fn a_long_sequence_read_in_two_halves_is_saphyrs_and_a_half_it_cannot_read_leave
             .position(|l| l.indent == col && text[l.start + col..].starts_with("- "))
             .expect("an item");
         let r = Reader::new(&text, &lines, at, 1);
-        if second_core() {
+        if crate::cores::second() {
             let (mid, end) = r.halves(col).expect("split");
             assert!(at < mid && mid < end && end == lines.len() - 1, "{at} {mid} {end}");
         }

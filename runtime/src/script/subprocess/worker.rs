@@ -35,13 +35,9 @@ impl Waker {
 const MAX_STDERR_LINE: usize = 1 << 20;
 
 /// How long the session's thread looks for the next `ctx.host` request before it sleeps.
-#[cfg(unix)]
-const HOST_SPIN: Duration = Duration::from_micros(200);
-
 /// Spinning only pays with a second CPU for the worker to run on meanwhile.
 #[cfg(unix)]
-static SPIN_OK: std::sync::LazyLock<bool> =
-    std::sync::LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1));
+const HOST_SPIN: Duration = Duration::from_micros(200);
 
 /// What the reader threads hand the session's thread.
 pub(super) enum Msg {
@@ -184,7 +180,7 @@ impl Worker {
                 .host_request_at
                 .take()
                 .map(|at| at + HOST_SPIN)
-                .filter(|_| *SPIN_OK);
+                .filter(|_| crate::cores::second());
             loop {
                 match self.inbox.try_recv() {
                     Ok(msg) => return Ok(msg),

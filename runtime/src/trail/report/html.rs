@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use super::timeline::{took, write_took};
-use super::{AgentReport, CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, xml_escape};
+use super::{
+    AgentReport, CallReport, Outcome, RunReport, StepReport, TrailReport, step_name, utc, write_step_name, xml_escape,
+};
 
 const CSS: &str = "
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#202124;background:#fff}
@@ -222,12 +224,7 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
         s.number
     );
     out.push_str("<div><span class=\"num\">");
-    match s.number {
-        0 => out.push_str("Trailhead"),
-        n => {
-            let _ = write!(out, "Step {n}");
-        }
-    }
+    write_step_name(out, s, true);
     out.push_str("</span><span class=\"kind\">");
     esc(out, &s.kind);
     out.push_str("</span>");
