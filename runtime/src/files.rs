@@ -86,6 +86,15 @@ pub fn still_holds(path: &Path, expected: &str) -> std::io::Result<bool> {
 /// it. The temp name is unique per process and call, so concurrent writers never share one; a
 /// failed write removes its temp file.
 pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |f| f.write_all(data))
+}
+
+/// [`write_atomically`] of what `write` writes, through a buffer of [`CHUNK`] bytes: a text of
+/// megabytes (a long run's report) is never whole in memory.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let dir = path
         .parent()
@@ -98,9 +107,10 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(data)?;
-        drop(f);
+        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut f = std::io::BufWriter::with_capacity(CHUNK, f);
+        write(&mut f)?;
+        f.into_inner().map_err(std::io::IntoInnerError::into_error)?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -108,6 +118,10 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
     }
     result
 }
+
+/// The buffer [`write_atomically_with`] writes through. Data at least this long goes straight to
+/// the file.
+pub const CHUNK: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests {

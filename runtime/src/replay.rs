@@ -181,16 +181,22 @@ impl Session {
     pub fn replay(&self, trail: &Trail, opts: &ReplayOptions<'_>, sink: &mut dyn RunSink) -> TrailReport {
         let redact = self.redaction();
         let platform = self.platform().as_str();
-        let mut report = match not_run(trail, platform, opts) {
-            Some(mut r) => {
+        // What `not_run` decides, with the steps' `{{args.*}}` filled in once (a long trail's
+        // steps are each looked through for a placeholder).
+        let steps = match trail.config.skip_reason(platform, opts.device_key.as_deref()) {
+            Some(_) => Err(Vec::new()),
+            None => trail.with_args(&opts.args),
+        };
+        let steps = match steps {
+            Ok(steps) => steps,
+            Err(_) => {
+                let mut r = not_run(trail, platform, opts).unwrap_or_else(|| blank_report(trail));
                 r.redact(redact);
                 sink.trail_finished(&r);
                 return r;
             }
-            None => blank_report(trail),
         };
-        // `not_run` said every `{{args.*}}` has a value.
-        let steps = trail.with_args(&opts.args).unwrap_or_default();
+        let mut report = blank_report(trail);
         report.log = self.dir().map(|_| format!("{}/log.jsonl", self.id()));
         sink.trail_started(trail, self);
         let started = Instant::now();

@@ -154,13 +154,32 @@ fn the_cli_the_library_and_the_c_abi_replay_to_the_same_outcomes() {
         args: args(),
         ..RunOptions::default()
     };
-    let lib = of_reports(
-        &run_trails(&project, &files, &opts, &mut ())
-            .expect("runs")
-            .report
-            .trails,
+    let lib_run = run_trails(&project, &files, &opts, &mut ()).expect("runs");
+    assert_eq!(of_reports(&lib_run.report.trails), expected(), "run_trails");
+
+    // A run whose caller ends its process after (the CLI) leaves the last trail's parse and its
+    // session's records unfreed: what it reports and logs is the same.
+    let leaving = RunOptions {
+        out: f.out().join("leaving"),
+        ends_process: true,
+        ..opts.clone()
+    };
+    let leaving = run_trails(&project, &files, &leaving, &mut ()).expect("runs");
+    assert_eq!(
+        of_reports(&leaving.report.trails),
+        expected(),
+        "run_trails, ending the process"
     );
-    assert_eq!(lib, expected(), "run_trails");
+    let lines = |logs: &[Option<PathBuf>]| -> Vec<usize> {
+        let read = |p: &PathBuf| std::fs::read_to_string(p).expect("log").lines().count();
+        logs.iter().map(|l| l.as_ref().map_or(0, read)).collect()
+    };
+    let logged = lines(&lib_run.logs);
+    assert!(
+        logged.iter().filter(|&&n| n > 0).count() >= 2,
+        "control: trails logged steps: {logged:?}"
+    );
+    assert_eq!(lines(&leaving.logs), logged, "every step is logged");
 
     // The library's replay on sessions the caller opened.
     let replayed: Vec<TrailReport> = files

@@ -7,6 +7,7 @@
 //! docs/report.md describes `report.json`.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -390,12 +391,21 @@ pub fn write_all(report: &RunReport, dir: &Path) -> std::io::Result<ReportFiles>
     })
 }
 
-pub fn write_report_json(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
-    write(dir, "report.json", render_json(report))
+fn write_report_json(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
+    let path = dir.join("report.json");
+    crate::files::write_atomically_with(&path, |f| write_json(report, f))?;
+    Ok(path)
 }
 
-pub fn write_report_html(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
-    write(dir, "report.html", render_html(report))
+fn write_report_html(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
+    let path = dir.join("report.html");
+    crate::files::write_atomically_with(&path, |f| {
+        // Handed to the file a buffer at a time: a long run's page is megabytes.
+        let mut out = String::with_capacity(crate::files::CHUNK * 2);
+        html::render_html_into(&mut out, report, &mut |part: &str| f.write_all(part.as_bytes()))?;
+        f.write_all(out.as_bytes())
+    })?;
+    Ok(path)
 }
 
 pub fn write_junit_xml(report: &RunReport, dir: &Path) -> std::io::Result<PathBuf> {
@@ -409,8 +419,20 @@ fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> std::io::Result<Path
     Ok(path)
 }
 
-/// `report.json`: the summary, then the report itself.
-pub fn render_json(report: &RunReport) -> String {
+/// `report.json`: the summary, then the report itself, whole (the tests read it).
+#[cfg(test)]
+pub(crate) fn render_json(report: &RunReport) -> String {
+    // Serializing plain structs and JSON values cannot fail, and serde_json writes UTF-8; keep the
+    // error paths anyway.
+    let mut out = Vec::new();
+    match write_json(report, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+/// `report.json`: the summary, then the report itself, onto `w`.
+fn write_json(report: &RunReport, w: &mut impl std::io::Write) -> std::io::Result<()> {
     #[derive(Serialize)]
     struct WithSummary<'a> {
         summary: Summary,
@@ -421,25 +443,9 @@ pub fn render_json(report: &RunReport) -> String {
         summary: report.summary(),
         report,
     };
-    // Made at about its final size (a long run's is megabytes: grown by doubling, it was copied and
-    // its pages touched about twice). Serializing plain structs and JSON values cannot fail, and
-    // serde_json writes UTF-8; keep the error paths anyway.
-    let mut out = Vec::with_capacity(report_size(report, 900));
-    let mut json = serde_json::Serializer::with_formatter(&mut out, pretty::Pretty::default());
-    match doc.serialize(&mut json) {
-        Ok(()) => {
-            out.push(b'\n');
-            String::from_utf8(out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"))
-        }
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
-    }
-}
-
-/// About how many bytes a report of `report`'s steps takes at `per_step` bytes a step: a
-/// buffer's first size.
-pub(crate) fn report_size(report: &RunReport, per_step: usize) -> usize {
-    let steps: usize = report.trails.iter().map(|t| t.steps.len()).sum();
-    4096 + steps.saturating_mul(per_step)
+    let mut json = serde_json::Serializer::with_formatter(&mut *w, pretty::Pretty::default());
+    doc.serialize(&mut json).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")
 }
 
 /// Escapes text for XML and (XHTML-compatible) HTML, text and attributes alike; the control
@@ -597,7 +603,8 @@ mod pretty;
 mod screens;
 pub mod storyboard;
 mod timeline;
-pub use html::render_html;
+#[cfg(test)]
+pub(crate) use html::render_html;
 pub use merge::{MergeError, Merged, merge, suite_digest};
 pub use nest::nest_calls;
 pub use screens::Screens;

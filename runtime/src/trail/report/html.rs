@@ -66,10 +66,25 @@ document.documentElement.setAttribute('data-script', 'ran');
 
 /// `report.html`: a summary, an overview table, then each trail with its steps. XHTML-compatible
 /// (every element closed, every attribute quoted), so it parses as HTML and as XML alike.
-pub fn render_html(report: &RunReport) -> String {
+#[cfg(test)]
+pub(crate) fn render_html(report: &RunReport) -> String {
+    let mut page = String::new();
+    let mut out = String::new();
+    let _ = render_html_into(&mut out, report, &mut |part| {
+        page.push_str(part);
+        Ok(())
+    });
+    page + &out
+}
+
+/// What takes the page a part at a time: a file, for a long run's page.
+pub(crate) type Spill<'a> = dyn FnMut(&str) -> std::io::Result<()> + 'a;
+
+/// The page onto `out`, handed to `spill` (and `out` emptied) whenever it holds
+/// [`crate::files::CHUNK`] bytes or more after a step; what is left at the end stays in `out`.
+pub(crate) fn render_html_into(out: &mut String, report: &RunReport, spill: &mut Spill<'_>) -> std::io::Result<()> {
     let e = xml_escape;
     let s = report.summary();
-    let mut out = String::with_capacity(super::report_size(report, 700));
     out.push_str("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n");
     out.push_str(
         "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n",
@@ -126,11 +141,11 @@ pub fn render_html(report: &RunReport) -> String {
     }
     out.push_str("</table>\n");
     for (i, t) in report.trails.iter().enumerate() {
-        trail_html(&mut out, t, i + 1);
+        trail_html(out, t, i + 1, spill)?;
     }
     let _ = writeln!(out, "<script>{SCRIPT}</script>");
     out.push_str("</body>\n</html>\n");
-    out
+    Ok(())
 }
 
 fn trail_name(t: &TrailReport) -> &str {
@@ -141,7 +156,7 @@ fn badge(o: &Outcome) -> String {
     format!("<span class=\"badge {}\">{}</span>", o.class(), o.word())
 }
 
-fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
+fn trail_html(out: &mut String, t: &TrailReport, index: usize, spill: &mut Spill<'_>) -> std::io::Result<()> {
     let e = xml_escape;
     // Passed and skipped trails start folded: a person opens the report for what went wrong.
     let open = match t.outcome {
@@ -202,11 +217,16 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize) {
     if !t.steps.is_empty() {
         out.push_str("<ol class=\"steps\">\n");
         for s in &t.steps {
-            step_html(out, t, s, index);
+            step_html(out, &t.file, s, index);
+            if out.len() >= crate::files::CHUNK {
+                spill(out)?;
+                out.clear();
+            }
         }
         out.push_str("</ol>\n");
     }
     out.push_str("</details>\n");
+    Ok(())
 }
 
 /// `s` escaped onto `out`: the steps' and calls' texts are written in place, not each made a
@@ -215,7 +235,8 @@ fn esc(out: &mut String, s: &str) {
     crate::markup::escape_into(out, s, crate::markup::Dialect::XmlAndHtml);
 }
 
-fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
+/// Step `s` of trail number `index`, whose file is `file`.
+fn step_html(out: &mut String, file: &str, s: &StepReport, index: usize) {
     let e = xml_escape;
     let _ = writeln!(
         out,
@@ -240,7 +261,7 @@ fn step_html(out: &mut String, t: &TrailReport, s: &StepReport, index: usize) {
     }
     if s.line > 0 {
         out.push_str("<span class=\"where\">");
-        esc(out, &t.file);
+        esc(out, file);
         let _ = write!(out, ":{}</span>", s.line);
     }
     out.push_str("</div>\n");

@@ -351,6 +351,44 @@ fn write_all_writes_the_three_files() {
     assert_eq!(names.len(), 3, "no temporary file is left: {names:?}");
 }
 
+/// A long run's files go out a buffer at a time and read as the reports rendered whole; a short
+/// run's (one buffer) too.
+#[test]
+fn a_long_runs_files_are_written_a_buffer_at_a_time_and_read_as_rendered_whole() {
+    let long = {
+        let mut r = sample();
+        let steps = (1..=4_000)
+            .map(|n| {
+                let mut s = step(n, "step", &format!("Tap <row> & \"{n}\""), Outcome::Passed);
+                s.calls = vec![call(
+                    "tapOnElementBySelector",
+                    json!({ "text": format!("row {n}") }),
+                    true,
+                )];
+                s
+            })
+            .collect();
+        r.trails
+            .push(trail("trails/long.trail.yaml", "Long", Outcome::Passed, steps));
+        r
+    };
+    for (report, buffers) in [(&long, 4), (&sample(), 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_all(report, dir.path()).unwrap();
+        let (json, html) = (render_json(report), render_html(report));
+        // The control: the long run's texts are several buffers long, so the file was written in parts.
+        assert!(html.len() > buffers * crate::files::CHUNK && json.len() > buffers * crate::files::CHUNK);
+        assert!(
+            std::fs::read_to_string(&files.json).unwrap() == json,
+            "report.json differs"
+        );
+        assert!(
+            std::fs::read_to_string(&files.html).unwrap() == html,
+            "report.html differs"
+        );
+    }
+}
+
 #[test]
 fn helpers() {
     assert_eq!(utc(0, ' '), "1970-01-01 00:00:00");
