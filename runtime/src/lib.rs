@@ -14,7 +14,7 @@ pub mod agent;
 pub(crate) mod budget;
 pub(crate) mod catalog;
 pub(crate) mod check;
-pub mod cores;
+pub(crate) mod cores;
 pub mod device;
 pub(crate) mod dispatch;
 pub(crate) mod files;

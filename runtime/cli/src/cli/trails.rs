@@ -416,7 +416,7 @@ fn run_files(
     }
     let jobs = match (opts.jobs, &opts.device) {
         (0, DeviceSpec::Android { .. }) => 1 + opts.pool.len(),
-        (0, _) => trailblaze::cores::count(),
+        (0, _) => std::thread::available_parallelism().map_or(1, usize::from),
         (n, _) => n,
     };
     let mut lines = ProgressLines::with_status(stream, files.len(), jobs);
