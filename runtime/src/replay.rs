@@ -197,6 +197,9 @@ impl Session {
             }
         };
         let mut report = blank_report(trail);
+        // Room for every step at once: grown by doubling, a long trail's reports were copied and
+        // their memory touched twice over (fresh pages, each a fault on this machine).
+        report.steps.reserve_exact(steps.len());
         report.log = self.dir().map(|_| format!("{}/log.jsonl", self.id()));
         sink.trail_started(trail, self);
         let started = Instant::now();

@@ -7,6 +7,7 @@
 
 pub mod emit;
 mod lean;
+mod tree;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,8 @@ use saphyr_parser::Event;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError, DecodeErrorKind};
+
+use tree::{Key, PosNode};
 
 /// A 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,82 +83,23 @@ pub struct Document {
     tree: PosNode,
 }
 
-/// A node's position, the position of the key that holds it (in a mapping), and its children.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct PosNode {
-    pos: Pos,
-    key: Option<Pos>,
-    items: Vec<PosNode>,
-    entries: Vec<(String, PosNode)>,
-}
-
 impl Default for Pos {
     fn default() -> Self {
         Pos { line: 1, col: 1 }
     }
 }
 
-impl PosNode {
-    /// The node at `path` (`a.b[2]`), or the deepest one along it, and whether the whole path was
-    /// found. Nothing is collected: positions are looked up per finding and per call on the parse
-    /// gate's path.
-    fn walk(&self, path: &str) -> (&PosNode, bool) {
-        let (mut at, mut rest) = (self, path);
-        loop {
-            rest = rest.trim_start_matches('.');
-            if rest.is_empty() {
-                return (at, true);
-            }
-            match at.child_named_by(rest) {
-                Some((node, used)) => {
-                    at = node;
-                    rest = &rest[used..];
-                }
-                None => return (at, false),
-            }
-        }
-    }
-
-    /// The child that `rest` starts with, and how many bytes of it name the child. Paths are built
-    /// from the document's own keys, which may hold `.`, `[` or `]` (`'x[1]é]': 1`), so a mapping's
-    /// child is the longest of its keys that `rest` starts with (up to a `.`, a `[` or the end), never
-    /// a split of the text; otherwise `[n]` indexes a sequence and `[name]` names a key.
-    fn child_named_by(&self, rest: &str) -> Option<(&PosNode, usize)> {
-        let names = |name: &str| {
-            !name.is_empty()
-                && rest.starts_with(name)
-                && matches!(rest[name.len()..].chars().next(), None | Some('.' | '['))
-        };
-        if let Some((name, node)) = self
-            .entries
-            .iter()
-            .filter(|(name, _)| names(name))
-            .max_by_key(|(name, _)| name.len())
-        {
-            return Some((node, name.len()));
-        }
-        let body = rest.strip_prefix('[')?;
-        let end = body.find(']')?;
-        let inner = &body[..end];
-        let node = match inner.parse::<usize>() {
-            Ok(i) => self.items.get(i),
-            Err(_) => self.entries.iter().find(|(name, _)| name == inner).map(|(_, n)| n),
-        }?;
-        Some((node, end + 2))
-    }
-}
-
 impl Document {
     /// Where the value at `path` starts, or the nearest enclosing value that has a position.
     pub fn position(&self, path: &str) -> Pos {
-        let (last, _) = self.tree.walk(path);
-        last.key.unwrap_or(last.pos)
+        let (last, _) = self.tree.walk(&self.text, path);
+        last.key_or_pos()
     }
 
     /// Where the value (not its key) at `path` starts.
     pub fn value_position(&self, path: &str) -> Pos {
-        match self.tree.walk(path) {
-            (node, true) => node.pos,
+        match self.tree.walk(&self.text, path) {
+            (node, true) => node.pos(),
             _ => self.position(path),
         }
     }
@@ -164,19 +108,8 @@ impl Document {
     /// and where it stands) or a sequence's items (no key, where the item starts). `None` when
     /// `path` is not in the document. Write-back edits a trail's text with these.
     pub fn children(&self, path: &str) -> Option<Vec<(Option<String>, Pos)>> {
-        let (node, found) = self.tree.walk(path);
-        if !found {
-            return None;
-        }
-        if !node.entries.is_empty() {
-            return Some(
-                node.entries
-                    .iter()
-                    .map(|(k, n)| (Some(k.clone()), n.key.unwrap_or(n.pos)))
-                    .collect(),
-            );
-        }
-        Some(node.items.iter().map(|n| (None, n.pos)).collect())
+        let (node, found) = self.tree.walk(&self.text, path);
+        found.then(|| node.children(&self.text))
     }
 
     pub fn error_at(&self, path: &str, message: impl Into<String>) -> YamlError {
@@ -304,13 +237,7 @@ fn parse_events(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> 
                 } else {
                     let value =
                         scalar(s).ok_or_else(|| fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
-                    Some((
-                        value,
-                        PosNode {
-                            pos,
-                            ..PosNode::default()
-                        },
-                    ))
+                    Some((value, PosNode::at(pos)))
                 }
             }
             Event::SequenceStart(..) | Event::MappingStart(..) => {
@@ -320,18 +247,17 @@ fn parse_events(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> 
                 if stack.len() >= MAX_DEPTH {
                     return Err(fail(pos, &format!("nested more than {MAX_DEPTH} levels deep")));
                 }
-                let tree = PosNode {
-                    pos,
-                    ..PosNode::default()
-                };
+                let (tree, trees) = (PosNode::at(pos), Vec::new());
                 stack.push(match event {
                     Event::SequenceStart(..) => Frame::Seq {
                         items: Vec::new(),
                         tree,
+                        trees,
                     },
                     _ => Frame::Map {
                         map: serde_json::Map::new(),
                         tree,
+                        trees,
                         key: None,
                     },
                 });
@@ -339,31 +265,26 @@ fn parse_events(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> 
             }
             Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
                 // Most collections hold one or two children but a vector grows four at a time:
-                // trimmed, a long trail's position tree is a third smaller (and touches fewer pages).
-                Some(Frame::Seq { mut items, mut tree }) => {
+                // trimmed, a long trail's value is smaller (and touches fewer pages).
+                Some(Frame::Seq { mut items, tree, trees }) => {
                     items.shrink_to_fit();
-                    tree.items.shrink_to_fit();
-                    Some((Value::Array(items), tree))
+                    Some((Value::Array(items), tree.with_children(trees)))
                 }
-                Some(Frame::Map { map, mut tree, .. }) => {
-                    tree.entries.shrink_to_fit();
-                    Some((Value::Object(map), tree))
-                }
+                Some(Frame::Map { map, tree, trees, .. }) => Some((Value::Object(map), tree.with_children(trees))),
                 None => None,
             },
             _ => None,
         };
         if let Some((value, tree)) = done {
             match stack.last_mut() {
-                Some(Frame::Seq { items, tree: parent }) => {
+                Some(Frame::Seq { items, trees, .. }) => {
                     items.push(value);
-                    parent.items.push(tree);
+                    trees.push(tree);
                 }
-                Some(Frame::Map { map, tree: parent, key }) => {
+                Some(Frame::Map { map, trees, key, .. }) => {
                     if let Some((k, at)) = key.take() {
-                        let mut child = tree;
-                        child.key = Some(at);
-                        parent.entries.push((k.clone(), child));
+                        // saphyr's reading: a key of its own (this reader is the rare path).
+                        trees.push(tree.keyed(Key::Own(k.as_str().into()), at));
                         map.insert(k, value);
                     }
                 }
@@ -379,10 +300,12 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         tree: PosNode,
+        trees: Vec<PosNode>,
     },
     Map {
         map: serde_json::Map<String, Value>,
         tree: PosNode,
+        trees: Vec<PosNode>,
         /// The key read, waiting for its value.
         key: Option<(String, Pos)>,
     },

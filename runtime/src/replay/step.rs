@@ -91,7 +91,9 @@ impl<'s> Replayer<'s> {
             return (step_report(step, Outcome::NotRecorded, Vec::new(), error), None);
         };
         let mut screen = None;
-        let mut reports = Vec::new();
+        // A step has one or two calls; `Vec::new` grows to room for four (a long trail's first
+        // allocation of these was a megabyte of fresh pages).
+        let mut reports = Vec::with_capacity(calls.len());
         let mut error = None;
         let mut device_failed = false;
         for (i, call) in calls.iter().enumerate() {

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{Pos, PosNode};
+use super::{Key, Pos, PosNode};
 
 mod scalars;
 use scalars::{escape, plain, plain_key};
@@ -99,25 +99,25 @@ struct Reader<'a> {
 const MAX_KEYS: usize = 256;
 
 /// A sequence's value and positions from its children, each vector made at its final size.
-fn seq_node(mut tree: PosNode, children: &mut Vec<Node>) -> Node {
+fn seq_node(tree: PosNode, children: &mut Vec<Node>) -> Node {
     let mut items = Vec::with_capacity(children.len());
-    tree.items = Vec::with_capacity(children.len());
+    let mut trees = Vec::with_capacity(children.len());
     for (v, t) in children.drain(..) {
         items.push(v);
-        tree.items.push(t);
+        trees.push(t);
     }
-    (Value::Array(items), tree)
+    (Value::Array(items), tree.with_children(trees))
 }
 
 /// A mapping's value and positions from its entries (no key twice), each made at its final size.
-fn map_node(mut tree: PosNode, children: &mut Vec<(String, Node)>) -> Node {
+fn map_node(tree: PosNode, children: &mut Vec<(String, Node)>) -> Node {
     let mut map = Map::with_capacity(children.len());
-    tree.entries = Vec::with_capacity(children.len());
+    let mut trees = Vec::with_capacity(children.len());
     for (k, (v, t)) in children.drain(..) {
-        tree.entries.push((k.clone(), t));
+        trees.push(t);
         map.insert(k, v);
     }
-    (Value::Object(map), tree)
+    (Value::Object(map), tree.with_children(trees))
 }
 
 /// `- ` or a lone `-`: a block sequence's entry.
@@ -165,10 +165,7 @@ impl<'a> Reader<'a> {
     }
 
     fn node(&self, line: &Line, at: usize) -> PosNode {
-        PosNode {
-            pos: self.pos(line, at),
-            ..PosNode::default()
-        }
+        PosNode::at(self.pos(line, at))
     }
 
     fn skip_spaces(&self, mut p: usize, end: usize) -> usize {
@@ -318,7 +315,7 @@ impl<'a> Reader<'a> {
             }
             let key_at = self.pos(&line, p);
             let q = self.skip_spaces(after, line.end);
-            let (v, mut t) = if q == line.end || self.b[q] == b'#' {
+            let (v, t) = if q == line.end || self.b[q] == b'#' {
                 // The value is on the lines below: a deeper collection, or a sequence at this column.
                 self.at += 1;
                 let next = *self.lines.get(self.at)?;
@@ -329,7 +326,7 @@ impl<'a> Reader<'a> {
                     // saphyr places a sequence at its key's column where its first item's text starts.
                     let item = self.skip_spaces(next.start + col + 1, next.end);
                     let (v, mut t) = self.seq(col)?;
-                    t.pos = self.pos(&next, item);
+                    t.set_pos(self.pos(&next, item));
                     (v, t)
                 } else {
                     return None; // an empty value
@@ -337,7 +334,7 @@ impl<'a> Reader<'a> {
             } else {
                 self.inline(&line, q, col)?
             };
-            t.key = Some(key_at);
+            let t = t.keyed(Key::of(self.text, p, &key), key_at);
             entries.push((key, (v, t)));
             match self.lines.get(self.at) {
                 Some(next) if next.indent == col && !is_entry(&self.b[next.start + col..next.end]) => {
@@ -492,10 +489,7 @@ impl<'a> Reader<'a> {
             b'+' => value.extend(std::iter::repeat_n('\n', 1 + trailing)),
             _ => value.push('\n'),
         }
-        let tree = PosNode {
-            pos: at?,
-            ..PosNode::default()
-        };
+        let tree = PosNode::at(at?);
         let node = (Value::String(value), tree);
         self.at = self.lines.partition_point(|l| l.start < end);
         if self.lines.get(self.at).is_some_and(|next| next.indent > limit) {
@@ -523,13 +517,13 @@ impl<'a> Reader<'a> {
                     if entries.len() == MAX_KEYS || entries.iter().any(|(e, _)| *e == k) {
                         return None;
                     }
-                    key = Some((k, self.pos(line, i)));
+                    key = Some((k, self.pos(line, i), i));
                     i = self.skip_spaces(colon + 1, line.end);
                 }
-                let ((v, mut t), end) = self.flow_value(line, i)?;
+                let ((v, t), end) = self.flow_value(line, i)?;
                 match key {
-                    Some((k, at)) => {
-                        t.key = Some(at);
+                    Some((k, at, from)) => {
+                        let t = t.keyed(Key::of(self.text, from, &k), at);
                         entries.push((k, (v, t)));
                     }
                     None => items.push((v, t)),
