@@ -296,8 +296,24 @@ impl Project {
         if let Some(t) = &trail.config.target {
             return Some(t.clone());
         }
+        self.trailmap_holding(&trail.file)
+    }
+
+    /// Builds the tools (catalog and surface) of the trailmaps that hold `files`, which their check
+    /// and their sessions use: `run` has it done on another core while it reads the trails (a
+    /// trail's `config.target` is known only once it is read; a trail that names another is served
+    /// when its check asks, as before). A trailmap that does not load is left for its check to report.
+    pub fn load_tools_for(&self, files: &[PathBuf]) {
+        let ids: std::collections::BTreeSet<String> = files.iter().filter_map(|f| self.trailmap_holding(f)).collect();
+        for id in ids {
+            let _ = self.surface(&id);
+        }
+    }
+
+    /// The trailmap whose folder holds `file`, by its path.
+    fn trailmap_holding(&self, file: &Path) -> Option<String> {
         // Both as given first: making them absolute asks the system for the working folder twice.
-        let (file, root) = (&trail.file, &self.trailmaps.root);
+        let root = &self.trailmaps.root;
         let rel = match file.strip_prefix(root) {
             Ok(rel) => rel.to_path_buf(),
             Err(_) => std::path::absolute(file)
@@ -468,6 +484,26 @@ pub struct SessionOptions {
 #[cfg(test)]
 mod kept_tests {
     use super::*;
+
+    /// The tools of the trailmap holding a trail are built ahead and kept for its check and
+    /// session. Control: a file outside every trailmap builds none.
+    #[test]
+    fn the_tools_of_the_trailmap_holding_a_trail_are_built_ahead() {
+        let (dir, project, file) = one_trail("Alpha");
+        let built = |p: &Project| {
+            p.catalogs
+                .lock()
+                .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        let elsewhere = dir.path().join("a.trail.yaml");
+        std::fs::write(&elsewhere, trail("Alpha")).expect("write");
+        project.load_tools_for(std::slice::from_ref(&elsewhere));
+        assert!(built(&project).is_empty(), "{:?}", built(&project));
+        project.load_tools_for(&[file.clone(), file]);
+        assert_eq!(built(&project), ["t"]);
+        assert!(project.surfaces.lock().is_ok_and(|m| m.contains_key("t")));
+    }
 
     fn trail(step: &str) -> String {
         format!(

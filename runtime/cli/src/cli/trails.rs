@@ -307,7 +307,13 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         return Ok(());
     };
     // No device named: trails that name only a web device run on the web, as the original's do.
-    let device = match project.device_for_trails(&files) {
+    // Reading the trails is the longest part of a run's start: their trailmaps' tools (which the
+    // type gate and the sessions use) are built on another core meanwhile.
+    let for_web = std::thread::scope(|s| {
+        s.spawn(|| project.load_tools_for(&files));
+        project.device_for_trails(&files)
+    });
+    let device = match for_web {
         Some(web) if !a.session.device.given() => a.session.device.with_browser_flags(web)?,
         _ => device,
     };
