@@ -336,13 +336,7 @@ impl Started {
                     device: Some(device),
                     ..session.replay(&trail, replay, sink)
                 };
-                // The replay redacted each step with the session's secrets: when those cover the
-                // run's, the steps are not read again (a long trail's took a millisecond a pass).
-                if session.redaction().covers(secrets) {
-                    report.redact_head(secrets);
-                } else {
-                    report.redact(secrets);
-                }
+                redact_replayed(&mut report, Some(&session), secrets);
                 // The session's thread frees its records while this one frees the trail (or,
                 // when the process ends soon, neither is freed).
                 session.close_soon(leave);
@@ -356,6 +350,21 @@ impl Started {
                 report
             }
         }
+    }
+}
+
+/// Redacts `report` of `secrets`. The replay redacted each step with the secrets of the session
+/// that ran it (`replayed_by`): when those cover `secrets`, only the trail's own texts are read
+/// (a long trail's steps took a millisecond a pass).
+pub(crate) fn redact_replayed(
+    report: &mut TrailReport,
+    replayed_by: Option<&Session>,
+    secrets: &crate::secret::Redaction,
+) {
+    if replayed_by.is_some_and(|s| s.redaction().covers(secrets)) {
+        report.redact_head(secrets);
+    } else {
+        report.redact(secrets);
     }
 }
 

@@ -200,10 +200,16 @@ impl Shared {
     }
 }
 
-/// The trail's report for the caller, with its lost devices, redacted.
-fn finish(mut report: TrailReport, lost: Vec<String>, secrets: &crate::secret::Redaction) -> TrailReport {
+/// The trail's report for the caller, with its lost devices, redacted ([`super::redact_replayed`]:
+/// as a run on one device does, its steps are not read again when `replayed_by` redacted them).
+fn finish(
+    mut report: TrailReport,
+    lost: Vec<String>,
+    secrets: &crate::secret::Redaction,
+    replayed_by: Option<&Session>,
+) -> TrailReport {
     report.lost_devices = lost;
-    report.redact(secrets);
+    super::redact_replayed(&mut report, replayed_by, secrets);
     report
 }
 
@@ -265,7 +271,8 @@ fn job(
                     outcome: Outcome::Error,
                     ..report
                 };
-                let report = finish(report, lost, ctx.secrets);
+                // A lost device's trail (rare): read whole.
+                let report = finish(report, lost, ctx.secrets, None);
                 let _ = tx.send(Msg::Done {
                     index,
                     report: Box::new(report),
@@ -284,7 +291,7 @@ fn job(
             }
             continue;
         }
-        let report = finish(report, lost, ctx.secrets);
+        let report = finish(report, lost, ctx.secrets, open.as_ref().map(|(_, s)| s));
         let _ = tx.send(Msg::Done {
             index,
             report: Box::new(report),
@@ -414,7 +421,7 @@ pub(super) fn run(
             )),
             ..super::failed_trail(file, String::new())
         };
-        let report = finish(report, lost, ctx.secrets);
+        let report = finish(report, lost, ctx.secrets, None);
         sink.trail_finished(&report);
         results[index] = Some(report);
     }
