@@ -438,17 +438,22 @@ impl Parser<'_> {
             .collect();
         allowed.extend(classifiers);
         self.known_keys(path, map, &allowed, recording_hint);
-        let mut rec = Recording::default();
+        // Vectors made at their final size: a vector grown by pushing makes room for four calls
+        // (a step has one or two), and a long trail's steps left a megabyte of it unused.
+        let mut rec = Recording {
+            entries: Vec::with_capacity(map.len()),
+        };
         for (key, calls) in map.iter().filter(|(k, _)| allowed.contains(&k.as_str())) {
             let kpath = child(path, key);
             let calls = match calls {
                 // The original's explicit empty recording (`android: {}`): a deliberate no-op.
                 Value::Object(m) if m.is_empty() => Vec::new(),
-                Value::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, item)| self.tool_call(item, indexed(&kpath, i)))
-                    .collect(),
+                Value::Array(items) => {
+                    let mut calls = Vec::with_capacity(items.len());
+                    let read = items.iter().enumerate();
+                    calls.extend(read.filter_map(|(i, item)| self.tool_call(item, indexed(&kpath, i))));
+                    calls
+                }
                 // The single-call form: `tools: { launchApp: {...} }`.
                 Value::Object(_) => self.tool_call(calls, kpath.clone()).into_iter().collect(),
                 other => {
