@@ -3,7 +3,8 @@
 //! A long trail has eight or so nodes a step, so a node is kept small: positions in two `u32`s,
 //! its key as a span of the document's text when the key is written as it reads (no copy of it),
 //! and its children in one boxed slice (a mapping's entries or a sequence's items, in file order).
-//! It was four times the size, with an owned key a node, and building it was a fifth of a parse.
+//! A mapping's entry was 112 bytes and an allocated key (56 now), and building the tree was a
+//! fifth of a parse.
 
 use super::Pos;
 
