@@ -189,7 +189,6 @@ fn gate(
     notices: &mut Vec<String>,
     findings: &mut Vec<Finding>,
 ) -> bool {
-    let pos = trail.doc.position("config.target");
     let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
     let message = match map {
         None => {
@@ -214,6 +213,8 @@ fn gate(
             Some(e) => format!("target `{id}` does not load: {e}"),
         },
     };
+    // Positioned only for a finding: a trail the quick path read has no document until asked.
+    let pos = trail.doc().position("config.target");
     findings.push(Finding {
         file: trail.file.clone(),
         line: pos.line,
@@ -421,7 +422,7 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
             .trail
             .calls()
             .map(|(step, _, call)| {
-                let pos = t.trail.doc.position(&call.path);
+                let pos = call.pos;
                 GenCall {
                     step: step.label(),
                     tool: &call.tool,

@@ -5,6 +5,8 @@
 //! `12345678` is a number. The tree becomes a `serde_json::Value` plus a table from path (`a.b[0].c`,
 //! the same form `decode` reports) to position, and is then decoded strictly.
 
+#[cfg(test)]
+pub(crate) mod corpus;
 pub mod emit;
 mod lean;
 mod tree;
@@ -18,6 +20,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError, DecodeErrorKind};
 
+pub(crate) use lean::Line;
+pub(crate) use lean::cursor::{Cursor, lines as content_lines};
 use tree::{Key, PosNode};
 
 /// A 1-based line and column.
@@ -180,6 +184,18 @@ pub fn parse_owned(text: String, file: &Path) -> Result<Document, YamlError> {
         text,
         value,
         tree,
+    })
+}
+
+/// [`parse`] of a text already read once (a trail the quick path took, whose positions are asked
+/// for later). Should it fail where it should not, the document has no value and every position
+/// is its first line's: an error then points at the file, not at nothing.
+pub(crate) fn parse_again(text: &str, file: &Path) -> Document {
+    parse(text, file).unwrap_or_else(|_| Document {
+        file: file.to_path_buf(),
+        text: text.to_string(),
+        value: Value::Null,
+        tree: PosNode::default(),
     })
 }
 

@@ -84,7 +84,7 @@ fn check_file(targets: &Targets<'_>, cache: Option<&Cache>, file: &Path) -> Outc
             cache,
             file,
             trail,
-            |t| &t.doc.text,
+            |t| &t.text,
             |t, c| check_parsed(targets, t, c),
         )
     }) {

@@ -178,7 +178,7 @@ pub(super) fn write_back(
         WriteBack::InPlace => file.to_path_buf(),
     };
     // The edits go into the text this run read: the file as it is now may hold other steps.
-    let read = trail.doc.text.as_str();
+    let read = trail.text.as_str();
     let written = recorded_as_placeholders(edits, at)
         .and_then(|edits| match crate::files::still_holds(file, read) {
             Ok(true) => Ok(edits),

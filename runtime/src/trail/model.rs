@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -24,12 +25,21 @@ pub struct Trail {
     pub trailhead: Option<Step>,
     /// The `trail` steps, numbered from 1.
     pub steps: Vec<Step>,
-    /// The parsed file, to position findings anywhere in it (see [`Trail::error_in_call`]). Its
-    /// value no longer holds the calls' arguments: they were moved into the `ToolCall`s.
-    pub doc: Document,
+    /// The file's text, as read.
+    pub text: String,
+    /// The parsed file, to position findings anywhere in it: made when first asked for (see
+    /// [`Trail::doc`]), as a trail read by the quick path is positioned by its model alone.
+    pub(super) doc: OnceLock<Document>,
 }
 
 impl Trail {
+    /// The parsed file, to position a finding anywhere in it (see [`Trail::error_in_call`]). Its
+    /// value is not the trail's: the calls' arguments may have been moved into the `ToolCall`s.
+    pub fn doc(&self) -> &Document {
+        self.doc
+            .get_or_init(|| crate::yaml::parse_again(&self.text, &self.file))
+    }
+
     /// The trailhead (if any), then the `trail` steps: the order a replay runs them in.
     pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
         self.trailhead.iter().chain(self.steps.iter())
@@ -51,7 +61,7 @@ impl Trail {
     /// `nodeSelector.androidAccessibility.textRegex`); an empty path or one that is not in the file
     /// falls back to the nearest enclosing part, at worst the tool name.
     pub fn error_in_call(&self, call: &ToolCall, arg_path: &str, message: impl Into<String>) -> YamlError {
-        self.doc.error_at(&call.arg_path(arg_path), message)
+        self.doc().error_at(&call.arg_path(arg_path), message)
     }
 }
 
@@ -310,7 +320,7 @@ impl Trail {
             let mut problems = Vec::new();
             step.text = substitute(&step.text, &values, &mut problems);
             let key = format!("{}.{}", step.path, step.kind.keyword());
-            errors.extend(problems.into_iter().map(|m| self.doc.error_at(&key, m)));
+            errors.extend(problems.into_iter().map(|m| self.doc().error_at(&key, m)));
             if let Some(rec) = step.recording.as_mut() {
                 for (_, calls) in &mut rec.entries {
                     for call in calls.iter_mut() {

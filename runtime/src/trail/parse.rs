@@ -4,6 +4,7 @@
 //! against the target's tool schemas.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 use trailblaze_host_functions::decode::{did_you_mean, nearest};
@@ -13,6 +14,7 @@ use crate::yaml::{self, Document, YamlError};
 
 mod args;
 mod config;
+mod quick;
 
 use args::move_args;
 
@@ -66,6 +68,21 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
 
 /// [`parse_trail`] of text the trail may keep (no copy of it).
 pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
+    if let Some((config, trailhead, steps)) = quick::read(&text, file) {
+        return Ok(Trail {
+            file: file.to_path_buf(),
+            config,
+            trailhead,
+            steps,
+            text,
+            doc: OnceLock::new(),
+        });
+    }
+    parse_walked(text, file)
+}
+
+/// [`parse_trail_owned`] by the walk over the whole document, which reports every error.
+fn parse_walked(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
     let mut doc = yaml::parse_owned(text, file).map_err(|e| vec![e])?;
     let mut p = Parser {
         doc: &doc,
@@ -91,7 +108,8 @@ pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlErr
         config,
         trailhead,
         steps,
-        doc,
+        text: doc.text.clone(),
+        doc: OnceLock::from(doc),
     })
 }
 
@@ -429,12 +447,7 @@ impl Parser<'_> {
         let classifiers: Vec<&str> = map
             .keys()
             .map(String::as_str)
-            .filter(|k| {
-                let platform_variant = PLATFORMS
-                    .iter()
-                    .any(|p| k.strip_prefix(p).is_some_and(|r| r.starts_with('-')));
-                !allowed.contains(k) && is_classifier(k) && (platform_variant || nearest(k, &allowed).is_none())
-            })
+            .filter(|k| is_classifier_key(k, &allowed))
             .collect();
         allowed.extend(classifiers);
         self.known_keys(path, map, &allowed, recording_hint);
@@ -631,6 +644,15 @@ fn trailhead_hint(key: &str) -> Option<String> {
         "recordable" | "maxRetries" => Some("only the steps of `trail` take it".into()),
         _ => step_hint(key),
     }
+}
+
+/// Whether `key`, which is none of the `known` recording keys, is one all the same: a device
+/// classifier, unless it is a near miss of a known key (a platform's variant always is one).
+fn is_classifier_key(key: &str, known: &[&str]) -> bool {
+    let platform_variant = PLATFORMS
+        .iter()
+        .any(|p| key.strip_prefix(p).is_some_and(|r| r.starts_with('-')));
+    !known.contains(&key) && is_classifier(key) && (platform_variant || nearest(key, known).is_none())
 }
 
 /// A device classifier: lowercase words joined by `-` (`desktop`, `android-phone`, `ios-iphone`).

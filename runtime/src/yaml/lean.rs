@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::{Key, Pos, PosNode};
 
+pub(crate) mod cursor;
 mod scalars;
 use scalars::{escape, plain, plain_key};
 
@@ -28,24 +29,18 @@ type Node = (Value, PosNode);
 
 /// The document's value and positions, or `None` when it leaves the subset (saphyr reads it then).
 pub(super) fn parse(text: &str) -> Option<Node> {
-    if text.starts_with('\u{feff}') || text.bytes().any(|b| b == b'\t' || b == b'\r') {
-        return None;
-    }
-    let lines = lines(text)?;
+    let lines = cursor::lines(text)?;
     let mut r = Reader::new(text, &lines, 0, 0);
     let Some(first) = r.lines.first().copied() else {
         return Some((Value::Null, PosNode::default()));
     };
-    if first.indent != 0 {
-        return None;
-    }
     let node = r.block(0, first.start)?;
     (r.at == r.lines.len()).then_some(node)
 }
 
 /// A line with content (not blank, not only a comment).
 #[derive(Clone, Copy)]
-struct Line {
+pub(crate) struct Line {
     /// 1-based.
     no: usize,
     start: usize,
@@ -92,6 +87,8 @@ struct Reader<'a> {
     /// and growing a vector starts at four; a long trail's tree was a third slack).
     items: Vec<Vec<Node>>,
     entries: Vec<Vec<(String, Node)>>,
+    /// Whether collections keep their children's positions (a cursor's reader keeps none).
+    positions: bool,
 }
 
 /// Mapping keys a collection may hold here: duplicates are found by comparing keys, and saphyr
@@ -99,22 +96,26 @@ struct Reader<'a> {
 const MAX_KEYS: usize = 256;
 
 /// A sequence's value and positions from its children, each vector made at its final size.
-fn seq_node(tree: PosNode, children: &mut Vec<Node>) -> Node {
+fn seq_node(tree: PosNode, children: &mut Vec<Node>, positions: bool) -> Node {
     let mut items = Vec::with_capacity(children.len());
-    let mut trees = Vec::with_capacity(children.len());
+    let mut trees = Vec::with_capacity(if positions { children.len() } else { 0 });
     for (v, t) in children.drain(..) {
         items.push(v);
-        trees.push(t);
+        if positions {
+            trees.push(t);
+        }
     }
     (Value::Array(items), tree.with_children(trees))
 }
 
 /// A mapping's value and positions from its entries (no key twice), each made at its final size.
-fn map_node(tree: PosNode, children: &mut Vec<(String, Node)>) -> Node {
+fn map_node(tree: PosNode, children: &mut Vec<(String, Node)>, positions: bool) -> Node {
     let mut map = Map::with_capacity(children.len());
-    let mut trees = Vec::with_capacity(children.len());
+    let mut trees = Vec::with_capacity(if positions { children.len() } else { 0 });
     for (k, (v, t)) in children.drain(..) {
-        trees.push(t);
+        if positions {
+            trees.push(t);
+        }
         map.insert(k, v);
     }
     (Value::Object(map), tree.with_children(trees))
@@ -149,6 +150,7 @@ impl<'a> Reader<'a> {
             depth,
             items: Vec::new(),
             entries: Vec::new(),
+            positions: true,
         }
     }
 
@@ -244,7 +246,7 @@ impl<'a> Reader<'a> {
             }
             None => self.items(col, &mut items)?,
         }
-        let node = seq_node(tree, &mut items);
+        let node = seq_node(tree, &mut items, self.positions);
         self.leave(items, Vec::new());
         Some(node)
     }
@@ -344,7 +346,7 @@ impl<'a> Reader<'a> {
                 _ => break,
             }
         }
-        let node = map_node(tree, &mut entries);
+        let node = map_node(tree, &mut entries, self.positions);
         self.leave(Vec::new(), entries);
         Some(node)
     }
@@ -545,9 +547,9 @@ impl<'a> Reader<'a> {
             }
         }
         let node = if is_map {
-            map_node(tree, &mut entries)
+            map_node(tree, &mut entries, self.positions)
         } else {
-            seq_node(tree, &mut items)
+            seq_node(tree, &mut items, self.positions)
         };
         self.leave(items, entries);
         Some((node, i))
