@@ -84,13 +84,7 @@ pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlErr
 /// [`parse_trail_owned`] by the walk over the whole document, which reports every error.
 fn parse_walked(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
     let mut doc = yaml::parse_owned(text, file).map_err(|e| vec![e])?;
-    let mut p = Parser {
-        doc: &doc,
-        errors: Vec::new(),
-        device_keys: Vec::new(),
-        prefix: String::new(),
-        args_at: Vec::new(),
-    };
+    let mut p = Parser::new(&doc);
     let parts = p.root();
     let args_at = std::mem::take(&mut p.args_at);
     let mut errors = p.errors;
@@ -184,7 +178,29 @@ fn list(names: &[&str]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
-impl Parser<'_> {
+impl<'d> Parser<'d> {
+    fn new(doc: &'d Document) -> Self {
+        Parser {
+            doc,
+            errors: Vec::new(),
+            device_keys: Vec::new(),
+            prefix: String::new(),
+            args_at: Vec::new(),
+        }
+    }
+
+    /// The top-level keys checked, then the config and the trailhead of the mapping `root` (the
+    /// config first, whatever the file order: recordings may be keyed by its device keys).
+    fn head(&mut self, root: &Map<String, Value>) -> (TrailConfig, Option<Step>) {
+        self.known_keys("", root, &TOP_KEYS, top_hint);
+        let config = match root.get("config") {
+            Some(v) => self.config(v),
+            None => TrailConfig::default(),
+        };
+        let trailhead = root.get("trailhead").and_then(|v| self.step(v, "trailhead", 0));
+        (config, trailhead)
+    }
+
     /// An error at the key of `path` (or at the value, for a list item).
     fn at_key(&mut self, path: &str, msg: String) {
         let path = self.full(path);
@@ -247,13 +263,7 @@ impl Parser<'_> {
                 return empty;
             }
         };
-        self.known_keys("", root, &TOP_KEYS, top_hint);
-        // The config first, whatever the file order: recordings may be keyed by its device keys.
-        let config = match root.get("config") {
-            Some(v) => self.config(v),
-            None => TrailConfig::default(),
-        };
-        let trailhead = root.get("trailhead").and_then(|v| self.step(v, "trailhead", 0));
+        let (config, trailhead) = self.head(root);
         let mut steps = Vec::new();
         match root.get("trail") {
             Some(Value::Array(items)) => steps = self.steps(items),

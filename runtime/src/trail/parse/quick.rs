@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{Parser, SPLIT_STEPS, TOP_KEYS, calls_mut, is_classifier_key, move_args, top_hint};
+use super::{Parser, SPLIT_STEPS, calls_mut, is_classifier_key, move_args};
 use crate::trail::model::{ALL_DEVICES, PLATFORMS, Recording, Step, StepKind, ToolCall, TrailConfig};
 use crate::yaml::{self, Cursor, Line, content_lines};
 
@@ -61,22 +61,14 @@ fn section(text: &str, lines: &[Line]) -> Option<(usize, usize)> {
 /// device keys; `None` when the walk finds anything to report there (it reports it on the whole file).
 fn head(before: &str, file: &std::path::Path) -> Option<(TrailConfig, Option<Step>, Vec<String>)> {
     let mut doc = yaml::parse(before, file).ok()?;
-    let mut p = Parser {
-        doc: &doc,
-        errors: Vec::new(),
-        device_keys: Vec::new(),
-        prefix: String::new(),
-        args_at: Vec::new(),
-    };
+    let mut p = Parser::new(&doc);
     let empty = serde_json::Map::new();
     let root = match &doc.value {
         Value::Object(m) if !m.contains_key("trail") => m,
         Value::Null => &empty,
         _ => return None,
     };
-    p.known_keys("", root, &TOP_KEYS, top_hint);
-    let config = root.get("config").map(|v| p.config(v)).unwrap_or_default();
-    let mut trailhead = root.get("trailhead").and_then(|v| p.step(v, "trailhead", 0));
+    let (config, mut trailhead) = p.head(root);
     if !p.errors.is_empty() {
         return None;
     }
