@@ -4,6 +4,7 @@
 # trails/playwright-native/*/trail.yaml and examples/playwright-native/sample-app/*.html, at the
 # same relative places, so the trails' relative URLs (../../../examples/...) resolve unchanged.
 # The original is read from $TRAILBLAZE_ORIGINAL, else /work/orig. Exit 3 when it is absent.
+# scripts/original-web.sh stages it this way and runs the trails (tests/e2e/web/original.rs).
 set -euo pipefail
 dest="${1:?usage: stage-original-web.sh DEST}"
 orig="${TRAILBLAZE_ORIGINAL:-/work/orig}"

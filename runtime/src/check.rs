@@ -125,6 +125,19 @@ impl CheckReport {
 pub const TOOLS_NOT_TYPE_CHECKED: &str = "scripted tools (tools/*.ts) were not type-checked: \
 `trailblaze check --tsc` runs the TypeScript compiler over them (or `tsc -p trailmaps/<id>/tools` after `trailblaze dts`)";
 
+/// How many scripted tools' `.ts` files (not `.d.ts`) trailmap folder `map_dir` has in `tools/`: what
+/// `check --tsc` compiles, and what the native gate's [`TOOLS_NOT_TYPE_CHECKED`] is about.
+pub(crate) fn tool_scripts(map_dir: &Path) -> usize {
+    std::fs::read_dir(map_dir.join("tools"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".ts") && !n.ends_with(".d.ts"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 /// A parsed trail and the catalog of its target, or why there is none.
 struct Target {
     trail: Trail,
@@ -347,14 +360,7 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
     for id in ids {
         let Some(map) = project.trailmaps.get(id) else { continue };
         let tools = map.dir.join("tools");
-        let scripts = std::fs::read_dir(&tools)
-            .map(|rd| {
-                rd.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.ends_with(".ts") && !n.ends_with(".d.ts"))
-                    .count()
-            })
-            .unwrap_or(0);
+        let scripts = tool_scripts(&map.dir);
         if scripts == 0 {
             continue;
         }

@@ -196,6 +196,18 @@ impl Session {
                 return r;
             }
         };
+        // `config.memory` pre-seeds the session's memory, as the original does: the trail's
+        // `{{name}}` tokens read these values until a `remember*` call replaces one.
+        if !trail.config.memory.is_empty() {
+            let memory = trail.config.memory.clone();
+            let _ = self.run(move |core| {
+                let mut m = core.memory.borrow_mut();
+                for (name, value) in &memory {
+                    // A name no token can spell (a space, say) is never read: nothing to seed.
+                    let _ = m.remember(name, value);
+                }
+            });
+        }
         let mut report = blank_report(trail);
         // Room for every step at once: grown by doubling, a long trail's reports were copied and
         // their memory touched twice over (fresh pages, each a fault on this machine).

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+mod forms;
+
 const OPEN: &str = "{{secret:";
 
 /// Whether `text` holds a placeholder (a syntactic check: resolves nothing).
@@ -11,58 +13,13 @@ pub fn has_placeholder(text: &str) -> bool {
     text.contains(OPEN)
 }
 
-/// Every form a secret value can take in our outputs: as it is and as code derives it (upper and
-/// lower case, and the upper-snake form names are normalized to, which `lookupCredential` echoes
-/// when a value is passed as an account), each as it is, JSON-escaped (inside a log line or
-/// `report.json`), and XML/HTML-escaped in each dialect the writers use (`&apos;`, `&#39;`, `&#x27;`).
-fn forms(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let derived = [
-        value.to_string(),
-        value.to_uppercase(),
-        value.to_lowercase(),
-        trailblaze_host_functions::secrets::normalize_name(value),
-    ];
-    for d in derived {
-        // A derived form shorter than 4 characters would blank ordinary words; the value itself is
-        // always kept.
-        if d.is_empty() || (d != value && d.chars().count() < 4) {
-            continue;
-        }
-        for f in escaped_forms(&d) {
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-    }
-    out
-}
-
-/// `value` as it is, JSON-escaped, and XML/HTML-escaped in each dialect.
-fn escaped_forms(value: &str) -> Vec<String> {
-    let mut out = vec![value.to_string()];
-    let json = serde_json::to_string(value).unwrap_or_default();
-    let json = json.trim_matches('"').to_string();
-    let mut html = vec![
-        crate::markup::escape(value, crate::markup::Dialect::Xml),
-        crate::markup::escape(value, crate::markup::Dialect::XmlAndHtml),
-    ];
-    // Hex apostrophes and text escaped only where needed (`'` left alone) are written by others.
-    html.push(html[0].replace("&apos;", "&#x27;"));
-    html.push(html[0].replace("&apos;", "'"));
-    for f in std::iter::once(json).chain(html) {
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    out
-}
-
-/// What every output is scrubbed of: each secret value in each of its escaped forms, computed once
-/// (per session, per run) and tried longest first, so a secret that contains another is replaced
-/// whole, not around the shorter one.
+/// What every output is scrubbed of: each secret value in each of its forms (escaped by our writers,
+/// encoded by a browser or an app: `forms`), computed once (per session, per run), matched in any
+/// ASCII case (hex digits, a text a tool folded to lower case) and replaced longest first, so a
+/// secret that contains another is replaced whole, not around the shorter one.
 #[derive(Debug, Clone, Default)]
 pub struct Redaction {
+    /// Longest first; each differs from the others by more than ASCII case.
     forms: Vec<String>,
     /// Every form at once: a text that holds none (nearly every string a log line or a report
     /// holds) is read once, not once per form.
@@ -72,9 +29,10 @@ pub struct Redaction {
 impl Redaction {
     pub fn new(values: &[String]) -> Redaction {
         let mut forms: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for v in values.iter().filter(|v| !v.is_empty()) {
-            for f in self::forms(v) {
-                if !forms.contains(&f) {
+            for f in forms::forms(v) {
+                if seen.insert(f.to_ascii_lowercase()) {
                     forms.push(f);
                 }
             }
@@ -82,7 +40,12 @@ impl Redaction {
         forms.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         // Without the automaton (it cannot fail for a few short texts), each form is tried alone.
         let any = (!forms.is_empty())
-            .then(|| aho_corasick::AhoCorasick::new(&forms).ok())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&forms)
+                    .ok()
+            })
             .flatten();
         Redaction { forms, any }
     }
@@ -94,28 +57,59 @@ impl Redaction {
     /// Whether this redaction replaces every form `other` replaces: a text it has scrubbed holds
     /// nothing `other` would change.
     pub(crate) fn covers(&self, other: &Redaction) -> bool {
-        other.forms.iter().all(|f| self.forms.contains(f))
+        other
+            .forms
+            .iter()
+            .all(|f| self.forms.iter().any(|g| g.eq_ignore_ascii_case(f)))
     }
 
     /// Whether `text` holds a secret in any of its forms ([`Redaction::text`] would change it).
     pub fn finds(&self, text: &str) -> bool {
         match &self.any {
             Some(any) => any.is_match(text),
-            None => self.forms.iter().any(|f| text.contains(f.as_str())),
+            None => {
+                let low = text.to_ascii_lowercase();
+                self.forms.iter().any(|f| low.contains(&f.to_ascii_lowercase()))
+            }
         }
     }
 
     /// `text` with every secret replaced by `***`; borrowed when there was nothing to replace.
     pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let Some(any) = &self.any else {
+            return self.each_form(text);
+        };
         // No form in the text: nothing would be replaced below either.
-        if self.any.as_ref().is_some_and(|any| !any.is_match(text)) {
+        if !any.is_match(text) {
             return std::borrow::Cow::Borrowed(text);
         }
+        // The forms in the text, from the same pass (a secret has a couple of hundred forms; a
+        // text holds one or two), replaced longest first as `each_form` does.
+        let mut present: Vec<usize> = any
+            .find_overlapping_iter(text)
+            .map(|m| m.pattern().as_usize())
+            .collect();
+        present.sort_unstable();
+        present.dedup();
+        let mut out = text.to_string();
+        for f in present.into_iter().filter_map(|i| self.forms.get(i)) {
+            if let Some(r) = replaced(&out, f) {
+                out = r;
+            }
+        }
+        // A form that a `***` put in completes (a secret holding `*`): every form, in order.
+        if any.is_match(&out) {
+            return std::borrow::Cow::Owned(self.each_form(&out).into_owned());
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// [`Redaction::text`] form by form, longest first.
+    fn each_form<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         let mut out: Option<String> = None;
         for f in &self.forms {
-            let current = out.as_deref().unwrap_or(text);
-            if current.contains(f.as_str()) {
-                out = Some(current.replace(f.as_str(), "***"));
+            if let Some(r) = replaced(out.as_deref().unwrap_or(text), f) {
+                out = Some(r);
             }
         }
         match out {
@@ -159,6 +153,26 @@ impl Redaction {
             _ => false,
         }
     }
+}
+
+/// `text` with every occurrence of `form` in any ASCII case replaced by `***`; `None` when there is
+/// none.
+fn replaced(text: &str, form: &str) -> Option<String> {
+    // Both ASCII-lower-cased: every byte stays where it was.
+    let low = text.to_ascii_lowercase();
+    let folded = form.to_ascii_lowercase();
+    let mut hits = low.match_indices(folded.as_str()).peekable();
+    hits.peek()?;
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, m) in hits {
+        // ASCII lower-casing keeps every byte where it was: the spans are the text's too.
+        out.push_str(&text[from..at]);
+        out.push_str("***");
+        from = at + m.len();
+    }
+    out.push_str(&text[from..]);
+    Some(out)
 }
 
 /// What a recording holds for a secret's value: its placeholder, so a replay types the same text
@@ -352,5 +366,27 @@ mod redact_tests {
         }
         // Control: nothing to redact leaves text as it is (and unallocated).
         assert!(matches!(r.text("nothing here"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn every_form_is_matched_in_any_ascii_case_as_a_tool_that_folds_text_gives_it() {
+        // A page's URL quoted by a verify that lower-cases the page: the path form of the value,
+        // its hex and its letters folded.
+        let r = Redaction::new(&["Q/X'YX?a%k".to_string()]);
+        for folded in ["q/x'yx%3fa%k", "Q/X'YX%3Fa%k", "Q%2FX'YX%3fA%25K", "q/x&#39;yx?a%k"] {
+            assert_eq!(
+                r.text(&format!("reads \"{folded} ok\"")),
+                "reads \"*** ok\"",
+                "{folded}"
+            );
+            assert!(r.finds(folded), "{folded}");
+        }
+        // Non-ASCII case by the derived forms: `É` folds to `é`.
+        let r = Redaction::new(&["Émile-pass".to_string()]);
+        assert_eq!(r.text("émile-pass ÉMILE-PASS"), "*** ***");
+        // Control: a character other than a case change is left alone.
+        let r = Redaction::new(&["Q/X'YX?a%k".to_string()]);
+        assert_eq!(r.text("q/x'yx%3fb%k"), "q/x'yx%3fb%k");
+        assert!(!r.finds("q/x'yx%3fb%k"));
     }
 }

@@ -43,6 +43,7 @@ pub struct YamlError {
 
 impl YamlError {
     pub fn new(file: &Path, text: &str, pos: Pos, message: impl Into<String>) -> Self {
+        let pos = within(text, pos);
         let source_line = text.lines().nth(pos.line.saturating_sub(1)).unwrap_or("").to_string();
         YamlError {
             file: file.to_path_buf(),
@@ -76,6 +77,22 @@ impl fmt::Display for YamlError {
 }
 
 impl std::error::Error for YamlError {}
+
+/// `pos`, or, when it is past the text's last line (the end of the stream, where the parser reports
+/// an unclosed `[`, `{` or quote), the end of the last line that holds something: the line the
+/// reader must fix, shown with its caret, instead of an empty one.
+fn within(text: &str, pos: Pos) -> Pos {
+    if text.lines().nth(pos.line.saturating_sub(1)).is_some() {
+        return pos;
+    }
+    match text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).last() {
+        Some((i, l)) => Pos {
+            line: i + 1,
+            col: l.chars().count() + 1,
+        },
+        None => pos,
+    }
+}
 
 /// A parsed YAML document: its value and where each part of it stands in the file.
 #[derive(Debug, Clone)]
@@ -408,6 +425,29 @@ mod tests {
         assert_eq!(d.value["e"], Value::String("1.5".into()));
     }
 
+    /// An error the parser finds at the end of the stream (an unclosed flow collection or quote)
+    /// points at the end of the last line with something on it, with that line shown; an error
+    /// inside the text keeps its own place (the control).
+    #[test]
+    fn an_error_at_the_end_of_the_stream_shows_the_last_line() {
+        for text in [
+            "id: x\ntarget:\n  app_ids: [com.example\n",
+            "id: x\ntarget:\n  app_ids: [com.example\n\n  \n",
+            "id: x\ntarget:\n  app_ids: [com.example",
+        ] {
+            let e = parse(text, &file()).unwrap_err();
+            assert_eq!(e.pos, Pos { line: 3, col: 24 }, "{text:?}: {e}");
+            assert_eq!(e.source_line, "  app_ids: [com.example", "{text:?}");
+        }
+        let e = parse("id: x\ntarget: {a: 1\n", &file()).unwrap_err();
+        assert_eq!((e.pos.line, e.source_line.as_str()), (2, "target: {a: 1"), "{e}");
+        // Control: an error inside the text is where the parser says.
+        let e = parse("id: x\nfoo: \"abc\nbar: 1\n", &file()).unwrap_err();
+        assert_eq!(e.pos, Pos { line: 2, col: 6 }, "{e}");
+        // Nothing to point at: the position stays.
+        assert_eq!(within("", Pos { line: 1, col: 1 }), Pos { line: 1, col: 1 });
+    }
+
     #[test]
     fn unknown_key_points_at_the_key_with_a_suggestion() {
         let e = from_str::<Conf>("name: x\nitems:\n  - text: a\n  - txet: b\n", &file()).unwrap_err();
@@ -438,8 +478,9 @@ mod tests {
         let e = parse("a: b\n  c: d\n", &file()).unwrap_err();
         assert_eq!(e.pos.line, 2);
         let e = parse("a: [1, 2\n", &file()).unwrap_err();
-        // The flow sequence opened on line 1 never closes: the parser notices at the end of input.
-        assert_eq!(e.pos, Pos { line: 2, col: 1 });
+        // The flow sequence opened on line 1 never closes: the parser notices at the end of input,
+        // which is shown as the end of the last line.
+        assert_eq!(e.pos, Pos { line: 1, col: 9 });
     }
 
     #[test]

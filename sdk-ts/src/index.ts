@@ -25,6 +25,22 @@ export type {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The one global both runtimes give a script beyond ES2022's: `console`, with the levels the host
+// prints (to stderr and the session log, secrets scrubbed). Declared here rather than by the DOM or
+// Node typings, which would type `document` or `process` that a tool does not have; as members of
+// the global `Console` interface, so a project that loads either of those as well merges with them.
+declare global {
+  interface Console {
+    log(...data: unknown[]): void;
+    info(...data: unknown[]): void;
+    warn(...data: unknown[]): void;
+    error(...data: unknown[]): void;
+    debug(...data: unknown[]): void;
+  }
+  var console: Console;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The surface maps. Both are empty here; the generated `trailblaze-client.d.ts` of a trailmap
 // fills them through module augmentation, one entry per tool / host function:
 //   name: { args: {...}; result: ... }

@@ -19,30 +19,30 @@ use trailblaze_host_functions::SecretStore;
 
 /// One fenced code block: where it starts (the fence's line), its info string and its text.
 #[derive(Debug, Clone)]
-struct Block {
-    doc: String,
-    line: usize,
-    info: Vec<String>,
-    text: String,
+pub(super) struct Block {
+    pub(super) doc: String,
+    pub(super) line: usize,
+    pub(super) info: Vec<String>,
+    pub(super) text: String,
 }
 
 impl Block {
-    fn is(&self, lang: &str, kind: &str) -> bool {
+    pub(super) fn is(&self, lang: &str, kind: &str) -> bool {
         self.info.first().is_some_and(|l| l == lang) && self.info.iter().any(|w| w == kind)
     }
 
     /// `file=PATH` in the info string.
-    fn file(&self) -> Option<&str> {
+    pub(super) fn file(&self) -> Option<&str> {
         self.info.iter().find_map(|w| w.strip_prefix("file="))
     }
 
-    fn at(&self) -> String {
+    pub(super) fn at(&self) -> String {
         format!("{}:{}", self.doc, self.line)
     }
 }
 
 /// Every fenced block of a Markdown text (``` fences, not nested).
-fn blocks(doc: &str, md: &str) -> Vec<Block> {
+pub(super) fn blocks(doc: &str, md: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut open: Option<Block> = None;
     for (i, line) in md.lines().enumerate() {

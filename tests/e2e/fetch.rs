@@ -269,7 +269,8 @@ fn the_rules_hold(subprocess: bool) {
         )),
         "{r}"
     );
-    // A slow one at the time cap (`network.timeout_ms`), well before it would have answered.
+    // A slow one at the time cap (`network.timeout_ms`), well before it would have answered (3 s).
+    // Timed from a session whose engine (and Node worker) the calls above have started.
     let started = Instant::now();
     let r = call(json!({ "url": format!("{}/slow", allowed.origin()) }));
     let error = r["error"].as_str().unwrap_or_default();
@@ -338,8 +339,18 @@ fn fetch_keeps_the_same_rules_under_runtime_subprocess() {
 
 #[test]
 fn the_global_fetch_in_quickjs_is_ctx_fetch() {
+    the_global_fetch_is_ctx_fetch(false);
+}
+
+/// Node's own `fetch` reached any address, with none of the rules: a tool gets `ctx.fetch` instead.
+#[test]
+fn the_global_fetch_under_runtime_subprocess_is_ctx_fetch_too() {
+    the_global_fetch_is_ctx_fetch(true);
+}
+
+fn the_global_fetch_is_ctx_fetch(subprocess: bool) {
     let allowed = Server::start();
-    let f = fixture(&[allowed.origin()], "", false);
+    let f = fixture(&[allowed.origin()], "", subprocess);
     let s = session(&f);
     let r = s
         .call(
@@ -380,9 +391,15 @@ fn nothing_is_reachable_by_default_and_a_slow_server_ends_at_the_calls_deadline(
     );
     assert_eq!(server.connections.load(Ordering::Relaxed), 0);
 
-    // Allowed, but the tool's own budget (1.5 s) ends before the server answers (3 s).
+    // Allowed, but the tool's own budget (1.5 s) ends before the server answers (3 s). Timed once
+    // the session's engine is up (a first call made it), so the bound is the budget's alone.
     let f = fixture(&[server.origin()], "", false);
     let s = session(&f);
+    let warm = s
+        .call("get", json!({ "url": format!("{}/hello", server.origin()) }))
+        .expect("returns");
+    assert_eq!(warm["status"], 200, "{warm}");
+    let reached = server.connections.load(Ordering::Relaxed);
     let started = Instant::now();
     let e = s
         .call("slowGet", json!({ "url": format!("{}/slow", server.origin()) }))
@@ -395,8 +412,8 @@ fn nothing_is_reachable_by_default_and_a_slow_server_ends_at_the_calls_deadline(
     );
     assert!(took < Duration::from_millis(2600), "{took:?}");
     assert!(
-        server.connections.load(Ordering::Relaxed) > 0,
-        "the allowed server was reached (control)"
+        server.connections.load(Ordering::Relaxed) > reached,
+        "the allowed server was reached by the slow call (control)"
     );
     // The session stays usable.
     let r = s

@@ -17,6 +17,8 @@ struct Screen {
     taps: std::sync::Arc<std::sync::Mutex<Vec<(i32, i32)>>>,
     /// Device time per capture.
     slow: Duration,
+    /// Captures so far.
+    shots: u64,
 }
 
 impl Device for Screen {
@@ -25,10 +27,11 @@ impl Device for Screen {
     }
     fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
         std::thread::sleep(self.slow);
+        self.shots += 1;
         Ok(self.tree.clone())
     }
     fn captures(&self) -> u64 {
-        0
+        self.shots
     }
     fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
         self.taps.lock().expect("lock").push((x, y));
@@ -89,6 +92,7 @@ fn session_on(f: &Fixture, tree: ViewTree, slow: Duration, settings: Settings) -
         tree,
         taps: taps.clone(),
         slow,
+        shots: 0,
     };
     let s = f
         .project()
@@ -164,18 +168,41 @@ fn a_dump_nested_tens_of_thousands_deep_is_a_clear_error_not_an_abort() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("hint=\"Email\""));
 }
 
+/// A screen of `n` labels.
+fn labels(n: usize) -> ViewTree {
+    screen_of((0..n).map(|i| leaf(&format!("item {i}"), Bounds::default())).collect())
+}
+
 #[test]
-fn more_nodes_than_short_refs_still_get_unique_refs_in_bounded_time() {
-    let f = Fixture::new("t");
-    // 30,000 labels: more than the 26,000 refs of a letter and three digits.
-    let many: Vec<ViewNode> = (0..30_000)
-        .map(|i| leaf(&format!("item {i}"), Bounds::default()))
-        .collect();
-    let (text, n) = within(Duration::from_secs(120), move || {
-        let (s, _) = session_on(&f, screen_of(many), Duration::ZERO, Settings::default());
-        let v = s.call("snapshot", json!({})).expect("snapshot");
-        let text = v["text"].as_str().unwrap_or_default().to_string();
-        (text, 30_000)
+fn more_nodes_than_short_refs_still_get_unique_refs_in_time_linear_in_the_nodes() {
+    // 30,000 labels: more than the 26,000 refs of a letter and three digits; 3,000: far fewer.
+    let n = 30_000;
+    // The hang guard only (a search for a free ref without end); the bound is the ratio below.
+    let (text, few, many) = within(Duration::from_secs(600), move || {
+        let f = Fixture::new("t");
+        // The sessions are opened first: what is timed is each snapshot alone.
+        let (small, _) = session_on(&f, labels(n / 10), Duration::ZERO, Settings::default());
+        let (large, _) = session_on(&f, labels(n), Duration::ZERO, Settings::default());
+        let timed = |s: &Session| {
+            // A call that may change the screen first: the snapshot is then made anew, not the
+            // last one reused.
+            s.call("wait", json!({ "timeToWaitInSeconds": 0 })).expect("wait");
+            let before = s.captures();
+            let started = std::time::Instant::now();
+            let v = s.call("snapshot", json!({})).expect("snapshot");
+            let took = started.elapsed();
+            assert_eq!(s.captures(), before + 1, "each timed snapshot is a capture");
+            (took, v["text"].as_str().unwrap_or_default().to_string())
+        };
+        // Interleaved, best of three each: a busy machine slows both alike.
+        let (mut few, mut many, mut text) = (Duration::MAX, Duration::MAX, String::new());
+        for _ in 0..3 {
+            few = few.min(timed(&small).0);
+            let (t, v) = timed(&large);
+            many = many.min(t);
+            text = v;
+        }
+        (text, few, many)
     });
     let all = refs(&text);
     assert_eq!(all.len(), n, "every label has a line");
@@ -184,6 +211,14 @@ fn more_nodes_than_short_refs_still_get_unique_refs_in_bounded_time() {
     assert!(
         all.iter().any(|r| r.len() > 4),
         "longer refs once the short ones run out"
+    );
+    // Ten times the nodes, a tenth of them past the short refs (a few dozen tries each): about ten
+    // times the time. A search for a free ref that grows with the refs taken is a hundred times.
+    eprintln!("snapshot of {} labels: {few:?}; of {n}: {many:?}", n / 10);
+    assert!(
+        many < few * 30,
+        "{n} labels took {many:?}, {} took {few:?}: not linear in the nodes",
+        n / 10
     );
     // Control: a screen of a few nodes keeps the short refs.
     let f = Fixture::new("t");
@@ -194,11 +229,9 @@ fn more_nodes_than_short_refs_still_get_unique_refs_in_bounded_time() {
         Settings::default(),
     );
     let v = s.call("snapshot", json!({})).expect("snapshot");
-    assert!(
-        refs(v["text"].as_str().unwrap_or_default())
-            .iter()
-            .all(|r| r.len() == 4)
-    );
+    let short = refs(v["text"].as_str().unwrap_or_default());
+    assert_eq!(short.len(), 2, "{v}");
+    assert!(short.iter().all(|r| r.len() == 4), "{short:?}");
 }
 
 #[test]
@@ -210,21 +243,41 @@ fn a_device_tree_past_the_node_cap_or_coordinate_range_is_refused() {
         s.call("snapshot", json!({})).expect_err("over the cap").to_string()
     });
     assert!(e.contains("more than 50000 nodes"), "{e}");
+    // A node that covers the top of the screen and reaches two million pixels past each side: its
+    // visible part would take a tap, if the device's nonsense were believed.
     let far = Bounds {
-        left: i32::MAX - 10,
-        top: i32::MAX - 10,
-        right: i32::MAX,
-        bottom: i32::MAX,
+        left: -2_000_000,
+        top: 0,
+        right: 2_000_000,
+        bottom: 100,
     };
-    let (s, taps) = session_on(
-        &f,
-        screen_of(vec![leaf("far", far)]),
-        Duration::ZERO,
-        Settings::default(),
+    let button = |bounds| {
+        screen_of(vec![ViewNode {
+            clickable: true,
+            ..leaf("far", bounds)
+        }])
+    };
+    let tap_far = json!({ "nodeSelector": { "androidAccessibility": { "textRegex": "^far$" } } });
+    let (s, taps) = session_on(&f, button(far), Duration::ZERO, Settings::default());
+    let tapped = s.call("tapOnElementBySelector", tap_far.clone());
+    assert!(
+        taps.lock().expect("lock").is_empty(),
+        "a tap was attempted and did not land"
     );
+    let e = tapped.expect_err("no tap on a node out of range").to_string();
+    assert!(e.contains("beyond ±1000000 pixels"), "{e}");
     let e = s.call("snapshot", json!({})).expect_err("out of range").to_string();
     assert!(e.contains("beyond ±1000000 pixels"), "{e}");
-    assert!(taps.lock().expect("lock").is_empty());
+    // Control: the same tap on the node within range lands.
+    let near = Bounds {
+        left: 0,
+        top: 0,
+        right: 1080,
+        bottom: 100,
+    };
+    let (s, taps) = session_on(&f, button(near), Duration::ZERO, Settings::default());
+    s.call("tapOnElementBySelector", tap_far).expect("a tap within range");
+    assert_eq!(taps.lock().expect("lock").as_slice(), [(540, 50)]);
 }
 
 #[test]

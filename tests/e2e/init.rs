@@ -44,13 +44,13 @@ fn init_into_an_empty_folder_checks_and_runs_green_on_each_device() {
         assert!(ignore.lines().any(|l| l == "trailblaze-out/"), "{ignore}");
         let (out, err) = text(&tb(&ws, &["check"]));
         assert!(
-            err.contains("checked 1 trail(s)") && err.contains(": 0 finding(s)"),
+            out.contains("checked 1 trail(s)") && out.contains(": 0 finding(s)"),
             "{device}: {out}{err}"
         );
         let o = tb(&ws, &["check", "--tsc"]);
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(0), "{device}: {out}{err}");
-        assert!(err.contains("1 tool script(s)"), "tsc compiled the tool: {err}");
+        assert!(out.contains("1 tool script(s)"), "tsc compiled the tool: {out}{err}");
         let out = ok(&tb(&ws, &["run"]));
         assert!(out.contains("1 passed, 0 failed"), "{device}: {out}");
         // The scripted tool ran as a step of the trail (not skipped).
@@ -103,5 +103,5 @@ fn init_adds_a_second_trailmap_and_refuses_to_overwrite_anything() {
     let o = tb(ws, &["check"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(err.contains("checked 2 trail(s)"), "{out}{err}");
+    assert!(out.contains("checked 2 trail(s)"), "{out}{err}");
 }

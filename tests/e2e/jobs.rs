@@ -10,6 +10,8 @@ use serde_json::Value;
 use trailblaze_e2e::fake_adb::FakeAdb;
 use trailblaze_e2e::{Fixture, in_dir, text};
 
+// `--shard` and `merge`: shards give the unsharded outcomes; shard folders are untrusted input.
+mod shards;
 // `--jobs` on the web: real Chromium, a context per trail, a browser lost mid-run.
 mod web;
 
@@ -73,9 +75,69 @@ fn run(f: &Fixture, extra: &[&str]) -> (std::process::Output, String, String) {
     (o, out, err)
 }
 
+/// Puts `(<stem>) ` before every step's text in each trail of `f`: each output line of a step then
+/// names the trail it belongs to.
+fn mark_steps(f: &Fixture) {
+    for e in std::fs::read_dir(f.map_dir().join("trails")).expect("trails").flatten() {
+        let path = e.path();
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".trail.yaml"))
+        else {
+            continue;
+        };
+        let body = std::fs::read_to_string(&path).expect("trail");
+        let marked = body
+            .replace("step: ", &format!("step: ({stem}) "))
+            .replace("verify: ", &format!("verify: ({stem}) "));
+        std::fs::write(&path, marked).expect("write");
+    }
+}
+
+/// Checks that each trail's lines come together in `out`: after its header `trail ID (FILE)` every
+/// indented line until the next unindented one is one of its own steps (marked by [`mark_steps`]).
+/// The number of groups, or the first line found in another trail's group.
+fn own_lines_only(out: &str) -> Result<usize, String> {
+    let mut group: Option<String> = None;
+    let mut groups = 0;
+    // The report's paths after the summary are indented too: the trails' lines end before them.
+    for line in out.lines().take_while(|l| !l.starts_with("report: ")) {
+        if let Some(header) = line.strip_prefix("trail ") {
+            let file = header.rsplit_once(" (").map_or("", |(_, f)| f.trim_end_matches(')'));
+            let stem = file
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches(".trail.yaml");
+            group = Some(format!("({stem}) "));
+            groups += 1;
+        } else if line.starts_with("  ") {
+            match &group {
+                Some(mark) if line.contains(mark.as_str()) => {}
+                Some(mark) => return Err(format!("in the group of {mark}: {line}")),
+                None => return Err(format!("outside any trail's group: {line}")),
+            }
+        } else {
+            group = None;
+        }
+    }
+    Ok(groups)
+}
+
+#[test]
+fn each_trails_lines_are_its_own_and_the_check_sees_a_stray_line() {
+    let out = "trail demo/a (t/a.trail.yaml)\n  ✓ step 1 (a) x\n  ✓ step 2 (a) y\ntrail demo/b (t/b.trail.yaml)\n  ✓ step 1 (b) x\n2 passed\n";
+    assert_eq!(own_lines_only(out), Ok(2));
+    // A line of `b` in `a`'s group, as interleaved output would have it.
+    let stray = out.replace("  ✓ step 2 (a) y", "  ✓ step 1 (b) x");
+    assert!(own_lines_only(&stray).is_err_and(|e| e.contains("(a)")), "{stray}");
+}
+
 #[test]
 fn jobs_1_and_jobs_4_on_the_sim_give_the_same_outcomes_steps_and_recordings() {
     let f = demo_times(3);
+    mark_steps(&f);
     let (one, four) = (f.dir.path().join("one"), f.dir.path().join("four"));
     let (o, out, err) = run(&f, &["--jobs", "1", "--report-dir", one.to_str().unwrap_or_default()]);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
@@ -112,8 +174,7 @@ fn jobs_1_and_jobs_4_on_the_sim_give_the_same_outcomes_steps_and_recordings() {
         "{b}"
     );
     // Each trail's lines come together: its header is followed by its own steps only.
-    let headers = out4.lines().filter(|l| l.starts_with("trail ")).count();
-    assert_eq!(headers, 9, "{out4}");
+    assert_eq!(own_lines_only(&out4), Ok(9), "{out4}");
     // Control: the comparison sees a difference when there is one (a trail that fails).
     let broken = f.map_dir().join("trails/sign-in-copy3.trail.yaml");
     let body = std::fs::read_to_string(&broken)
@@ -324,160 +385,6 @@ fn devices_lists_the_sim_without_an_adb_server_and_says_why_there_are_no_phones(
     assert!(!err.contains("cannot be reached"), "{err}");
 }
 
-/// Each trail's file and outcome, in the report's order.
-fn outcomes(r: &Value) -> Vec<(String, String)> {
-    r["trails"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| {
-            let file = t["file"].as_str().unwrap_or_default().to_string();
-            (file, t["outcome"]["status"].as_str().unwrap_or_default().to_string())
-        })
-        .collect()
-}
-
-#[test]
-fn four_shards_merged_are_the_unsharded_run() {
-    let f = demo_times(3);
-    // One trail fails, so outcomes differ between trails and the order matters.
-    let broken = f.map_dir().join("trails/sign-in-copy2.trail.yaml");
-    let body = std::fs::read_to_string(&broken)
-        .expect("trail")
-        .replace("Inbox", "Outbox");
-    std::fs::write(&broken, body).expect("write");
-    let p = |name: &str| f.dir.path().join(name);
-    let whole = p("whole");
-    let (o, ..) = run(&f, &["--no-check", "--report-dir", whole.to_str().unwrap_or_default()]);
-    assert_eq!(o.status.code(), Some(1));
-    for i in 1..=4 {
-        let dir = p(&format!("shard-{i}"));
-        let shard = format!("{i}/4");
-        let (o, out, err) = run(
-            &f,
-            &[
-                "--no-check",
-                "--shard",
-                &shard,
-                "--report-dir",
-                dir.to_str().unwrap_or_default(),
-            ],
-        );
-        assert!(o.status.code().is_some_and(|c| c <= 1), "{out}{err}");
-    }
-    let merged = p("merged");
-    let args = |runs: &[&str], to: &Path| {
-        let mut v: Vec<String> = vec!["merge".into()];
-        v.extend(runs.iter().map(|r| p(r).display().to_string()));
-        v.extend(["--report-dir".into(), to.display().to_string()]);
-        v
-    };
-    let a = args(&["shard-3", "shard-1", "shard-4", "shard-2"], &merged);
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let o = in_dir(&f, f.dir.path(), &a);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "one trail failed: {out}{err}");
-    let (u, m) = (report(&whole), report(&merged));
-    assert_eq!(outcomes(&u).len(), 9);
-    assert_eq!(
-        outcomes(&m),
-        outcomes(&u),
-        "the same trails and outcomes, in the same order"
-    );
-    assert!(outcomes(&u).iter().any(|(_, o)| o == "failed"));
-    // Screens included: every screen the merged report names is in its folder.
-    let screens: Vec<String> = m["trails"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|t| t["steps"].as_array().cloned().unwrap_or_default())
-        .filter_map(|s| s["screen"].as_str().map(str::to_string))
-        .collect();
-    assert!(!screens.is_empty());
-    assert!(screens.iter().all(|s| merged.join(s).is_file()), "{screens:?}");
-    assert!(merged.join("report.html").is_file() && merged.join("junit.xml").is_file());
-    // A shard missing is said; the same shard twice, and runs of another suite, are refused.
-    let a = args(&["shard-1", "shard-2"], &p("part"));
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let o = in_dir(&f, f.dir.path(), &a);
-    assert!(text(&o).1.contains("shard(s) 3, 4 were not given"), "{}", text(&o).1);
-    let a = args(&["shard-1", "shard-1"], &p("twice"));
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let o = in_dir(&f, f.dir.path(), &a);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("are both shard 1/4"), "{}", text(&o).1);
-    let other = p("smoke-2");
-    let (o, ..) = run(
-        &f,
-        &[
-            "--no-check",
-            "--tag",
-            "smoke",
-            "--shard",
-            "2/4",
-            "--report-dir",
-            other.to_str().unwrap_or_default(),
-        ],
-    );
-    assert!(o.status.code().is_some_and(|c| c <= 1));
-    let a = args(&["shard-1", "smoke-2"], &p("mixed"));
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let o = in_dir(&f, f.dir.path(), &a);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("different suites"), "{}", text(&o).1);
-}
-
-/// The number after `key` on the first line of `text` holding it.
-fn number_after(text: &str, key: &str) -> Option<usize> {
-    let rest = &text[text.find(key)? + key.len()..];
-    let digits: String = rest.trim_start().chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-#[test]
-fn the_ci_docs_shard_arithmetic_deals_every_trail_once() {
-    use trailblaze::trails::{parse_shard, shard};
-    let doc = std::fs::read_to_string(trailblaze_e2e::repo_root().join("docs/ci.md")).expect("docs/ci.md");
-    // Kubernetes: JOB_COMPLETION_INDEX runs 0..completions; the docs' shard is index+1 of N.
-    let completions = number_after(&doc, "completions:").expect("completions: in the Indexed Job");
-    let n = number_after(&doc, "--shard $((JOB_COMPLETION_INDEX+1))/").expect("the Indexed Job's --shard");
-    assert_eq!(completions, n, "one pod per shard");
-    // GitHub Actions: `shard: [1, 2, 3, 4]` and `--shard ${{ matrix.shard }}/4`.
-    let matrix = &doc[doc.find("shard: [").expect("the matrix") + 8..];
-    let matrix: Vec<usize> = matrix[..matrix.find(']').unwrap_or(0)]
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
-    let gha = number_after(&doc, "--shard ${{ matrix.shard }}/").expect("the matrix's --shard");
-    let trails: Vec<usize> = (0..23).collect();
-    for (name, shards) in [
-        (
-            "kubernetes",
-            (0..completions).map(|i| format!("{}/{n}", i + 1)).collect::<Vec<_>>(),
-        ),
-        ("github", matrix.iter().map(|i| format!("{i}/{gha}")).collect()),
-    ] {
-        let mut dealt: Vec<usize> = Vec::new();
-        for s in &shards {
-            let (i, n) = parse_shard(s).unwrap_or_else(|e| panic!("{name}: `--shard {s}` is refused: {e}"));
-            dealt.extend(shard(trails.clone(), i, n));
-        }
-        dealt.sort();
-        assert_eq!(dealt, trails, "{name}: every trail in exactly one shard");
-    }
-    // Control: an off-by-one (index without +1) would lose a trail and refuse shard 0.
-    assert!(parse_shard(&format!("0/{n}")).is_err());
-    let mut dealt: Vec<usize> = (1..n).flat_map(|i| shard(trails.clone(), i, n)).collect();
-    dealt.sort();
-    assert_ne!(dealt, trails);
-    // The merge step's command and flags exist.
-    let f = Fixture::demo();
-    let o = in_dir(&f, f.dir.path(), &["merge", "--help"]);
-    let help = text(&o).0;
-    assert!(help.contains("--report-dir") && help.contains("--junit"), "{help}");
-    assert!(doc.contains("trailblaze merge shards/*/trailblaze-report --report-dir report --junit junit.xml"));
-}
-
 #[test]
 fn a_phone_that_stops_answering_cannot_hang_a_pooled_run() {
     let fake = FakeAdb::demo_many(&["phone-a", "phone-b"]);
@@ -544,6 +451,84 @@ fn a_phone_that_stops_answering_cannot_hang_a_pooled_run() {
     );
 }
 
+/// A tool that holds its trail's device for `seconds` and says when it began and ended, by
+/// the wall clock: the trails' intervals show how many ran at once.
+const STAMP: &str = "import { trailblaze } from \"@trailblaze/scripting\";\n\
+/** Waits `seconds` on the device; when it started and ended (ms since the epoch). */\n\
+export const stamp = trailblaze.tool<{ seconds: number }, { start: number; end: number }>(async (input, ctx) => {\n\
+  const start = Date.now();\n\
+  await ctx.tools.wait({ timeToWaitInSeconds: input.seconds });\n\
+  return { start, end: Date.now() };\n\
+});\n";
+
+/// The most intervals `(start, end)` open at one moment (one that ends as another starts: apart).
+fn most_at_once(intervals: &[(u64, u64)]) -> usize {
+    let mut edges: Vec<(u64, i32)> = intervals.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
+    // Ends before starts at the same millisecond.
+    edges.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, d) in edges {
+        now += d;
+        most = most.max(now);
+    }
+    most as usize
+}
+
+#[test]
+fn jobs_n_runs_n_trails_at_once_as_the_trails_own_clocks_measure() {
+    let f = Fixture::demo();
+    let map = std::fs::read_to_string(f.map_dir().join("trailmap.yaml")).expect("trailmap.yaml");
+    f.file(
+        "trailmap.yaml",
+        &map.replace("tools: [signIn,", "tools: [stamp, signIn,"),
+    )
+    .tool("stamp", STAMP);
+    for i in 0..6 {
+        f.file(
+            &format!("held/held-{i}.trail.yaml"),
+            &format!(
+                "config:\n  id: demo/held-{i}\n  target: demo\ntrail:\n  - step: Hold the device\n    recording:\n      tools:\n        - stamp: {{ seconds: 1 }}\n"
+            ),
+        );
+    }
+    let held_dir = f.map_dir().join("held");
+    for jobs in ["1", "2", "3"] {
+        let dir = f.dir.path().join(format!("jobs-{jobs}"));
+        let (o, out, err) = run(
+            &f,
+            &[
+                held_dir.to_str().unwrap_or_default(),
+                "--jobs",
+                jobs,
+                "--screenshots",
+                "none",
+                "--report-dir",
+                dir.to_str().unwrap_or_default(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let r = report(&dir);
+        let mut held = Vec::new();
+        for t in r["trails"].as_array().into_iter().flatten() {
+            let Some(log) = t["log"].as_str() else { continue };
+            let text = std::fs::read_to_string(dir.join(log)).expect("log.jsonl");
+            for line in text.lines() {
+                let e: Value = serde_json::from_str(line).expect("a JSON line");
+                if e["event"] == "step_finished" && e["tool"] == "stamp" {
+                    let at = |k: &str| e["result"][k].as_u64().expect("a time");
+                    held.push((at("start"), at("end")));
+                }
+            }
+        }
+        assert_eq!(held.len(), 6, "each held trail stamped once: {r}");
+        let n: usize = jobs.parse().expect("a number");
+        assert_eq!(most_at_once(&held), n, "--jobs {jobs}: {held:?}");
+    }
+    // Control: the measure counts what overlaps, and only that.
+    assert_eq!(most_at_once(&[(0, 10), (10, 20), (20, 30)]), 1);
+    assert_eq!(most_at_once(&[(0, 10), (5, 20), (6, 7), (30, 40)]), 3);
+}
+
 #[test]
 fn a_terminal_gets_a_live_status_line_and_a_pipe_does_not() {
     let has_script = std::process::Command::new("script").arg("--version").output().is_ok();
@@ -568,6 +553,8 @@ fn a_terminal_gets_a_live_status_line_and_a_pipe_does_not() {
         .expect("script runs");
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    // The status line's count is the jobs at work (trails running at once are measured by
+    // `jobs_n_runs_n_trails_at_once_as_the_trails_own_clocks_measure`).
     assert!(out.contains("trails done, 2 running"), "{out}");
     assert!(out.contains("9/9 trails done, 0 running"), "{out}");
     assert!(out.contains("9 passed, 0 failed"), "{out}");

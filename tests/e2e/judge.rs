@@ -10,8 +10,11 @@ use trailblaze_e2e::{CANARY, Fixture};
 
 use super::agent::{API_KEY, PASSWORD, config, outcomes, project, trail};
 
-/// Signs in (recorded; the password a secret), judges the inbox, remembers the first subject
-/// in words and taps the message it names, then checks the message opened.
+/// Fills in the sign-in form (recorded; the email is the CANARY secret, which this fixture's app
+/// requires, in a plain text field), judges the filled form (a field holding a secret on the
+/// judge's screen), signs in,
+/// judges the inbox, remembers the first subject in words and taps the message it names, then
+/// checks the message opened.
 const JUDGED: &str = "\
 config:
   id: demo/judged
@@ -22,15 +25,22 @@ trailhead:
     tools:
       - launchApp: { appId: com.example.demo }
 trail:
-  - step: Sign in
+  - step: Fill in the form
     recording:
       tools:
         - inputText:
-            text: jane@example.com
+            text: \"{{secret:TOKEN}}\"
             nodeSelector: { androidAccessibility: { hintTextRegex: Email } }
         - inputText:
             text: \"{{secret:DEMO_PASSWORD}}\"
             nodeSelector: { androidAccessibility: { hintTextRegex: Password } }
+  - verify: The form is filled
+    recording:
+      tools:
+        - assertWithAi: { prompt: \"Both fields of the form are filled\" }
+  - step: Sign in
+    recording:
+      tools:
         - tapOnElementBySelector: { nodeSelector: { androidAccessibility: { textRegex: Sign in } } }
   - verify: The inbox is shown
     recording:
@@ -50,6 +60,20 @@ trail:
         - assertVisibleBySelector: { nodeSelector: { androidAccessibility: { textRegex: From Ana Lima } } }
 ";
 
+/// The demo, its app signing in only with the CANARY as the email: a run that signs in proves the
+/// secret's value reached the device, so its absence from every output means something.
+fn demo() -> Fixture {
+    let f = Fixture::demo();
+    let app = std::fs::read_to_string(f.map_dir().join("app.yaml")).expect("app.yaml");
+    let needs = "require: { email: jane@example.com, password: hunter2 }";
+    assert!(app.contains(needs), "the demo's sign-in rule changed");
+    f.file(
+        "app.yaml",
+        &app.replace(needs, &needs.replace("jane@example.com", CANARY)),
+    );
+    f
+}
+
 fn run_judged(f: &Fixture, fake: &FakeLlm, wire: Wire) -> trailblaze::report::RunOutput {
     let file = trail(f, "judged", JUDGED);
     let project = project(f, &[("TOKEN", CANARY)]);
@@ -64,9 +88,13 @@ fn run_judged(f: &Fixture, fake: &FakeLlm, wire: Wire) -> trailblaze::report::Ru
 #[test]
 fn a_statement_that_holds_and_a_value_remembered_in_words_feed_the_trail_on_both_wires() {
     for wire in [Wire::OpenAi, Wire::Anthropic] {
-        let f = Fixture::demo();
+        let f = demo();
         let fake = FakeLlm::start(wire);
         fake.push(call(
+            "verdict",
+            json!({ "holds": true, "explanation": "both fields hold text" }),
+        ))
+        .push(call(
             "verdict",
             json!({ "holds": true, "explanation": "three messages are listed" }),
         ))
@@ -75,13 +103,23 @@ fn a_statement_that_holds_and_a_value_remembered_in_words_feed_the_trail_on_both
         .push(call("answer", json!({ "value": "Quarterly report" })));
         let out = run_judged(&f, &fake, wire);
         let t = &out.report.trails[0];
-        assert_eq!(outcomes(&out), vec![Outcome::Passed; 6], "{wire:?}: {:?}", t.steps);
+        // Signing in passed: the app took the CANARY as the email, so it reached the device.
+        assert_eq!(outcomes(&out), vec![Outcome::Passed; 8], "{wire:?}: {:?}", t.steps);
         assert_eq!(fake.left(), 0);
         // The verdict is the call's structured result.
-        let judged = &t.steps[2].calls[0];
+        let judged = &t.steps[4].calls[0];
         assert_eq!(judged.tool, "assertWithAi");
         let requests = fake.requests();
-        assert_eq!(requests.len(), 3, "{wire:?}");
+        assert_eq!(requests.len(), 4, "{wire:?}");
+        // The judge of the filled form saw the email field, as `***`.
+        let form = requests[0].texts().join("\n");
+        assert!(
+            form.contains("Statement: Both fields of the form are filled")
+                && form
+                    .lines()
+                    .any(|l| l.contains("hint=\"Email\"") && l.contains("\"***\"")),
+            "{wire:?}: the form's screen: {form}"
+        );
         let first = requests[0].json();
         let tools = &first["tools"];
         let names: Vec<&str> = tools
@@ -93,7 +131,7 @@ fn a_statement_that_holds_and_a_value_remembered_in_words_feed_the_trail_on_both
             })
             .unwrap_or_default();
         assert_eq!(names, ["verdict"], "{wire:?}");
-        let asked = requests[0].texts().join("\n");
+        let asked = requests[1].texts().join("\n");
         assert!(
             asked.contains("Statement: The inbox lists three messages") && asked.contains("Quarterly report"),
             "the statement and the screen: {asked}"
@@ -120,37 +158,41 @@ fn a_statement_that_holds_and_a_value_remembered_in_words_feed_the_trail_on_both
             output_tokens: 20,
         };
         assert_eq!(t.steps[2].llm, Some(one));
-        assert_eq!(t.steps[3].llm.map(|c| c.requests), Some(2));
-        assert_eq!(t.steps[1].llm, None, "a step that asked nothing costs nothing");
-        assert_eq!(t.llm.map(|c| c.requests), Some(3));
+        assert_eq!(t.steps[4].llm, Some(one));
+        assert_eq!(t.steps[5].llm.map(|c| c.requests), Some(2));
+        assert_eq!(t.steps[3].llm, None, "a step that asked nothing costs nothing");
+        assert_eq!(t.llm.map(|c| c.requests), Some(4));
         assert_eq!(out.report.llm, t.llm);
         let report = std::fs::read_to_string(&out.files.json).expect("report.json");
         assert!(report.contains("\"llm\""), "the report carries the cost");
         let html = std::fs::read_to_string(&out.files.html).expect("report.html");
-        assert!(html.contains("3 LLM requests"), "the run's cost in the html");
+        assert!(html.contains("4 LLM requests"), "the run's cost in the html");
         // Nothing the run wrote holds the key or a secret (logs, reports, screens).
         let all = f.all_output();
         for value in [API_KEY, CANARY, PASSWORD] {
             assert!(!all.contains(value), "{wire:?}: the output holds {value}");
         }
-        // Control: the canary check can fail — the session's value reached the device.
-        assert!(!all.is_empty());
+        // Control: the outputs were read, and the step log holds the secret as its placeholder.
+        assert!(
+            report.contains("{{secret:TOKEN}}") && all.contains("Both fields of the form are filled"),
+            "{wire:?}: the report and the logs"
+        );
     }
 }
 
 #[test]
 fn a_statement_that_does_not_hold_fails_the_step_with_the_models_reason() {
-    let f = Fixture::demo();
+    let f = demo();
     let fake = FakeLlm::start(Wire::OpenAi);
     fake.push(call(
         "verdict",
-        json!({ "holds": false, "explanation": "the inbox is empty" }),
+        json!({ "holds": false, "explanation": "the email field is empty" }),
     ));
     let out = run_judged(&f, &fake, Wire::OpenAi);
     let t = &out.report.trails[0];
     assert_eq!(t.steps[2].outcome, Outcome::Failed);
     let e = t.steps[2].error.clone().unwrap_or_default();
-    assert!(e.contains("does not hold: the inbox is empty"), "{e}");
+    assert!(e.contains("does not hold: the email field is empty"), "{e}");
     assert_eq!(
         t.steps[3].outcome,
         Outcome::Skipped {
@@ -162,7 +204,7 @@ fn a_statement_that_does_not_hold_fails_the_step_with_the_models_reason() {
 
 #[test]
 fn with_no_provider_the_error_names_the_setting_and_a_wrong_answer_is_not_a_verdict() {
-    let f = Fixture::demo();
+    let f = demo();
     let file = trail(&f, "judged", JUDGED);
     let project = project(&f, &[("TOKEN", CANARY)]);
     let opts = trailblaze::RunOptions {
@@ -174,7 +216,7 @@ fn with_no_provider_the_error_names_the_setting_and_a_wrong_answer_is_not_a_verd
     assert_eq!(
         t.steps[1].outcome,
         Outcome::Passed,
-        "control: the recorded sign-in runs"
+        "control: the recorded form filling runs"
     );
     let e = t.steps[2].error.clone().unwrap_or_default();
     assert!(
@@ -183,7 +225,7 @@ fn with_no_provider_the_error_names_the_setting_and_a_wrong_answer_is_not_a_verd
     );
     assert!(!e.contains(CANARY));
     // A model that never calls the answer tool gives no verdict (two requests, then an error).
-    let f = Fixture::demo();
+    let f = demo();
     let fake = FakeLlm::start(Wire::Anthropic);
     fake.push(with_text(calls(Vec::new()), "yes"))
         .push(call("tap", json!({ "ref": "x" })));
@@ -199,12 +241,12 @@ fn with_no_provider_the_error_names_the_setting_and_a_wrong_answer_is_not_a_verd
     );
     assert_eq!(step.llm.map(|c| c.requests), Some(2), "{step:?}");
     // A secret in a prompt is refused before any request: the model would read it.
-    let f = Fixture::demo();
+    let f = demo();
     let fake = FakeLlm::start(Wire::OpenAi);
     let file = trail(
         &f,
         "judged",
-        &JUDGED.replace("three messages\"", "three messages, not {{secret:TOKEN}}\""),
+        &JUDGED.replace("are filled\"", "are filled, not {{secret:TOKEN}}\""),
     );
     let opts = trailblaze::RunOptions {
         out: f.out(),

@@ -1,5 +1,21 @@
 //! End-to-end tests: sessions on the simulated device, hostile scripts, the CLI.
 
+/// Every process the tests start (the CLI, a shell running the docs' commands, an MCP client that
+/// starts the CLI) and every project they open in-process caches in the build's own folder, never
+/// in the user's `~/.cache`: set before `main`, while this process has one thread (setting the
+/// environment later would race the test threads). A test that needs a cache of its own still
+/// gives `TRAILBLAZE_CACHE_DIR` to its command.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static PRIVATE_CACHE: extern "C" fn() = private_cache;
+
+#[cfg(target_os = "linux")]
+extern "C" fn private_cache() {
+    // SAFETY: runs from .init_array, before main and before any other thread exists.
+    unsafe { std::env::set_var("TRAILBLAZE_CACHE_DIR", private_cache::DIR) };
+}
+
 mod adb;
 mod adb_captures;
 mod adb_tools;
@@ -8,9 +24,11 @@ mod agent_cli;
 mod cli;
 mod cli_first_hour;
 mod cli_run;
+mod colour;
 mod commands;
 mod device_errors;
 mod docs;
+mod docs_commands;
 mod expand_once;
 mod fetch;
 mod fuzz;
@@ -31,9 +49,11 @@ mod mobile_tools;
 mod naming;
 mod navigation;
 mod neighbours;
+mod newcomer;
 mod original_catalog;
 mod original_layout;
 mod original_tools;
+mod private_cache;
 mod prompt_only;
 mod recorded_secrets;
 mod registration;

@@ -11,6 +11,9 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 use trailblaze_e2e::{CANARY, Fixture, repo_root, trailblaze_bin};
 
+// Connections that never send a request: the header timeout and the cap on waiting connections.
+mod slow_clients;
+
 /// The npm project holding the SDK client; installed once if the suite's script did not.
 fn client_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -59,13 +59,13 @@ fn dts_check_and_run_take_the_trailmap_by_flag_and_by_environment() {
 
     // `check` and `run`: the named trailmap's trails alone (control: without it, both trailmaps').
     let checked = |o: &std::process::Output| {
-        let err = text(o).1;
-        let n = err
+        let out = text(o).0;
+        let n = out
             .split("checked ")
             .nth(1)
             .and_then(|s| s.split(' ').next())
             .and_then(|n| n.parse::<usize>().ok());
-        (n, err)
+        (n, out)
     };
     let (all, err) = checked(&in_dir(&f, f.dir.path(), &["check"]));
     assert_eq!(all, Some(4), "{err}");

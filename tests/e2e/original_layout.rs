@@ -47,8 +47,8 @@ fn every_trail_is_found_from_inside_the_workspace_and_passes_both_gates() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
-        err.contains("4 tool script(s),") && err.contains("1 waypoint(s),") && err.contains(": 0 finding(s)"),
-        "{err}"
+        out.contains("4 tool script(s),") && out.contains("1 waypoint(s),") && out.contains(": 0 finding(s)"),
+        "{out}{err}"
     );
 }
 

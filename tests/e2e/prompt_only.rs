@@ -117,34 +117,53 @@ fn the_workspaces_llm_settings_choose_the_provider_and_its_key() {
     );
     std::fs::write(root.join("trails/config/trailblaze.yaml"), settings).expect("anchor");
     let bin = trailblaze_e2e::trailblaze_bin();
-    let mut cmd = std::process::Command::new(&bin);
-    cmd.current_dir(root)
-        .args(["verify", "the sign-in form is shown", "--trailmap", "demo"])
-        .env("TRAILBLAZE_CACHE_DIR", root.join("cache"))
-        .env("CORP_LLM_KEY", API_KEY)
-        .env("NO_COLOR", "1");
-    for v in [
-        "TRAILBLAZE_LLM_MODEL",
-        "TRAILBLAZE_LLM_BASE_URL",
-        "TRAILBLAZE_LLM_API_KEY",
-        "TRAILBLAZE_LLM_PROVIDER",
-    ] {
-        cmd.env_remove(v);
-    }
-    let o = cmd.output().expect("runs");
+    let command = || {
+        let mut cmd = std::process::Command::new(&bin);
+        cmd.current_dir(root)
+            .args(["verify", "the sign-in form is shown", "--trailmap", "demo"])
+            .env("TRAILBLAZE_CACHE_DIR", root.join("cache"))
+            .env("CORP_LLM_KEY", API_KEY)
+            .env("NO_COLOR", "1");
+        for v in [
+            "TRAILBLAZE_LLM_MODEL",
+            "TRAILBLAZE_LLM_BASE_URL",
+            "TRAILBLAZE_LLM_API_KEY",
+            "TRAILBLAZE_LLM_PROVIDER",
+        ] {
+            cmd.env_remove(v);
+        }
+        cmd
+    };
+    let o = command().output().expect("runs");
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stdout}\n{stderr}");
     let r = &fake.requests()[0];
     assert_eq!(r.json()["model"], "corp-model");
     assert_eq!(r.json()["max_tokens"], 321);
     assert_eq!(r.header("authorization"), Some(format!("Bearer {API_KEY}").as_str()));
-    // A flag wins over the file; a typo in the block is an error naming the key.
+    // A flag wins over the file: the model, the server and the key given on the command line are
+    // used, the file's are not (its server hears nothing more).
+    let flagged = FakeLlm::start(Wire::OpenAi);
+    flagged.push(call("verdict", json!({ "holds": true, "explanation": "the form" })));
+    let flag_key = "flag-key-0c1d";
+    let o = command()
+        .args(["--llm-model", "flag-model", "--llm-base-url", &flagged.base_url()])
+        .args(["--llm-api-key", flag_key])
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(fake.requests().len(), 1, "the file's server is not asked");
+    let r = &flagged.requests()[0];
+    assert_eq!(r.json()["model"], "flag-model");
+    assert_eq!(r.header("authorization"), Some(format!("Bearer {flag_key}").as_str()));
+    // A typo in the block is an error naming the key.
     std::fs::write(
         root.join("trails/config/trailblaze.yaml"),
         "llm:\n  defaults:\n    modle: x\n",
     )
     .expect("anchor");
-    let o = cmd.output().expect("runs");
+    let o = command().output().expect("runs");
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("modle"), "{stderr}");

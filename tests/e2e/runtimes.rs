@@ -4,12 +4,19 @@
 //! globals, a deadline that kills (and a worker replaced), a crash that fails its call only, no
 //! process outliving the session, and no socket: the worker speaks over its pipes.
 
-use std::time::Duration;
+mod isolation;
+mod pipes;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use trailblaze::Limits;
-use trailblaze::{Session, Settings};
+use trailblaze::console::ConsoleSink;
+use trailblaze::{Session, SessionOptions, Settings};
 use trailblaze_e2e::{CANARY, Fixture};
+
+use crate::scripts_debug::Lines;
 
 const TOOLS: &str = r#"
 import { trailblaze } from "@trailblaze/scripting";
@@ -238,8 +245,9 @@ fn node_processes_of(f: &Fixture) -> Vec<u32> {
 
 const HANG: &str = r#"
 import { trailblaze } from "@trailblaze/scripting";
-/** Never returns. */
+/** Says it is running, then never returns. */
 export const hang = trailblaze.tool<{}, {}>(async () => {
+  console.log("spinning");
   for (;;) {}
 });
 /** Waits forever on a timer loop. */
@@ -294,6 +302,42 @@ fn a_subprocess_tool_that_never_returns_is_killed_at_its_deadline_and_leaves_no_
     assert_eq!(node_processes_of(&f), Vec::<u32>::new());
 }
 
+/// A session of `f` with `settings` whose console lines are collected.
+fn console_session_with(f: &Fixture, settings: Settings) -> (Session, Lines) {
+    let lines: Lines = Arc::default();
+    let sink = {
+        let lines = lines.clone();
+        ConsoleSink::new(move |l| lines.lock().expect("lines").push(l.clone()))
+    };
+    let session = f
+        .project()
+        .open_session(
+            &f.id,
+            SessionOptions {
+                out_dir: Some(f.out()),
+                settings: Settings {
+                    console: Some(sink),
+                    ..settings
+                },
+                ..SessionOptions::default()
+            },
+        )
+        .expect("session");
+    (session, lines)
+}
+
+/// Waits (60 s at most) until `text` is among the console lines; whether it came.
+fn wait_for_line(lines: &Lines, text: &str) -> bool {
+    let until = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < until {
+        if lines.lock().expect("lines").iter().any(|l| l.text == text) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
 #[test]
 fn a_cancelled_call_fails_as_cancelled_under_both_runtimes_and_the_session_goes_on() {
     for subprocess in [false, true] {
@@ -304,15 +348,23 @@ fn a_cancelled_call_fails_as_cancelled_under_both_runtimes_and_the_session_goes_
                 f.file(&format!("tools/{name}.tool.yaml"), "runtime: subprocess\n");
             }
         }
-        let (_p, s) = f.session(settings(60_000));
+        let (s, lines) = console_session_with(&f, settings(60_000));
         let cancel = s.cancel_handle();
-        let err = std::thread::scope(|scope| {
-            scope.spawn(|| {
-                std::thread::sleep(Duration::from_millis(700));
+        let (err, running) = std::thread::scope(|scope| {
+            // Cancelled once the script says it runs (its engine, or its Node worker, is up), not
+            // after a guess at how long that takes.
+            let canceller = scope.spawn(|| {
+                let running = wait_for_line(&lines, "spinning");
                 cancel.cancel();
+                running
             });
-            s.call("hang", json!({})).expect_err("cancelled").to_string()
+            let err = s.call("hang", json!({})).expect_err("cancelled").to_string();
+            (err, canceller.join().expect("canceller"))
         });
+        assert!(
+            running,
+            "subprocess: {subprocess}: the script never said it was running"
+        );
         assert_eq!(err, "hang: cancelled", "subprocess: {subprocess}");
         assert_eq!(s.call("quick", json!({})).expect("next call"), json!({ "ok": true }));
         drop(s);
@@ -322,16 +374,29 @@ fn a_cancelled_call_fails_as_cancelled_under_both_runtimes_and_the_session_goes_
 
 const WARM: &str = r#"
 import { trailblaze } from "@trailblaze/scripting";
-/** Sets globals (a plain one and a builtin's prototype) and reads them back in the same call. */
-export const setGlobal = trailblaze.tool<{}, { own: unknown; proto: unknown }>(async () => {
+/**
+ * Sets globals (a plain one and a builtin's prototype) and reads them back in the same call; shows
+ * that its intervals fire while it runs; and leaves one that would end the worker if it outlived
+ * the call.
+ */
+export const setGlobal = trailblaze.tool<{}, { own: unknown; proto: unknown; ticks: number }>(async () => {
   (globalThis as any).leak = 42;
   (Array.prototype as any).leak = "proto";
-  setInterval(() => console.log("a timer of an ended call"), 10);
-  return { own: (globalThis as any).leak, proto: ([] as any).leak ?? null };
+  let ticks = 0;
+  await new Promise<void>((done) => {
+    const t = setInterval(() => {
+      if (++ticks === 3) {
+        clearInterval(t);
+        done();
+      }
+    }, 5);
+  });
+  setInterval(() => (globalThis as any).process.exit(3), 20);
+  return { own: (globalThis as any).leak, proto: ([] as any).leak ?? null, ticks };
 });
-/** What the next call sees of them. */
+/** What the next call sees of them, after ten of that interval's periods. */
 export const readGlobal = trailblaze.tool<{}, { own: unknown; proto: unknown }>(async () => {
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 200));
   return { own: (globalThis as any).leak ?? null, proto: ([] as any).leak ?? null };
 });
 /** Dies mid-call, after a host call went through. */
@@ -383,16 +448,20 @@ fn warm_fixture() -> Fixture {
 #[test]
 fn a_global_one_call_sets_is_not_seen_by_the_next_in_the_same_warm_worker() {
     let f = warm_fixture();
-    let (s, lines) = crate::scripts_debug::console_session(&f);
-    // Control: within the call the globals are there, so their absence below means something.
+    let (_p, s) = f.session(settings(30_000));
+    // Control: within the call the globals are there and its intervals fire, so their absence
+    // below means something.
     assert_eq!(
         s.call("setGlobal", json!({})).expect("sets"),
-        json!({ "own": 42, "proto": "proto" })
+        json!({ "own": 42, "proto": "proto", "ticks": 3 })
     );
     let worker = node_processes_of(&f);
     assert_eq!(worker.len(), 1, "one warm worker");
+    // The interval the first call left (`process.exit(3)` every 20 ms) can do nothing once that
+    // call has ended (it is cleared, and an ended call's globals act no more): had it run, this
+    // call would have ended with the worker, or found a new one.
     assert_eq!(
-        s.call("readGlobal", json!({})).expect("reads"),
+        s.call("readGlobal", json!({})).expect("reads, its worker alive"),
         json!({ "own": null, "proto": null })
     );
     // Served by the same process: isolation, not a fresh start.
@@ -403,10 +472,6 @@ fn a_global_one_call_sets_is_not_seen_by_the_next_in_the_same_warm_worker() {
         Vec::<u32>::new(),
         "no process outlives the session"
     );
-    // The interval the first call left was cleared when it ended (it would have fired ~10 times
-    // during the second call's 100 ms).
-    let got = lines.lock().expect("lines").clone();
-    assert!(got.is_empty(), "{got:?}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! A run you can watch: each trail's storyboard (its screens as a strip and as an animated GIF
 //! beside its log) and timeline (steps and their nested calls, with durations) in `report.html`, and
-//! run folders named by their UTC second. The GIF is decoded here, and played by headless Chromium
-//! (a page that loads it reports its size); the report is rendered there with no console error.
+//! run folders named by their UTC second. The GIF is decoded here, from SVG screens (the simulated
+//! device) and from PNG screens (a phone's `screencap`), and played by headless Chromium (a page
+//! that loads it reports its size); the report is rendered there with no console error.
 
 use std::path::Path;
 
@@ -164,4 +165,89 @@ fn chromium_plays_the_storyboard_and_renders_the_report_without_error() {
     assert!(dom.contains("data-script=\"ran\""), "{stderr}");
     assert!(console_errors(&stderr).is_empty(), "{stderr}");
     assert!(dom.contains("class=\"storyboard\"") && dom.contains("class=\"timeline\""));
+}
+
+/// How many of a frame's pixels are not white: the screen's drawing.
+fn drawn(rgba: &[u8]) -> usize {
+    rgba.chunks_exact(4)
+        .filter(|px| px[..3].iter().any(|&c| c < 250))
+        .count()
+}
+
+#[test]
+fn a_phones_png_screens_make_its_storyboard() {
+    let fake = trailblaze_e2e::fake_adb::FakeAdb::demo("emulator-5554");
+    let f = trailblaze_e2e::Fixture::demo();
+    let dir = f.dir.path().join("phone");
+    let trail = f.map_dir().join("trails/open-message.trail.yaml");
+    let secrets = f.map_dir().join("demo.secrets");
+    let o = trailblaze_e2e::in_dir(
+        &f,
+        f.dir.path(),
+        &[
+            "run",
+            trail.to_str().unwrap_or_default(),
+            "--secrets",
+            secrets.to_str().unwrap_or_default(),
+            "--device",
+            "android:emulator-5554",
+            "--adb-server",
+            &fake.addr().to_string(),
+            "--report-dir",
+            dir.to_str().unwrap_or_default(),
+        ],
+    );
+    let (out, err) = trailblaze_e2e::text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json")).expect("JSON");
+    let t = &report["trails"][0];
+    let screens: Vec<&str> = t["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["screen"].as_str())
+        .collect();
+    assert!(
+        !screens.is_empty() && screens.iter().all(|s| s.ends_with(".png")),
+        "the phone's screens are PNGs: {screens:?}"
+    );
+    let changes = screens.iter().fold(Vec::new(), |mut v: Vec<&str>, s| {
+        if v.last() != Some(s) {
+            v.push(s);
+        }
+        v
+    });
+    let rel = t["storyboard"].as_str().expect("a storyboard from PNG screens");
+    let ((w, h), gif_frames) = frames(&std::fs::read(dir.join(rel)).expect("the GIF"));
+    assert_eq!(
+        gif_frames.len(),
+        changes.len(),
+        "one frame per change of screen: {changes:?}"
+    );
+    assert!(changes.len() >= 2, "{changes:?}");
+    assert_eq!((w, h), (270, 600), "the phone's 1080x2400 screen at 600 px tall");
+    // Each frame is the picture of its screen: drawn on (the outlines of the screen's nodes), the
+    // same screen the same picture, another screen another.
+    for (i, (rgba, _)) in gif_frames.iter().enumerate() {
+        let n = drawn(rgba);
+        assert!(n > 0 && n < rgba.len() / 4 / 2, "frame {i}: {n} pixels drawn");
+    }
+    for i in 1..changes.len() {
+        assert_ne!(
+            gif_frames[i - 1].0,
+            gif_frames[i].0,
+            "frames {} and {i} show different screens",
+            i - 1
+        );
+    }
+    for (i, a) in changes.iter().enumerate() {
+        for (j, b) in changes.iter().enumerate().skip(i + 1) {
+            if a == b {
+                assert_eq!(gif_frames[i].0, gif_frames[j].0, "frames {i} and {j}: the same screen");
+            }
+        }
+    }
+    // Control: the measure sees a blank frame as one with nothing drawn.
+    assert_eq!(drawn(&[255, 255, 255, 255].repeat(16)), 0);
 }

@@ -17,15 +17,15 @@ use super::agent::{
     API_KEY, PASSWORD, SIGN_IN, config, healed, outcomes, project, run, script_inbox_check, script_sign_in, trail,
 };
 
-/// A decoded PNG: width, height, RGBA rows.
-struct Png {
-    width: u32,
-    height: u32,
+/// A decoded PNG: width, height, RGBA rows (the web tests read screenshots with it too).
+pub(crate) struct Png {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
     rgba: Vec<u8>,
 }
 
 impl Png {
-    fn decode(bytes: &[u8]) -> Png {
+    pub(crate) fn decode(bytes: &[u8]) -> Png {
         let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
         decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
         let mut reader = decoder.read_info().expect("a PNG");
@@ -40,7 +40,7 @@ impl Png {
         }
     }
 
-    fn px(&self, x: u32, y: u32) -> [u8; 4] {
+    pub(crate) fn px(&self, x: u32, y: u32) -> [u8; 4] {
         let i = ((y * self.width + x) * 4) as usize;
         [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2], self.rgba[i + 3]]
     }
@@ -454,4 +454,148 @@ fn the_judge_sees_the_picture_with_a_secret_field_painted_over_and_none_when_vis
         let everything = f.all_output();
         assert!(!everything.contains(CANARY) && !everything.contains(API_KEY));
     }
+}
+
+/// The boxes of `ids` on the fixture site's `page` at the web device's default viewport, each
+/// (left, top, right, bottom) in CSS pixels, and the viewport's width.
+fn web_boxes(page: &str, ids: &[&str]) -> (Vec<[f64; 4]>, f64) {
+    let w = crate::web::Web::at(page);
+    let script = format!(
+        "JSON.stringify([innerWidth, {}])",
+        ids.iter()
+            .map(|id| format!(
+                "(r => [r.left, r.top, r.right, r.bottom])(document.getElementById('{id}').getBoundingClientRect())"
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let v: Vec<Value> = serde_json::from_str(&w.eval(&script)).expect("boxes");
+    let boxes = v[1..]
+        .iter()
+        .map(|b| {
+            let n = |i: usize| b[i].as_f64().expect("a number");
+            [n(0), n(1), n(2), n(3)]
+        })
+        .collect();
+    (boxes, v[0].as_f64().expect("innerWidth"))
+}
+
+/// The pixels of `png` inside `b` (CSS pixels on a `width`-wide page), three in from each edge.
+fn web_region(png: &Png, b: [f64; 4], width: f64) -> Vec<[u8; 4]> {
+    let s = |v: f64| (v * f64::from(png.width) / width) as u32;
+    let mut out = Vec::new();
+    for y in s(b[1]) + 3..s(b[3]).saturating_sub(3) {
+        for x in s(b[0]) + 3..s(b[2]).saturating_sub(3) {
+            out.push(png.px(x, y));
+        }
+    }
+    assert!(out.len() > 50, "the field is {} pixels in the picture", out.len());
+    out
+}
+
+/// Whether `pixels` are one solid mask: the agent's paint, or the web device's own box (`#444`).
+fn masked(pixels: &[[u8; 4]]) -> bool {
+    let solid = pixels[0];
+    pixels.iter().all(|p| *p == solid) && (solid[..3] == trailblaze::agent::vision::MASK || solid[..3] == [0x44; 3])
+}
+
+/// On `--device web` the agent gets the page's screenshot, the field it typed a secret into masked
+/// (and a field holding plain text shown, the control), and `assertWithAi` judges the page from
+/// its text and picture (the run's one agent judges too).
+/// The fixture signs in only with the real secret, so the judge's screen saying "Welcome, Jane"
+/// shows the value reached the page while no body nor output holds it.
+#[test]
+fn on_the_web_the_agent_and_the_judge_see_the_page_with_a_secret_field_masked() {
+    use trailblaze::device::spec::{DeviceSpec, WebOptions};
+    trailblaze_e2e::web_site::require_chromium();
+    let password = crate::web::PASSWORD;
+    let (boxes, width) = web_boxes("form.html", &["email", "password"]);
+    let site = trailblaze_e2e::web_site::Site::start();
+    let f = Fixture::new("webtest");
+    let file = f.dir.path().join("vision.trail.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "config:\n  id: web/vision\n  devices: {{ web: chromium }}\ntrail:\n  - step: Open the sign-in page\n    recording:\n      web:\n        - web_navigate: {{ url: \"{}\" }}\n  - step: Sign in as jane@example.com with the password\n    recordable: false\n  - verify: Jane is welcomed\n    recording:\n      web:\n        - assertWithAi: {{ prompt: \"The page welcomes Jane\" }}\n",
+            site.url("form.html")
+        ),
+    )
+    .expect("trail");
+    let agent = FakeLlm::start(Wire::OpenAi);
+    agent
+        .push(dynamic(|r| {
+            (
+                "type".into(),
+                json!({ "text": "jane@example.com", "ref": r.ref_of("textbox \"Email\"") }),
+            )
+        }))
+        .push(dynamic(|r| {
+            (
+                "type".into(),
+                json!({ "text": "{{secret:PW}}", "ref": r.ref_of("textbox \"Password\"") }),
+            )
+        }))
+        .push(dynamic(|r| {
+            ("tap".into(), json!({ "ref": r.ref_of("button \"Sign in\"") }))
+        }))
+        .push(status("COMPLETED", "signed in"))
+        .push(trailblaze_e2e::fake_llm::call(
+            "verdict",
+            json!({ "holds": true, "explanation": "it says Welcome, Jane" }),
+        ));
+    let opts = trailblaze::RunOptions {
+        out: f.out(),
+        device: DeviceSpec::Web(WebOptions::default()),
+        agent: Some(config(&agent, Wire::OpenAi)),
+        ..trailblaze::RunOptions::default()
+    };
+    let out = trailblaze::run_trails(&project(&f, &[("PW", password)]), &[file], &opts, &mut ()).expect("runs");
+    assert_eq!(
+        outcomes(&out),
+        [Outcome::Passed, Outcome::Passed, Outcome::Passed],
+        "{:?}",
+        out.report.trails[0].steps
+    );
+    let mut requests = agent.requests();
+    assert_eq!(requests.len(), 5, "four turns, then the judge's question");
+    let asked = requests.split_off(4);
+    // The picture after the password was typed: the page's screenshot at the provider's size.
+    let (mime, bytes) = images(&requests[2]).pop().expect("a picture after typing the password");
+    assert_eq!(mime, "image/png");
+    let png = Png::decode(&bytes);
+    let shape = f64::from(png.height) / f64::from(png.width);
+    assert!((shape - 800.0 / 1280.0).abs() < 0.01, "the viewport's shape: {shape}");
+    assert!(
+        masked(&web_region(&png, boxes[1], width)),
+        "the password field is one solid mask"
+    );
+    // Control: the email field, holding plain text, shows its background and its text.
+    let email = web_region(&png, boxes[0], width);
+    let light = email.iter().filter(|p| p[0] > 200 && p[1] > 200 && p[2] > 200).count();
+    let dark = email.iter().filter(|p| p[0] < 120 && p[1] < 120 && p[2] < 120).count();
+    assert!(
+        light > 0 && dark > 0,
+        "the email field's background ({light}) and text ({dark})"
+    );
+    // The judge got the page's text and picture, the field still masked, and Jane welcomed.
+    let seen = text_beside_image(&asked[0]);
+    assert!(
+        seen.contains("Statement: The page welcomes Jane") && seen.contains("Welcome, Jane"),
+        "{seen}"
+    );
+    let (_, bytes) = images(&asked[0]).pop().expect("the judge's picture");
+    let judged = Png::decode(&bytes);
+    assert!(
+        masked(&web_region(&judged, boxes[1], width)),
+        "the judge's picture masks the field"
+    );
+    for r in requests.iter().chain(&asked) {
+        assert!(
+            !r.body.contains(password) && !r.body.contains(API_KEY),
+            "a body holds the secret or the key"
+        );
+    }
+    let everything = f.all_output();
+    assert!(!everything.contains(password) && !everything.contains(API_KEY));
+    assert!(everything.contains("fake-model"), "control: the outputs were read");
 }

@@ -2,9 +2,14 @@
 //! served on 127.0.0.1 by the test). Each test opens its own browser context in one shared browser,
 //! as parallel runs will. Without Chromium these tests fail: `./test.sh` installs it.
 
+mod attach;
+mod leftovers;
 mod lifecycle;
+mod open_url;
 mod original;
 mod pages;
+mod secret_encodings;
+mod served;
 mod tools;
 
 use std::sync::Arc;

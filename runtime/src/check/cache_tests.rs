@@ -139,7 +139,7 @@ fn a_warm_check_reports_exactly_what_a_cold_one_did() {
     assert!(
         syntax.len() == 1
             && syntax[0].starts_with(&format!(
-                "{}:5:1: while parsing a flow sequence",
+                "{}:4:20: while parsing a flow sequence",
                 f.trail("syntax").display()
             )),
         "{syntax:?}"

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cache::Cache;
 use super::targets::{Targets, TrailResult, Uses};
-use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
+use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort, tool_scripts};
 use crate::project::Project;
 use crate::surface::client_files::selectors;
 use crate::trail::{Trail, parse_trail_owned, read_trail};
@@ -64,7 +64,10 @@ pub fn check_native_with(project: &Project, files: &[std::path::PathBuf], opts: 
         cache.store(fresh);
     }
     sort(&mut report.findings);
-    report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
+    // Said only when there is something it did not compile: a project with no `.ts` tool has none.
+    if project.trailmaps.maps.values().any(|m| tool_scripts(&m.dir) > 0) {
+        report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
+    }
     report
 }
 

@@ -83,6 +83,25 @@ fn check_tsc_type_checks_tools_and_reports_file_line_col() {
     assert_eq!(report.tool_files, 1);
 }
 
+/// The notice is about `.ts` tools: a project with none (composed tools and generated `.d.ts` files
+/// only) is not told its tools went unchecked; the test below is the control with a `.ts` tool.
+#[test]
+fn the_native_check_says_nothing_of_tools_when_there_is_no_ts_tool() {
+    let (dir, _) = project_with(CLEAN);
+    let tools = dir.path().join("trailmaps/m/tools");
+    std::fs::remove_file(tools.join("probe.ts")).expect("remove");
+    std::fs::write(tools.join("trailblaze-client.d.ts"), "export {};\n").expect("write");
+    let project = Project::open(
+        &dir.path().join("trailmaps"),
+        ProjectOptions {
+            cache_dir: Some(dir.path().join("cache")),
+            secrets_file: None,
+        },
+    )
+    .expect("project opens");
+    assert_eq!(check_native(&project, &[]).notices, Vec::<String>::new());
+}
+
 #[test]
 fn the_native_check_says_once_that_tools_were_not_type_checked() {
     let (_dir, project) = project_with(FIVE_ERRORS);

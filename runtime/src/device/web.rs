@@ -8,6 +8,7 @@
 //! crate"). In short, the `Device` trait is synchronous and this client is too (no runtime to
 //! block on), it costs no generated bindings to compile, and it owns the browser's lifecycle.
 
+mod address;
 mod browser;
 mod capture;
 mod cdp;

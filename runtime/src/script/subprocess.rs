@@ -4,8 +4,10 @@
 //! One warm worker per session ([`worker`]): a Node process started on the session's first
 //! subprocess call, in its own process group, speaking JSON lines over its stdin and stdout (no
 //! socket, so no token: only this process holds the pipes). Each call runs in a fresh `vm` context
-//! in it (the runner, `runner.mjs`), so a global one call sets is not seen by the next. The worker
-//! is killed, group and all, when a call's deadline passes or the call is cancelled, and when the
+//! in it (the runner, `runner.mjs`) whose every global is made there for that call (`realm*.js`,
+//! served by `host.mjs`), so nothing one call changes is seen by the next and no call reaches the
+//! runner. The worker is killed, group and all, when a call's deadline passes or the call is
+//! cancelled, when it writes what the protocol does not allow (a line past its cap), and when the
 //! session ends; a worker that dies (killed, crashed, out of memory) fails the calls it was serving
 //! and the next call starts a new one. Why per session and not per project: a session's calls are
 //! serial on its thread and its callbacks reach its own state; a shared worker would need a router
@@ -15,6 +17,7 @@
 //! `call_host`, `fetch`, and `load_module` for its imports) in order, on the session's own state.
 
 mod env;
+mod lines;
 mod place;
 #[cfg(unix)]
 mod sync;
@@ -91,9 +94,11 @@ impl Subprocess {
             while let Ok(msg) = w.receive(Duration::ZERO) {
                 self.take(back, &w, msg);
             }
-            if w.exit.get().is_none() {
+            if w.exit.get().is_none() && w.broken.borrow().is_none() {
                 return Ok(w);
             }
+            // Killed for what it wrote: gone before the next one starts.
+            reap(&w);
         }
         let dir = place::node_files(self.cfg.transpiler.cache_dir())?;
         let node = std::env::var_os("TRAILBLAZE_NODE").unwrap_or_else(|| "node".into());
@@ -202,6 +207,12 @@ impl Subprocess {
             }
             // After the deadline check: an outer run whose worker was killed for an inner run's
             // deadline says the deadline, not the kill.
+            let broken = w.broken.borrow().clone();
+            if let Some(why) = broken {
+                self.retire(w);
+                reap(w);
+                return Err(why);
+            }
             if let Some(status) = w.exit.get() {
                 self.retire(w);
                 let status = status.map_or_else(|| "a signal".to_string(), |s| format!("status {s}"));
@@ -262,6 +273,12 @@ impl Subprocess {
                 w.fences.borrow_mut().insert(r);
             }
             Msg::Exited(status) => w.exit.set(Some(status)),
+            Msg::Broken(why) => {
+                if w.exit.get().is_none() && w.broken.borrow().is_none() {
+                    kill_group(w.pid);
+                }
+                w.broken.borrow_mut().get_or_insert(why);
+            }
         }
     }
 
@@ -345,7 +362,7 @@ fn reap(w: &Worker) {
     }
     let until = Instant::now() + REAP_WAIT;
     while let Some(left) = until.checked_duration_since(Instant::now()) {
-        match w.inbox.recv_timeout(left) {
+        match w.recv_timeout(left) {
             Ok(Msg::Exited(status)) => {
                 w.exit.set(Some(status));
                 return;

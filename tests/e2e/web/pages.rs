@@ -163,11 +163,22 @@ fn a_secret_typed_is_never_seen() {
         json!({ "ref": "css=#nope", "value": "literal-CANARY-99" }),
     );
     assert!(!e.contains("literal-CANARY-99"), "{e}");
-    // The page really holds the values (control: the masking is not a wrong value typed).
+    // The page really holds the values (control: the masking is not a wrong value typed). The
+    // fixture signs in with the secret only: `***` typed as text is refused.
     w.ok("web_type", json!({ "ref": "css=#email", "text": "jane@example.com" }));
+    w.ok("web_type", json!({ "ref": "css=#password", "text": "***" }));
+    w.ok("web_click", json!({ "ref": "button \"Sign in\"" }));
+    w.ok("web_verifyTextVisible", json!({ "text": "Wrong email or password" }));
     w.ok(
         "web_fillSecret",
         json!({ "ref": "css=#password", "value": "{{secret:PW}}" }),
+    );
+    // The screenshot is masked: the field holding the secret is one solid box.
+    let masked = field_pixels(&w, "password");
+    assert!(
+        masked.iter().all(|p| p[..3] == MASK),
+        "the secret's field is not one solid mask: {:?}",
+        &masked[..8.min(masked.len())]
     );
     w.ok("web_click", json!({ "ref": "button \"Sign in\"" }));
     w.ok("web_verifyTextVisible", json!({ "text": "Welcome, Jane" }));
@@ -176,10 +187,50 @@ fn a_secret_typed_is_never_seen() {
         !log.contains(PASSWORD) && !log.contains("literal-CANARY-99"),
         "a secret reached the session's files"
     );
-    // The screenshot is masked: a box covers the field (its pixels differ from an unmasked one).
+}
+
+/// What the web device paints over a field holding a secret (walker.js `mask`: `#444`).
+const MASK: [u8; 3] = [0x44, 0x44, 0x44];
+
+/// The pixels of the screenshot inside the field `#id` (one pixel in from each edge, where the
+/// field's border and focus ring are).
+fn field_pixels(w: &Web, id: &str) -> Vec<[u8; 4]> {
+    let rect: serde_json::Value = serde_json::from_str(&w.eval(&format!(
+        "JSON.stringify((r => [r.left, r.top, r.right, r.bottom, innerWidth])(document.getElementById('{id}').getBoundingClientRect()))"
+    )))
+    .expect("the field's box");
     let png = w.session.screenshot().expect("screenshot");
     assert_eq!(png.mime, "image/png");
-    assert!(png.bytes.starts_with(b"\x89PNG"));
+    let shot = crate::vision::Png::decode(&png.bytes);
+    let scale = f64::from(shot.width) / rect[4].as_f64().expect("innerWidth");
+    let at = |i: usize| (rect[i].as_f64().expect("a number") * scale) as u32;
+    let mut out = Vec::new();
+    for y in at(1) + 3..at(3).saturating_sub(3) {
+        for x in at(0) + 3..at(2).saturating_sub(3) {
+            out.push(shot.px(x, y));
+        }
+    }
+    assert!(out.len() > 100, "the field is {} pixels", out.len());
+    out
+}
+
+#[test]
+fn a_field_holding_plain_text_is_not_masked_in_the_screenshot() {
+    // The control of the masking above: the same field holding text typed in plain sight shows
+    // it (the field's own background and dark text), not the box.
+    let w = Web::at("form.html");
+    w.ok(
+        "web_type",
+        json!({ "ref": "css=#password", "text": "plain-text-typed" }),
+    );
+    let shown = field_pixels(&w, "password");
+    assert!(!shown.iter().all(|p| p[..3] == MASK), "a plain field is masked");
+    let light = shown.iter().filter(|p| p[0] > 200 && p[1] > 200 && p[2] > 200).count();
+    let dark = shown.iter().filter(|p| p[0] < 120 && p[1] < 120 && p[2] < 120).count();
+    assert!(
+        light > 0 && dark > 0,
+        "the field's background ({light}) and its dots ({dark})"
+    );
 }
 
 #[test]

@@ -211,10 +211,7 @@ impl Live {
         }
         match &self.session {
             Some(s) => s.offered_tools(),
-            None => self
-                .shared
-                .catalog
-                .offered_at_start(trailblaze::device::Platform::Android),
+            None => self.shared.catalog.offered_at_start(self.shared.device.platform()),
         }
     }
 

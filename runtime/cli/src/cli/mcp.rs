@@ -2,6 +2,7 @@
 //! Each client gets one long-lived session ([`super::live::Live`]); the server only translates MCP to
 //! [`trailblaze::Session::call`] and back.
 
+mod conns;
 mod gate;
 mod server;
 
@@ -36,6 +37,14 @@ pub struct McpArgs {
     /// With --http: a session idle this long (seconds) is closed, its device session ended
     #[arg(long, default_value_t = 1800, value_name = "SECS")]
     pub idle_timeout: u64,
+    /// With --http: a connection must send a request's headers within this many seconds of its
+    /// start (or of its last response), else it is closed
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = super::seconds)]
+    pub header_timeout: f64,
+    /// With --http: the most connections waiting at once without having sent a request with the
+    /// token; one more closes the oldest of them
+    #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_pending: u32,
     #[command(flatten)]
     pub map: MapArg,
     /// The device each client's session drives, its secrets, where logs go and the per-call budgets.
@@ -110,6 +119,12 @@ async fn http(shared: Arc<Shared>, port: u16, a: &McpArgs) -> anyhow::Result<()>
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(gate, gate::check));
     err!("trailblaze mcp: listening on http://{addr}/mcp");
-    axum::serve(listener, router).await.context("the HTTP server stopped")?;
+    let limits = conns::Limits {
+        header_timeout: std::time::Duration::from_secs_f64(a.header_timeout),
+        max_pending: a.max_pending as usize,
+    };
+    conns::serve(listener, router, limits)
+        .await
+        .context("the HTTP server stopped")?;
     Ok(())
 }

@@ -17,7 +17,9 @@ Examples:
 
 Each folder is a run's folder (its report.json, screens/ and logs), e.g. `run --shard I/N
 --report-dir DIR` of a CI matrix job. Folders of different suites, or the same shard twice, are
-refused. Exit codes as `run`: 0 every trail passed, 1 a trail failed, 2 a device error or bad usage.")]
+refused. A shard's folder is untrusted: only files inside it that its report names are read (a path
+that is absolute, has `..` or a symlink leading out is refused), and --report-dir must be a folder
+of its own, not a shard's nor one holding a shard. Exit codes as `run`: 0 every trail passed, 1 a trail failed, 2 a device error or bad usage.")]
 pub struct MergeArgs {
     /// The run folders to merge.
     #[arg(required = true, value_name = "RUN_DIR")]
@@ -31,7 +33,11 @@ pub struct MergeArgs {
 }
 
 pub fn merge(a: &MergeArgs) -> Result<(), Failure> {
-    let merged = trailblaze::report::merge(&a.runs, &a.report_dir).map_err(|e| Failure::Usage(anyhow!(e)))?;
+    use trailblaze::report::MergeError;
+    let merged = trailblaze::report::merge(&a.runs, &a.report_dir).map_err(|e| match e {
+        MergeError::Overlaps { .. } => Failure::Usage(anyhow!("--report-dir: {e}")),
+        e => Failure::Usage(anyhow!(e)),
+    })?;
     if let Some(path) = &a.junit {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Failure::Failed(anyhow!("{}: {e}", parent.display())))?;

@@ -158,12 +158,14 @@ pub fn console_sink() -> trailblaze::console::ConsoleSink {
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAILBLAZE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let colour = colour(Stream::Err);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .event_format(Plain {
-            colour: colour(Stream::Err),
-        })
+        // The fields' formatter styles names and `=` on its own unless told: the same decision as
+        // the level word's, so a piped trace carries no escape.
+        .with_ansi(colour)
+        .event_format(Plain { colour })
         .try_init();
 }
 

@@ -10,14 +10,17 @@ use trailblaze::gates::{
 };
 use trailblaze::report::ScreenshotPolicy;
 use trailblaze::tools::{bind_schemas, write_client_files, write_schemas, write_surface_files};
-use trailblaze::trails::{filter_by_tags, find_trails, parse_shard, shard};
+use trailblaze::trails::{find_trails, parse_shard};
 use trailblaze::{Project, ProjectError};
 use trailblaze::{RunOptions, run_trails};
 
 use super::diag::{self, Diagnostic};
 use super::output::{Stream, err, out};
 use super::progress::{ProgressLines, summary_line};
-use super::{Cli, Failure, Located, MapArg, SessionArgs, open_project, open_project_for, out_dir, warn_all};
+use super::{Cli, Failure, MapArg, SessionArgs, open_project, open_project_for, out_dir, warn_all};
+use targets::{Selected, in_shard_first, named_or, one_trailmap, select, targets};
+
+mod targets;
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -225,73 +228,6 @@ impl DtsArgs {
     }
 }
 
-/// A trailmap named both as an argument and by `--trailmap`: the same one, or a usage error. The
-/// argument wins over `TRAILBLAZE_TRAILMAP` (an environment default, not a second name).
-pub(super) fn one_trailmap<'a>(arg: Option<&'a str>, map: &'a MapArg) -> Result<Option<&'a str>, Failure> {
-    match (arg, map.trailmap.as_deref()) {
-        (Some(a), Some(m)) if a != m && !map.named_by_env() => Err(super::usage_help(
-            format!("two trailmaps named: `{a}` and --trailmap `{m}`"),
-            "name one",
-        )),
-        (Some(a), _) => Ok(Some(a)),
-        (None, m) => Ok(m),
-    }
-}
-
-/// Every trail of every trailmap, or of the ones named.
-fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
-    project
-        .trailmaps
-        .maps
-        .values()
-        .filter(|m| ids.is_empty() || ids.contains(&m.id.as_str()))
-        .map(|m| m.dir.join("trails"))
-        .filter(|d| d.is_dir())
-        .collect()
-}
-
-/// The targets given, or with none (and no `--all`) the trailmap `--trailmap` names, which must exist.
-fn named_or(project: &Project, given: &[String], map: &MapArg, all: bool) -> Result<Vec<String>, Failure> {
-    match map.trailmap.as_deref() {
-        Some(id) if given.is_empty() && !all => {
-            if project.trailmaps.get(id).is_none() {
-                let known: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
-                return Err(super::usage_help(
-                    format!("--trailmap: no trailmap `{id}`"),
-                    format!("the trailmaps here: {}", known.join(", ")),
-                ));
-            }
-            Ok(vec![id.to_string()])
-        }
-        _ => Ok(given.to_vec()),
-    }
-}
-
-/// What `run` and `check` were pointed at: trailmap ids become their trails folders, anything else
-/// is a path. Returns the roots and the trailmap ids involved.
-fn targets(project: &Project, located: &Located, given: &[String], all: bool) -> (Vec<PathBuf>, Vec<String>) {
-    let mut roots = Vec::new();
-    let mut maps: Vec<String> = Vec::new();
-    if all || given.is_empty() {
-        maps = project.trailmaps.maps.keys().cloned().collect();
-        // The original's layout: every trail under `trails/`; ours: each trailmap's `trails/`.
-        roots = match &located.trails {
-            Some(trails) => vec![trails.clone()],
-            None => trails_of(project, &[]),
-        };
-    }
-    for t in given {
-        // A path that exists wins over a trailmap id of the same name.
-        if project.trailmaps.get(t).is_some() && !std::path::Path::new(t).exists() {
-            maps.push(t.clone());
-            roots.extend(trails_of(project, &[t.as_str()]));
-        } else {
-            roots.push(PathBuf::from(t));
-        }
-    }
-    (roots, maps)
-}
-
 pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     let pool = a.session.device.pool()?;
     let Some((device, pool)) = pool.split_first() else {
@@ -299,19 +235,31 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     };
     let (device, pool) = (device.clone(), pool.to_vec());
     let args = parse_args(&a.args)?;
-    let (mut project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
+    let (project, located) = open_project_for(cli, Some(&a.session.secrets), &a.paths)?;
     let (agent, judge) = a.agent.config(super::llm::workspace_llm(&located)?.as_ref())?;
     let paths = named_or(&project, &a.paths, &a.map, false)?;
     let (roots, _) = targets(&project, &located, &paths, false);
-    let Some((files, suite)) = select(a, &roots)? else {
-        return Ok(());
-    };
-    // No device named: trails that name only a web device run on the web, as the original's do.
+    let Selected { files, suite, digest } = select(a, &roots)?;
+    if files.is_empty() {
+        // A matrix wider than the trails: this shard has nothing to do, which is not a failure. Its
+        // report folder is written all the same (an empty report that merges): a CI step that
+        // uploads it finds it.
+        let (i, n) = a.shard.unwrap_or((1, 1));
+        err!(
+            "notice: shard {i}/{n} has no trails ({} in all); nothing to run",
+            suite.len()
+        );
+    }
+    // No device named: when every trail of the suite names only a web device, they run on the web,
+    // as the original's do. The suite's trails decide, never the shard's: a shard must run each
+    // trail as the whole run would (web trails alone in a shard would run where the whole run
+    // skips them). This shard's first: they are the ones the run reads again (kept parses).
+    let probe = in_shard_first(&files, &suite);
     // Reading the trails is the longest part of a run's start: their trailmaps' tools (which the
     // type gate and the sessions use) are built on another core meanwhile.
     let for_web = std::thread::scope(|s| {
         s.spawn(|| project.load_tools_for(&files));
-        project.device_for_trails(&files)
+        project.device_for_trails(&probe)
     });
     let device = match for_web {
         Some(web) if !a.session.device.given() => a.session.device.with_browser_flags(web)?,
@@ -327,7 +275,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         pool,
         jobs: a.jobs.map_or(0, usize::from),
         shard: a.shard.map(|(index, total)| trailblaze::report::Shard { index, total }),
-        suite: Some(suite),
+        suite: Some(digest),
         screenshots: match a.screenshots {
             Screenshots::All => ScreenshotPolicy::All,
             Screenshots::Failures => ScreenshotPolicy::Failures,
@@ -338,7 +286,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         agent,
         judge,
     };
-    if !a.watch {
+    if !a.watch || files.is_empty() {
         return run_files(&project, &files, a, &opts, None);
     }
     let watch = super::watch::Watch::start(&project, &roots, Some(&opts.out))?;
@@ -347,46 +295,15 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         super::watch::show(e);
     }
     super::watch::rounds(
-        &mut project,
-        &watch,
-        &mut |_| Ok(select(a, &roots)?.map(|(files, _)| files).unwrap_or_default()),
-        &mut |project, files, _| cancels.during(|| run_files(project, files, a, &opts, Some(&cancels))),
+        project,
+        watch,
+        &mut |_| Ok(select(a, &roots)?.files),
+        &mut |project, files, _| match files.is_empty() {
+            // A save that touched none of the selected trails: nothing to run again.
+            true => Ok(()),
+            false => cancels.during(|| run_files(project, files, a, &opts, Some(&cancels))),
+        },
     )
-}
-
-/// The trails `run` was pointed at, filtered by tag and cut to its shard, with the suite digest;
-/// `None` when this shard has none to run (said on stderr: not a failure).
-fn select(a: &RunArgs, roots: &[PathBuf]) -> Result<Option<(Vec<PathBuf>, String)>, Failure> {
-    let all = find_trails(roots)?;
-    let mut files = filter_by_tags(&all, &a.tags, &a.exclude_tags);
-    if files.is_empty() && !all.is_empty() {
-        return Err(Failure::Usage(anyhow!(
-            "none of the {} trail(s) found matches the --tag/--exclude-tag filter",
-            all.len()
-        )));
-    }
-    let found = files.len();
-    let suite = trailblaze::report::suite_digest(&files);
-    if let Some((i, n)) = a.shard {
-        files = shard(files, i, n);
-    }
-    if files.is_empty() {
-        if found > 0 {
-            // A matrix wider than the trails: this shard has nothing to do, which is not a failure.
-            let (i, n) = a.shard.unwrap_or((1, 1));
-            err!("notice: shard {i}/{n} has no trails ({found} in all); nothing to run");
-            return Ok(None);
-        }
-        return Err(Failure::Usage(anyhow!(
-            "no trails found (looked in: {})",
-            roots
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    Ok(Some((files, suite)))
 }
 
 /// Runs `files` once: the type gate, the run, the summary; the exit it calls for. Under a watch,
@@ -400,10 +317,7 @@ fn run_files(
 ) -> Result<(), Failure> {
     // Results go to stdout; with --json stdout is the report alone.
     let stream = if a.json { Stream::Err } else { Stream::Out };
-    if files.is_empty() {
-        return Ok(());
-    }
-    if !a.no_check {
+    if !a.no_check && !files.is_empty() {
         let report = check_native(project, files);
         let errors = report.errors();
         if errors > 0 {
@@ -479,7 +393,7 @@ pub(super) fn exit_for(report: &trailblaze::report::RunReport) -> Result<(), Fai
 }
 
 pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
-    let (mut project, located) = open_project_for(cli, None, &a.targets)?;
+    let (project, located) = open_project_for(cli, None, &a.targets)?;
     let given = named_or(&project, &a.targets, &a.map, a.all)?;
     let (roots, maps) = targets(&project, &located, &given, a.all);
     let files = std::thread::scope(|scope| {
@@ -500,8 +414,8 @@ pub fn check(cli: &Cli, a: &CheckArgs) -> Result<(), Failure> {
         super::watch::show(e);
     }
     super::watch::rounds(
-        &mut project,
-        &watch,
+        project,
+        watch,
         &mut |_| Ok(find_trails(&roots)?),
         &mut |project, files, touched| {
             // The trailmaps a save touched, of those in scope; none touched: the trails' own.
@@ -612,7 +526,8 @@ fn print_findings(json: bool, report: &CheckReport, problems: &[String]) {
             n.waypoints, n.shortcuts, n.trailheads, n.toolsets
         )
     };
-    err!(
+    // The summary is the check's result, as the findings are: stdout (a run's is too).
+    out!(
         "checked {} trail(s), {} recorded call(s){tools}{nav}: {} finding(s)",
         report.trails,
         report.calls,

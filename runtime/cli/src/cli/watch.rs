@@ -172,13 +172,16 @@ fn names(t: &Touched, root: &Path) -> String {
 pub type Round<'a> = dyn FnMut(&Project, &[PathBuf], &Touched) -> Result<(), Failure> + 'a;
 
 /// The watch loop: `once` runs (or checks) a list of trails; `select` finds the trails watched
-/// now (a new trail file joins). Returns when Ctrl-C is pressed.
+/// now (a new trail file joins). Returns when Ctrl-C is pressed, after `watch: stopped`, the last
+/// line it prints: the project and the watch are dropped first (their sessions' threads joined), so
+/// nothing they end with can print after it.
 pub fn rounds(
-    project: &mut Project,
-    watch: &Watch,
+    mut owned: Project,
+    watch: Watch,
     select: &mut dyn FnMut(&Project) -> Result<Vec<PathBuf>, Failure>,
     once: &mut Round<'_>,
 ) -> Result<(), Failure> {
+    let project = &mut owned;
     let mut round = 1;
     loop {
         err!("watch: waiting for changes (Ctrl-C to stop)");
@@ -205,6 +208,8 @@ pub fn rounds(
             break;
         }
     }
+    drop(watch);
+    drop(owned);
     err!("watch: stopped");
     Ok(())
 }

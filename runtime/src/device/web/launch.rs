@@ -85,6 +85,11 @@ pub struct Pipes {
 pub fn launch(opts: &LaunchOptions) -> Result<(ChromeProcess, Pipes), String> {
     let profile = profile_dir().map_err(|e| format!("cannot make the browser's profile folder: {e}"))?;
     let stderr = std::fs::File::create(profile.join("chromium-stderr.log")).map_err(|e| e.to_string())?;
+    // The browser's own temporary folders (`org.chromium.Chromium.*`, its singleton socket) go
+    // inside the profile, so they go with it: on a clean end, on a signal, and in the sweep of
+    // profiles left by a trailblaze that was killed outright.
+    let tmp = profile.join("tmp");
+    std::fs::create_dir(&tmp).map_err(|e| format!("cannot make the browser's temporary folder: {e}"))?;
     let (cmd_r, cmd_w) = pipe().map_err(|e| e.to_string())?;
     let (msg_r, msg_w) = pipe().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(&opts.executable);
@@ -92,6 +97,7 @@ pub fn launch(opts: &LaunchOptions) -> Result<(ChromeProcess, Pipes), String> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
+        .env("TMPDIR", &tmp)
         .env_remove("DBUS_SESSION_BUS_ADDRESS");
     let parent = std::process::id() as i32;
     let (fd_in, fd_out) = (raw(&cmd_r), raw(&msg_w));
@@ -216,7 +222,9 @@ fn profile_dir() -> io::Result<PathBuf> {
     Err(io::Error::other("no free profile folder name"))
 }
 
-/// Removes `trailblaze-chromium-<pid>-*` folders whose trailblaze (`pid`) is gone.
+/// Removes the `trailblaze-chromium-<pid>-*` profile folders in `base` whose trailblaze (`pid`) is
+/// gone (a live run's are kept), and the `org.chromium.*` folder each one's singleton socket points
+/// to (made by browsers started before their temporary folder moved into the profile).
 fn sweep_stale_profiles(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else { return };
     for e in entries.flatten().take(10_000) {
@@ -227,10 +235,37 @@ fn sweep_stale_profiles(base: &Path) {
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(e.path());
+        let profile = e.path();
+        if Path::new(&format!("/proc/{pid}")).exists() || !own_folder(&profile) {
+            continue;
         }
+        if let Some(dir) = std::fs::read_link(profile.join("SingletonSocket"))
+            .ok()
+            .and_then(|socket| socket.parent().map(Path::to_path_buf))
+            .filter(|dir| is_chromium_temp(base, dir))
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        let _ = std::fs::remove_dir_all(profile);
     }
+}
+
+/// A real folder (not a link) of this user's.
+fn own_folder(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == me)
+}
+
+/// Whether `dir` is a browser's temporary folder right in `base` (a link's target is the profile's
+/// word only: nothing else is removed on its say).
+fn is_chromium_temp(base: &Path, dir: &Path) -> bool {
+    let named = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.trim_start_matches('.').starts_with("org.chromium."));
+    named && dir.parent() == Some(base) && own_folder(dir)
 }
 
 type SpawnRequest = (Command, Sender<io::Result<Child>>);
@@ -379,5 +414,48 @@ extern "C" fn on_signal(signal: i32) {
         let b = [signal as u8];
         // SAFETY: write(2) is async-signal-safe; the buffer lives on this stack frame.
         unsafe { libc::write(fd, b.as_ptr().cast(), 1) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile folder of trailblaze `pid` in `base`, its singleton socket linked to `temp`.
+    fn profile(base: &Path, pid: u32, temp: &Path) -> PathBuf {
+        let p = base.join(format!("trailblaze-chromium-{pid}-0-test"));
+        std::fs::create_dir_all(p.join("Default")).expect("profile");
+        std::fs::create_dir_all(temp).expect("temp");
+        std::os::unix::fs::symlink(temp.join("SingletonSocket"), p.join("SingletonSocket")).expect("link");
+        p
+    }
+
+    #[test]
+    fn a_dead_runs_profile_and_browser_temp_go_and_a_live_runs_stay() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path();
+        // No process has this id: above the kernel's largest pid.
+        let dead = 4_000_000_000;
+        let stale = profile(base, dead, &base.join("org.chromium.Chromium.stale1"));
+        let live_temp = base.join("org.chromium.Chromium.live1");
+        let live = profile(base, std::process::id(), &live_temp);
+        // A dead run's link pointing elsewhere than a browser temp folder in `base`: only the
+        // profile goes.
+        let elsewhere = base.join("keep/org.chromium.Chromium.deep");
+        let odd = base.join(format!("trailblaze-chromium-{}-1-test", dead + 1));
+        std::fs::create_dir_all(&odd).expect("odd");
+        std::fs::create_dir_all(&elsewhere).expect("elsewhere");
+        std::os::unix::fs::symlink(elsewhere.join("SingletonSocket"), odd.join("SingletonSocket")).expect("link");
+        let named_wrong = base.join("mine");
+        let wrong = profile(base, dead + 2, &named_wrong);
+        sweep_stale_profiles(base);
+        assert!(!stale.exists(), "the dead run's profile stayed");
+        assert!(
+            !base.join("org.chromium.Chromium.stale1").exists(),
+            "its browser temp folder stayed"
+        );
+        assert!(live.exists() && live_temp.exists(), "a live run's folders were removed");
+        assert!(!odd.exists() && elsewhere.exists());
+        assert!(!wrong.exists() && named_wrong.exists());
     }
 }

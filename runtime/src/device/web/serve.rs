@@ -1,59 +1,131 @@
-//! The trail's workspace served on 127.0.0.1, for relative URLs (`web_navigate {url:
-//! sample-app/index.html}`). The browser never opens `file://` pages: a page served from here can
-//! reach no file outside the workspace (each path is resolved and must stay inside it, symbolic
-//! links included), and an http page cannot open `file://` URLs at all.
+//! The trail's pages served on 127.0.0.1, for relative URLs (`web_navigate {url: site/index.html}`).
+//! The browser never opens `file://` pages. What is served is only what a page may load:
+//!
+//! - the **site folders**: the folder of each page the trail opened (its files and subfolders), not
+//!   the rest of the workspace; a URL's path is the file's path in the workspace, so `../` from a site
+//!   folder names a file outside it, which is refused;
+//! - never a secrets file (`*.secrets`) or a dotfile (`.env`, `.git/...`), wherever it lies, symbolic
+//!   links resolved first (a link may not reach out of a site folder or into a dotfile);
+//! - only to a request whose `Host` is this server's (`127.0.0.1:PORT` or `localhost:PORT`: a
+//!   DNS-rebinding page sends its own name) and whose path starts with the server's random token
+//!   (another local user can connect to the port, but cannot guess the token).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use super::cdp::lock;
 
 /// The largest file served.
 const MAX_FILE: u64 = 64 << 20;
+/// Connections answered at once; more are closed unanswered (a page loads a handful at a time).
+const MAX_CONNECTIONS: usize = 64;
+
+/// Why a file is not served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotServed {
+    #[error("it lies outside the trail's workspace")]
+    Outside,
+    #[error("it is a secrets file (`*.secrets`) or a dotfile, or lies in a dot-folder: those are never served")]
+    Private,
+}
 
 pub struct Served {
-    pub root: PathBuf,
-    pub port: u16,
+    /// The workspace: URL paths are paths in it.
+    root: PathBuf,
+    port: u16,
+    /// The first segment of every served path (random hex, per server).
+    token: String,
+    /// The site folders (canonical, inside `root`): only files in one of them are served.
+    sites: Arc<Mutex<Vec<PathBuf>>>,
     stop: Arc<AtomicBool>,
 }
 
+/// What the request handler reads, shared with the accept loop.
+struct Rules {
+    root: PathBuf,
+    port: u16,
+    token: String,
+    sites: Arc<Mutex<Vec<PathBuf>>>,
+}
+
 impl Served {
+    /// A server for the pages of workspace `root`; it serves nothing until [`Served::url_of`] adds
+    /// a site folder.
     pub fn start(root: &Path) -> std::io::Result<Served> {
         let root = std::fs::canonicalize(root)?;
+        let token = new_token()?;
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
         let stop = Arc::new(AtomicBool::new(false));
-        let (r, s) = (root.clone(), stop.clone());
+        let sites: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+        let rules = Arc::new(Rules {
+            root: root.clone(),
+            port,
+            token: token.clone(),
+            sites: sites.clone(),
+        });
+        let s = stop.clone();
         std::thread::Builder::new()
             .name("trailblaze-web-files".into())
             .spawn(move || {
+                let live = Arc::new(AtomicUsize::new(0));
                 for conn in listener.incoming() {
                     if s.load(Ordering::Acquire) {
                         break;
                     }
-                    if let Ok(c) = conn {
-                        let r = r.clone();
-                        let _ = std::thread::Builder::new().spawn(move || serve(c, &r));
+                    let Ok(c) = conn else { continue };
+                    // Held by the connection's thread; given back when it ends (or never starts).
+                    let slot = Slot(live.clone());
+                    if live.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+                        continue;
                     }
+                    let rules = rules.clone();
+                    let _ = std::thread::Builder::new().spawn(move || {
+                        let _slot = slot;
+                        serve(c, &rules);
+                    });
                 }
             })?;
-        Ok(Served { root, port, stop })
+        Ok(Served {
+            root,
+            port,
+            token,
+            sites,
+            stop,
+        })
     }
 
-    /// The URL of `file` (an absolute path inside the root), or `None` when it lies outside.
-    pub fn url_of(&self, file: &Path) -> Option<String> {
-        let rel = file.strip_prefix(&self.root).ok()?;
-        let mut url = format!("http://127.0.0.1:{}", self.port);
+    /// The URL of page `file` (canonical), whose folder becomes a site folder; refused when it lies
+    /// outside the workspace or is private.
+    pub fn url_of(&self, file: &Path) -> Result<String, NotServed> {
+        let rel = file.strip_prefix(&self.root).map_err(|_| NotServed::Outside)?;
+        if is_private(rel) {
+            return Err(NotServed::Private);
+        }
+        let site = if file.is_dir() {
+            file.to_path_buf()
+        } else {
+            file.parent().unwrap_or(&self.root).to_path_buf()
+        };
+        {
+            let mut sites = lock(&self.sites);
+            if !sites.iter().any(|s| site.starts_with(s)) {
+                sites.push(site);
+            }
+        }
+        let mut url = format!("http://127.0.0.1:{}/{}", self.port, self.token);
         for part in rel.components() {
             url.push('/');
             url.push_str(&percent(&part.as_os_str().to_string_lossy()));
         }
-        if rel.as_os_str().is_empty() {
+        if rel.as_os_str().is_empty() || file.is_dir() {
             url.push('/');
         }
-        Some(url)
+        Ok(url)
     }
 }
 
@@ -63,6 +135,41 @@ impl Drop for Served {
         // Wakes the accept loop so it sees the flag.
         let _ = TcpStream::connect_timeout(&([127, 0, 0, 1], self.port).into(), Duration::from_millis(200));
     }
+}
+
+/// A live connection's place under [`MAX_CONNECTIONS`].
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// 16 random bytes as hex, from the kernel.
+fn new_token() -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Compares without stopping at the first difference: the time taken tells nothing of the token.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A name never served: a dotfile or dot-folder (`.env`, `.env.local`, `.git`) or a secrets file.
+fn is_private_name(name: &str) -> bool {
+    name.starts_with('.') || name.to_ascii_lowercase().ends_with(".secrets")
+}
+
+/// Whether any part of `rel` (a path inside the workspace) is private.
+fn is_private(rel: &Path) -> bool {
+    rel.components().any(|c| match c {
+        Component::Normal(n) => is_private_name(&n.to_string_lossy()),
+        _ => false,
+    })
 }
 
 fn percent(s: &str) -> String {
@@ -94,21 +201,70 @@ fn unpercent(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The file a request path names, if it lies inside `root` once every link is resolved.
-fn resolve(root: &Path, path: &str) -> Option<PathBuf> {
-    let path = path.split(['?', '#']).next()?;
-    let decoded = unpercent(path)?;
-    let mut file = root.to_path_buf();
-    for part in decoded.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => return None,
-            p => file.push(p),
+/// What a request gets.
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    File(PathBuf),
+    /// The `Host` is not this server's.
+    Forbidden,
+    NotFound,
+    NotAllowed,
+}
+
+impl Rules {
+    /// The answer to a request line and its headers.
+    fn answer(&self, method: &str, target: &str, headers: &[String]) -> Answer {
+        if !self.host_ok(headers) {
+            return Answer::Forbidden;
         }
+        if method != "GET" && method != "HEAD" {
+            return Answer::NotAllowed;
+        }
+        self.resolve(target).map_or(Answer::NotFound, Answer::File)
     }
-    let real = std::fs::canonicalize(&file).ok()?;
-    let real = if real.is_dir() { real.join("index.html") } else { real };
-    real.starts_with(root).then_some(real)
+
+    /// Exactly one `Host` header, naming this server by its loopback address or `localhost`.
+    fn host_ok(&self, headers: &[String]) -> bool {
+        let mut hosts = headers.iter().filter_map(|h| {
+            let (name, value) = h.split_once(':')?;
+            name.trim().eq_ignore_ascii_case("host").then(|| value.trim())
+        });
+        let (Some(host), None) = (hosts.next(), hosts.next()) else {
+            return false;
+        };
+        let port = self.port.to_string();
+        host.rsplit_once(':')
+            .is_some_and(|(name, p)| p == port && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")))
+    }
+
+    /// The file a request path names: after the token, a path in the workspace that lies in a site
+    /// folder and is not private, once every link is resolved.
+    fn resolve(&self, target: &str) -> Option<PathBuf> {
+        let path = target.split(['?', '#']).next()?;
+        let rest = path.strip_prefix('/')?;
+        let (token, rest) = rest.split_once('/').unwrap_or((rest, ""));
+        if !same(token.as_bytes(), self.token.as_bytes()) {
+            return None;
+        }
+        let decoded = unpercent(rest)?;
+        let mut file = self.root.clone();
+        for part in decoded.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => return None,
+                p if p.contains('\0') || is_private_name(p) => return None,
+                p => file.push(p),
+            }
+        }
+        let mut real = std::fs::canonicalize(&file).ok()?;
+        if real.is_dir() {
+            // The folder's page, itself resolved: a link named index.html is checked like any file.
+            real = std::fs::canonicalize(real.join("index.html")).ok()?;
+        }
+        let rel = real.strip_prefix(&self.root).ok()?;
+        let in_site = lock(&self.sites).iter().any(|s| real.starts_with(s));
+        (in_site && !is_private(rel)).then_some(real)
+    }
 }
 
 fn mime(path: &Path) -> &'static str {
@@ -126,41 +282,53 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
-fn serve(stream: TcpStream, root: &Path) {
+fn serve(stream: TcpStream, rules: &Rules) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     let Ok(clone) = stream.try_clone() else { return };
     let mut reader = BufReader::new(clone).take_lines();
     let Some(request) = reader.next() else { return };
-    // Headers are read and ignored (up to a bound).
+    let mut headers = Vec::new();
     for _ in 0..100 {
         match reader.next() {
-            Some(l) if !l.is_empty() => continue,
+            Some(l) if !l.is_empty() => headers.push(l),
             _ => break,
         }
     }
     let mut parts = request.split_whitespace();
-    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
     let mut out = stream;
-    let file = (method == "GET" || method == "HEAD")
-        .then(|| resolve(root, path))
-        .flatten();
-    let body = file
-        .as_ref()
-        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() <= MAX_FILE))
-        .and_then(|f| std::fs::read(f).ok());
-    let _ = match (body, file) {
-        (Some(body), Some(f)) => {
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-                mime(&f),
-                body.len()
-            );
-            out.write_all(head.as_bytes())
-                .and_then(|_| if method == "HEAD" { Ok(()) } else { out.write_all(&body) })
+    let answer = match rules.answer(method, target, &headers) {
+        Answer::File(f) => {
+            let body = std::fs::metadata(&f)
+                .is_ok_and(|m| m.is_file() && m.len() <= MAX_FILE)
+                .then(|| std::fs::read(&f).ok())
+                .flatten();
+            match body {
+                Some(body) => {
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                        mime(&f),
+                        body.len()
+                    );
+                    let _ = out
+                        .write_all(head.as_bytes())
+                        .and_then(|_| if method == "HEAD" { Ok(()) } else { out.write_all(&body) });
+                    return;
+                }
+                None => Answer::NotFound,
+            }
         }
-        _ => out.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found"),
+        other => other,
     };
+    let status: &[u8] = match answer {
+        Answer::Forbidden => b"HTTP/1.1 403 Forbidden\r\nContent-Length: 9\r\nConnection: close\r\n\r\nforbidden",
+        Answer::NotAllowed => {
+            b"HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Length: 11\r\nConnection: close\r\n\r\nnot allowed"
+        }
+        _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
+    };
+    let _ = out.write_all(status);
 }
 
 /// Lines of an HTTP request head, each at most 8 KiB, without their line ends.
@@ -183,30 +351,5 @@ impl<R: BufRead + 'static> TakeLines for R {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_files_inside_the_root_are_served() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let root = dir.path().join("ws");
-        std::fs::create_dir_all(root.join("site")).expect("dirs");
-        std::fs::write(root.join("site/a b.html"), "hi").expect("file");
-        std::fs::write(dir.path().join("secret.txt"), "no").expect("file");
-        let root = std::fs::canonicalize(&root).expect("root");
-        assert!(resolve(&root, "/site/a%20b.html").is_some());
-        assert!(resolve(&root, "/site/a%20b.html?x=1#y").is_some());
-        // Control and the rule: `..`, encoded or not, and a link out of the root are refused.
-        assert!(resolve(&root, "/../secret.txt").is_none());
-        assert!(resolve(&root, "/site/%2e%2e/%2e%2e/secret.txt").is_none());
-        std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("site/link.txt")).expect("link");
-        assert!(resolve(&root, "/site/link.txt").is_none());
-        let served = Served::start(&root).expect("server");
-        assert!(
-            served
-                .url_of(&root.join("site/a b.html"))
-                .is_some_and(|u| u.ends_with("/site/a%20b.html"))
-        );
-        assert!(served.url_of(&dir.path().join("secret.txt")).is_none());
-    }
-}
+#[path = "serve_tests.rs"]
+mod tests;

@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::address::{self, Address};
 use super::browser::Browser;
 use super::capture::{self, Captured};
 use super::cdp::CdpError;
 use super::page::{Page, PageError};
-use super::serve::Served;
+use super::serve::{NotServed, Served};
 use crate::device::spec::WebOptions;
 use crate::device::{Device, DeviceError, KeyCode, LaunchMode, Platform, Screenshot, ViewTree};
 
@@ -167,44 +168,43 @@ impl WebDevice {
         self.page.url()
     }
 
-    /// Resolves a URL as `web_navigate` takes it: absolute URLs as they are; a relative path (or a
-    /// `file://` URL) against the trail's folder, served from the workspace, never outside it.
+    /// Resolves a URL as `web_navigate` takes it: http(s) URLs and about:blank as they are; a
+    /// relative path (or a `file://` URL) against the trail's folder, served from its site folder
+    /// (see [`Served`]); every other scheme refused (see [`address`]).
     pub fn resolve_url(&mut self, url: &str) -> Result<String, DeviceError> {
-        let has_scheme = url
-            .split_once("://")
-            .is_some_and(|(s, _)| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)));
-        let special = ["about:", "data:", "javascript:"].iter().any(|p| url.starts_with(p));
-        if (has_scheme && !url.starts_with("file://")) || special {
-            return Ok(url.to_string());
-        }
-        let path = match url.strip_prefix("file://") {
-            Some(p) => PathBuf::from(p),
-            None => {
-                let base = self.opts.base_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-                base.join(url.split(['?', '#']).next().unwrap_or(url))
-            }
+        let (path, absolute) = match address::classify(url).map_err(DeviceError::Action)? {
+            Address::Web(u) => return Ok(u.to_string()),
+            Address::File { path, absolute } => (path, absolute),
         };
-        let suffix: String = url.find(['?', '#']).map(|i| url[i..].to_string()).unwrap_or_default();
+        let file = path.split(['?', '#']).next().unwrap_or(path);
+        let suffix = &path[file.len()..];
+        let path = if absolute {
+            PathBuf::from(file)
+        } else {
+            let base = self.opts.base_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+            base.join(file)
+        };
         let root = self
             .opts
             .workspace
             .clone()
             .or_else(|| self.opts.base_dir.clone())
             .unwrap_or_else(|| PathBuf::from("."));
-        let outside = || {
-            DeviceError::Action(format!(
-                "`{url}` lies outside the trail's workspace ({}): pages may open only files inside it",
-                root.display()
-            ))
-        };
         let real = std::fs::canonicalize(&path)
             .map_err(|_| DeviceError::Action(format!("`{url}`: no such file ({})", path.display())))?;
         if self.served.is_none() {
             self.served =
                 Some(Served::start(&root).map_err(|e| DeviceError::Io(format!("cannot serve the workspace: {e}")))?);
         }
-        let served = self.served.as_ref().ok_or_else(outside)?;
-        let base = served.url_of(&real).ok_or_else(outside)?;
+        let refused = |why: NotServed| match why {
+            NotServed::Outside => DeviceError::Action(format!(
+                "`{url}` lies outside the trail's workspace ({}): pages may open only files inside it",
+                root.display()
+            )),
+            NotServed::Private => DeviceError::Action(format!("`{url}` is not opened: {why}")),
+        };
+        let served = self.served.as_ref().ok_or(NotServed::Outside).map_err(refused)?;
+        let base = served.url_of(&real).map_err(refused)?;
         Ok(format!("{base}{suffix}"))
     }
 

@@ -14,9 +14,14 @@ use sha2::{Digest, Sha256};
 use crate::script::sdk;
 
 const RUNNER: &str = include_str!("runner.mjs");
+const HOST: &str = include_str!("host.mjs");
+const REALM: &str = include_str!("realm.js");
+const REALM_EVENTS: &str = include_str!("realm-events.js");
+const REALM_BYTES: &str = include_str!("realm-bytes.js");
+const REALM_URL: &str = include_str!("realm-url.js");
 const CONSOLE: &str = include_str!("../console.mjs");
 
-/// The runner, the console glue and the SDK build, written into a private folder named by their
+/// The runner and its parts, the console glue and the SDK build, written into a private folder named by their
 /// hash (under `cache` when there is one). Known folders are reused while their runner is there: a
 /// cache folder may go away under a long-lived process (a test's, an embedder's), and is made again.
 pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
@@ -35,7 +40,16 @@ pub(super) fn node_files(cache: Option<&Path>) -> Result<PathBuf, String> {
 
 fn write_files(cache: Option<&Path>) -> Result<PathBuf, String> {
     let sdk = sdk::javascript().map_err(Clone::clone)?;
-    let files = [("runner.mjs", RUNNER), ("sdk.mjs", sdk), ("console.mjs", CONSOLE)];
+    let files = [
+        ("runner.mjs", RUNNER),
+        ("host.mjs", HOST),
+        ("realm.js", REALM),
+        ("realm-events.js", REALM_EVENTS),
+        ("realm-bytes.js", REALM_BYTES),
+        ("realm-url.js", REALM_URL),
+        ("sdk.mjs", sdk),
+        ("console.mjs", CONSOLE),
+    ];
     let mut h = Sha256::new();
     for (name, text) in files {
         h.update(name);

@@ -15,6 +15,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::lines::{MAX_PROTOCOL_LINE, Pending, TooLong};
+
+/// How much one look at the request pipe reads at most: a worker that writes without pause must
+/// not keep the session's thread from its deadline.
+const READ_PER_LOOK: usize = 1 << 20;
+
 /// The worker's descriptors: replies in, requests out.
 const REPLY_FD: RawFd = 3;
 const REQUEST_FD: RawFd = 4;
@@ -28,7 +34,7 @@ pub(super) struct HostLine {
 
 struct Requests {
     pipe: PipeReader,
-    buf: Vec<u8>,
+    pending: Pending,
     closed: bool,
 }
 
@@ -83,7 +89,7 @@ pub(super) fn setup(cmd: &mut Command) -> io::Result<(HostLine, Waker, WorkerEnd
         replies: RefCell::new(reply_write),
         requests: RefCell::new(Requests {
             pipe: request_read,
-            buf: Vec::new(),
+            pending: Pending::new(MAX_PROTOCOL_LINE),
             closed: false,
         }),
         wake: RefCell::new(Wake {
@@ -100,25 +106,33 @@ impl HostLine {
         self.replies.borrow_mut().write_all(line)
     }
 
-    /// The next whole request line, if one has come (never blocks). A line that is not JSON is
-    /// nobody's request and is skipped.
-    pub fn request(&self) -> Option<Value> {
+    /// The next whole request line, if one has come (never blocks, and reads at most
+    /// [`READ_PER_LOOK`] bytes: more waiting shows as the pipe still readable). A line that is not
+    /// JSON is nobody's request and is skipped; one longer than [`MAX_PROTOCOL_LINE`] is `TooLong`
+    /// (the worker no longer speaks the protocol).
+    pub fn request(&self) -> Option<Result<Value, TooLong>> {
         let mut r = self.requests.borrow_mut();
+        let mut read = 0;
         loop {
-            if let Some(nl) = r.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = r.buf.drain(..=nl).collect();
-                match serde_json::from_slice(&line) {
-                    Ok(v) => return Some(v),
+            match r.pending.next_line() {
+                Some(Ok(line)) => match serde_json::from_slice(&line) {
+                    Ok(v) => return Some(Ok(v)),
                     Err(_) => continue,
-                }
+                },
+                Some(Err(TooLong)) => return Some(Err(TooLong)),
+                None => {}
             }
-            if r.closed {
+            if r.closed || read >= READ_PER_LOOK {
                 return None;
             }
             let mut chunk = [0u8; 16 * 1024];
-            match r.pipe.read(&mut chunk) {
+            let want = chunk.len().min(r.pending.room());
+            match r.pipe.read(&mut chunk[..want]) {
                 Ok(0) => r.closed = true,
-                Ok(n) => r.buf.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    read += n;
+                    r.pending.push(&chunk[..n]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 // WouldBlock: nothing more yet. Another error: the pipe is as good as closed.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return None,
@@ -198,7 +212,7 @@ mod tests {
         let until = Instant::now() + Duration::from_secs(10);
         while Instant::now() < until {
             if let Some(v) = line.request() {
-                return Some(v);
+                return v.ok();
             }
             if !line.wait(Duration::from_millis(100)) {
                 return None;
@@ -228,7 +242,7 @@ mod tests {
         );
         assert_eq!(child.wait().expect("waited").code(), Some(0));
         line.wait(Duration::from_millis(100));
-        assert_eq!(line.request(), None, "the child is gone");
+        assert!(line.request().is_none(), "the child is gone");
         assert!(line.requests.borrow().closed, "its end reads as closed");
         // Control: a wake-up still reaches a waiting line while a waker lives; then none can.
         waker.wake();

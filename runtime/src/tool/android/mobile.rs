@@ -46,7 +46,8 @@ impl BuiltinTool for OpenUrl {
     }
     const NAME: &'static str = "openUrl";
     const FLAGS: ToolFlags = ToolFlags::DEFAULT;
-    const PLATFORMS: &'static [Platform] = MOBILE;
+    // On the web it navigates the page, as the original's does in a browser.
+    const PLATFORMS: &'static [Platform] = &[Platform::Android, Platform::Ios, Platform::Web];
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let url = self.url.trim();
         if url.is_empty() {

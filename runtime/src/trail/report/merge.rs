@@ -1,12 +1,19 @@
 //! `trailblaze merge`: the `report.json` of shard runs (a CI matrix, several machines) put together
 //! into one run folder — `report.html`, `report.json`, `junit.xml`, the screens and the logs — in
-//! the order an unsharded run lists its trails.
+//! the order an unsharded run lists its trails. A shard's folder is untrusted: only the files its
+//! report names, each checked to be inside it ([`inside`]), are read.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::{LlmCost, ReportFiles, RunReport, Shard, write_all};
+use super::{LlmCost, ReportFiles, RunReport, Shard, TrailReport, write_all};
+use inside::ShardDir;
+
+mod inside;
+#[cfg(test)]
+mod tests;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -36,6 +43,25 @@ pub enum MergeError {
     },
     #[error("cannot write the merged report in {}: {error}", dir.display())]
     Write { dir: PathBuf, error: String },
+    /// A path the report names that merge does not read (the path itself is not quoted).
+    #[error("{}: {field}: {why}", report.display())]
+    Field {
+        report: PathBuf,
+        field: String,
+        why: &'static str,
+    },
+    #[error("{}/report.json: {why}", dir.display())]
+    Report { dir: PathBuf, why: &'static str },
+    #[error(
+        "{} {how} the shard folder {}: write the merged report to a folder of its own",
+        out.display(),
+        shard.display()
+    )]
+    Overlaps {
+        out: PathBuf,
+        how: &'static str,
+        shard: PathBuf,
+    },
 }
 
 /// What [`merge`] wrote.
@@ -59,12 +85,12 @@ pub fn suite_digest(files: &[PathBuf]) -> String {
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-fn read(dir: &Path) -> Result<RunReport, MergeError> {
+fn read(shard: &ShardDir) -> Result<RunReport, MergeError> {
     let fail = |error: String| MergeError::Read {
-        dir: dir.to_path_buf(),
+        dir: shard.given.clone(),
         error,
     };
-    let text = std::fs::read_to_string(dir.join("report.json")).map_err(|e| fail(e.to_string()))?;
+    let text = std::fs::read_to_string(shard.report_json()).map_err(|e| fail(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| fail(e.to_string()))
 }
 
@@ -114,60 +140,114 @@ fn check(runs: &[(PathBuf, RunReport)]) -> Result<(), MergeError> {
     Ok(())
 }
 
-/// Copies `from/rel` to `out/rel`, or to `out/shard-K/rel` when another shard took that name;
-/// the path used, relative to `out`.
-fn copy_log(from: &Path, rel: &str, out: &Path, shard: usize) -> Option<String> {
-    let source = from.join(rel);
-    if !source.is_file() {
-        return Some(rel.to_string());
+/// A file to copy from a shard into the merged folder: its resolved source, and where it goes
+/// (relative to the merged folder).
+struct Copy {
+    from: PathBuf,
+    to: String,
+}
+
+/// One shard's trails with their files' paths as they will be in the merged folder, and the copies
+/// that make them true; nothing is written yet. `claimed`: the merged folder's paths taken so far.
+fn plan(
+    shard: &ShardDir,
+    run: &RunReport,
+    claimed: &mut HashSet<String>,
+) -> Result<(Vec<TrailReport>, Vec<Copy>), MergeError> {
+    let index = shard_of(run).index;
+    let mut trails = Vec::with_capacity(run.trails.len());
+    let mut copies = Vec::new();
+    for (i, t) in run.trails.iter().enumerate() {
+        let mut t = t.clone();
+        // A file the shard does not have is not linked (another shard's of that name would be).
+        for (j, s) in t.steps.iter_mut().enumerate() {
+            let Some(rel) = s.screen.take() else { continue };
+            let Some(from) = shard.file(&format!("trails[{i}].steps[{j}].screen"), &rel)? else {
+                continue;
+            };
+            // Screens are named by their content: the same name from two shards is one file.
+            if claimed.insert(rel.clone()) {
+                copies.push(Copy { from, to: rel.clone() });
+            }
+            s.screen = Some(rel);
+        }
+        let log = match t.log.take() {
+            Some(rel) => shard.file(&format!("trails[{i}].log"), &rel)?.map(|from| (from, rel)),
+            None => None,
+        };
+        let storyboard = match t.storyboard.take() {
+            Some(rel) => shard
+                .file(&format!("trails[{i}].storyboard"), &rel)?
+                .map(|from| (from, rel)),
+            None => None,
+        };
+        // The trail's own files (its session folder's) move together: under `shard-K/` when an
+        // earlier trail took their folder or one of their names.
+        let folder = |rel: &str| rel.rsplit_once('/').map_or(rel, |(dir, _)| dir).to_string();
+        let taken = [&log, &storyboard]
+            .into_iter()
+            .flatten()
+            .any(|(_, rel)| claimed.contains(rel) || claimed.contains(&folder(rel)));
+        let mut place = |file: Option<(PathBuf, String)>| {
+            file.map(|(from, rel)| {
+                let to = if taken { format!("shard-{index}/{rel}") } else { rel };
+                claimed.insert(folder(&to));
+                claimed.insert(to.clone());
+                copies.push(Copy { from, to: to.clone() });
+                to
+            })
+        };
+        t.log = place(log);
+        t.storyboard = place(storyboard);
+        trails.push(t);
     }
-    let mut target = rel.to_string();
-    if out.join(&target).exists() {
-        target = format!("shard-{shard}/{rel}");
-    }
-    let dest = out.join(&target);
-    std::fs::create_dir_all(dest.parent()?).ok()?;
-    std::fs::copy(&source, &dest).ok()?;
-    Some(target)
+    Ok((trails, copies))
 }
 
 /// Merges the runs in `dirs` into `out`; the trails in the order of the unsharded run (shard I of N
-/// holds trails I, I+N, I+2N, ... of the suite).
+/// holds trails I, I+N, I+2N, ... of the suite). Everything is read and checked before anything is
+/// written: a refused merge leaves no folder behind.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
-    let runs = dirs
+    let shards = dirs.iter().map(|d| ShardDir::open(d)).collect::<Result<Vec<_>, _>>()?;
+    inside::check_out(out, &shards)?;
+    let runs = shards
         .iter()
-        .map(|d| read(d).map(|r| (d.clone(), r)))
+        .map(|s| read(s).map(|r| (s.given.clone(), r)))
         .collect::<Result<Vec<_>, _>>()?;
     let Some((_, first)) = runs.first() else {
         return Err(MergeError::Empty);
     };
     check(&runs)?;
+    let total = shard_of(first).total;
+    let mut claimed = HashSet::new();
+    let mut placed = Vec::new();
+    let mut copies = Vec::new();
+    let mut devices: Vec<String> = Vec::new();
+    for (shard, (_, run)) in shards.iter().zip(&runs) {
+        let (trails, files) = plan(shard, run, &mut claimed)?;
+        let index = shard_of(run).index;
+        placed.extend(
+            trails
+                .into_iter()
+                .enumerate()
+                .map(|(j, t)| (j * total + (index - 1), t)),
+        );
+        copies.extend(files);
+        if !devices.contains(&run.device) {
+            devices.push(run.device.clone());
+        }
+    }
     let written = |error: std::io::Error| MergeError::Write {
         dir: out.to_path_buf(),
         error: error.to_string(),
     };
-    std::fs::create_dir_all(out.join(super::screens::SCREENS_DIR)).map_err(written)?;
-    let total = shard_of(first).total;
-    let mut placed = Vec::new();
-    let mut devices: Vec<String> = Vec::new();
-    for (dir, run) in &runs {
-        let shard = shard_of(run).index;
-        // Screens are named by their content: the same screen from two shards is one file.
-        if let Ok(entries) = std::fs::read_dir(dir.join(super::screens::SCREENS_DIR)) {
-            for e in entries.flatten() {
-                let dest = out.join(super::screens::SCREENS_DIR).join(e.file_name());
-                if !dest.exists() {
-                    std::fs::copy(e.path(), dest).map_err(written)?;
-                }
-            }
+    std::fs::create_dir_all(out).map_err(written)?;
+    for c in &copies {
+        let dest = out.join(&c.to);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(written)?;
         }
-        for (j, mut trail) in run.trails.iter().cloned().enumerate() {
-            trail.log = trail.log.as_deref().and_then(|rel| copy_log(dir, rel, out, shard));
-            placed.push((j * total + (shard - 1), trail));
-        }
-        if !devices.contains(&run.device) {
-            devices.push(run.device.clone());
-        }
+        std::fs::copy(&c.from, &dest).map_err(written)?;
     }
     placed.sort_by_key(|(at, _)| *at);
     let given: Vec<usize> = runs.iter().map(|(_, r)| shard_of(r).index).collect();

@@ -1,7 +1,8 @@
 //! What stands before `mcp --http`'s sessions: any local process can reach a loopback port, so a
 //! request needs the server's bearer token (401 without it), and the live sessions are capped (a
 //! new one past the cap is refused with 503 and says why), each ending after an idle time (the
-//! session layer's keep-alive). The `Host` and `Origin` checks are rmcp's, configured in `super`.
+//! session layer's keep-alive). The `Host` and `Origin` checks are rmcp's, configured in `super`;
+//! the limits on connections that have not shown the token yet are [`super::conns`]'.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -77,6 +78,10 @@ pub async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> R
              its start, or the one given with --token / TRAILBLAZE_MCP_TOKEN)\n",
         )
             .into_response();
+    }
+    // The connection proved itself: it no longer counts against the waiting connections' cap.
+    if let Some(conn) = req.extensions().get::<super::conns::Conn>() {
+        conn.trusted();
     }
     let opens = req.method() == Method::POST && !req.headers().contains_key("mcp-session-id");
     if opens && gate.full() {
