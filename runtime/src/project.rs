@@ -47,6 +47,8 @@ pub struct Project {
     /// parses each of those files once (a 2,000-step trail took ~30 ms to parse). A few only, so a
     /// suite of web trails (all read to choose) does not stay in memory.
     kept: std::sync::Mutex<Vec<KeptTrail>>,
+    /// The secrets file the project was opened with: a web device never serves it to a page.
+    secrets_file: Option<PathBuf>,
 }
 
 /// A parsed trail and what its file was when it was read.
@@ -93,6 +95,7 @@ impl Project {
             apps: Default::default(),
             warm: WarmPool::default(),
             kept: Default::default(),
+            secrets_file: opts.secrets_file,
         })
     }
 
@@ -278,7 +281,11 @@ impl Project {
     pub fn device(&self, id: &str, spec: &DeviceSpec) -> Result<Box<dyn Device>, ProjectError> {
         match spec {
             DeviceSpec::Sim => self.sim_device(id),
-            DeviceSpec::Web(opts) => web_device(opts),
+            DeviceSpec::Web(opts) => {
+                let mut opts = opts.clone();
+                opts.never_served.extend(self.secrets_file.iter().cloned());
+                web_device(&opts)
+            }
             #[cfg(feature = "adb")]
             DeviceSpec::Android { .. } => match spec.connect_android()? {
                 Some(android) => Ok(Box::new(android)),

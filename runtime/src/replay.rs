@@ -253,7 +253,7 @@ impl Session {
             // What a page tells of the step besides its screen (its URL, console errors, ...); other
             // devices tell nothing, and asking would cost every step a trip to the session's thread.
             if self.platform() == crate::device::Platform::Web {
-                sr.page = self.step_notes().and_then(|n| serde_json::from_value(n).ok());
+                sr.page = replay.page_notes().and_then(|n| serde_json::from_value(n).ok());
             }
             // What the step's own calls asked the judge (`assertWithAi`, ...), beside the agent's turns.
             let now = self.llm_cost();

@@ -373,13 +373,18 @@ impl Session {
     /// What the device tells about the last step beyond its screen (a page's URL, console errors,
     /// failed requests, dialogs), redacted; `None` for devices that tell nothing.
     pub fn step_notes(&self) -> Option<serde_json::Value> {
-        self.run(|core| {
+        self.send_step_notes()?.wait().ok().flatten()
+    }
+
+    /// [`Session::step_notes`], sent to the session's thread and read later: jobs run in order, so
+    /// the notes are those of the jobs sent before this one, whatever is sent after.
+    pub(crate) fn send_step_notes(&self) -> Option<Pending<Option<serde_json::Value>>> {
+        self.submit(|core| {
             let mut notes = core.screen.with_device(|d| Ok(d.step_notes())).ok().flatten()?;
             core.redact.value(&mut notes);
             Some(notes)
         })
         .ok()
-        .flatten()
     }
 }
 

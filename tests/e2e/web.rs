@@ -10,6 +10,7 @@ mod original;
 mod pages;
 mod secret_encodings;
 mod served;
+mod step_notes;
 mod tools;
 
 use std::sync::Arc;

@@ -42,6 +42,9 @@ pub struct WebOptions {
     /// keeps its navigation timeout apart from its action timeout: a slow page load is not a slow
     /// element, and a short action timeout must not fail every navigation on a busy machine).
     pub navigation_timeout: Duration,
+    /// Files never served to a page, whatever their name or folder: the run's `--secrets` file
+    /// (the project adds it when it opens the device).
+    pub never_served: Vec<PathBuf>,
 }
 
 impl Default for WebOptions {
@@ -54,6 +57,7 @@ impl Default for WebOptions {
             workspace: None,
             timeout: Duration::from_secs(10),
             navigation_timeout: Duration::from_secs(30),
+            never_served: Vec::new(),
         }
     }
 }

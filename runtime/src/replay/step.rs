@@ -34,6 +34,9 @@ pub(crate) struct Replayer<'s> {
     overlapping: bool,
     /// The next step's first call, sent ahead.
     ahead: Option<PendingCall>,
+    /// A web step's page notes, asked for before the next step's first call was sent ahead: read
+    /// after it, they would tell of that call's page (its URL, its console).
+    notes: Option<Pending<Option<Value>>>,
 }
 
 impl<'s> Replayer<'s> {
@@ -47,6 +50,7 @@ impl<'s> Replayer<'s> {
             // Nor with a judge: each step's cost is read between its last call and the next step's.
             overlapping: !opts.has_agent() && !session.has_judge(),
             ahead: None,
+            notes: None,
         }
     }
 
@@ -155,8 +159,20 @@ impl<'s> Replayer<'s> {
                     .ok()
             })
             .flatten();
+        if self.session.platform() == crate::device::Platform::Web {
+            self.notes = self.session.send_step_notes();
+        }
         self.ahead = next_call.map(|(tool, args)| self.session.send_call_with_steps(tool, args, self.last_seq));
         screen
+    }
+
+    /// What the page tells of the step just run besides its screen: the notes asked for before the
+    /// next step's first call was sent, or asked for now when nothing was sent ahead.
+    pub(super) fn page_notes(&mut self) -> Option<Value> {
+        match self.notes.take() {
+            Some(sent) => sent.wait().ok().flatten(),
+            None => self.session.step_notes(),
+        }
     }
 
     /// The screen `sr` keeps, as the policy says: the one sent for ahead, or one taken now. A step

@@ -204,3 +204,38 @@ fn navigations_open_no_browser_internal_page() {
     ok(&s, "openUrl", json!({ "url": "../site/about.html" }));
     ok(&s, "web_verifyTextVisible", json!({ "text": "About" }));
 }
+
+/// Through the CLI: the run's `--secrets` file, named like any file and lying in the site folder, is
+/// refused as a page; a file of the same kind beside it opens (the control).
+#[test]
+fn the_runs_secrets_file_is_not_served_whatever_its_name() {
+    trailblaze_e2e::web_site::require_chromium();
+    let open = |file: &str| {
+        let dir = super::lifecycle::with_steps(
+            "",
+            &format!("  - step: Open a text file\n    recording:\n      web:\n        - web_navigate: {{ url: site/{file} }}\n"),
+        );
+        std::fs::write(dir.path().join("site/creds.txt"), "SITE_PW=creds-CANARY\n").expect("secrets");
+        std::fs::write(dir.path().join("site/plain.txt"), "plain\n").expect("file");
+        let m = super::lifecycle::mark("secrets-file");
+        let out = super::lifecycle::trailblaze(
+            dir.path(),
+            &m,
+            &["run", "--secrets", "site/creds.txt", "web.trail.yaml"],
+        )
+        .output()
+        .expect("trailblaze runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, text) = open("plain.txt");
+    assert!(ok, "{text}");
+    let (ok, text) = open("creds.txt");
+    assert!(!ok, "{text}");
+    assert!(text.contains("`--secrets` file"), "{text}");
+    assert!(!text.contains("creds-CANARY"), "{text}");
+}

@@ -162,8 +162,7 @@ pub fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        // The fields' formatter styles names and `=` on its own unless told: the same decision as
-        // the level word's, so a piped trace carries no escape.
+        // The level word's colour is the only escape a trace carries, and only on a terminal.
         .with_ansi(colour)
         .event_format(Plain { colour })
         .try_init();
@@ -198,8 +197,12 @@ where
         } else {
             write!(writer, "{word}: ")?;
         }
-        ctx.field_format().format_fields(writer.by_ref(), event)?;
-        writeln!(writer)
+        // The message and fields carry devices', pages' and files' text (an error, a trail's file
+        // name): formatted plain, then cleaned as every other line is.
+        let mut fields = String::new();
+        ctx.field_format()
+            .format_fields(tracing_subscriber::fmt::format::Writer::new(&mut fields), event)?;
+        writeln!(writer, "{}", clean(&fields))
     }
 }
 
@@ -223,6 +226,52 @@ mod tests {
     fn control_characters_are_shown_escaped_and_text_kept() {
         assert_eq!(clean("a\u{1b}[31mred\u{202e}x\n\ty"), "a\\u{1b}[31mred\\u{202e}x\n\ty");
         assert_eq!(clean("plain ✓ text"), "plain ✓ text");
+    }
+
+    /// Bytes written by a subscriber, read back by the test.
+    #[derive(Clone, Default)]
+    struct Buffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().map_err(|_| std::io::ErrorKind::Other)?.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What `event` traces through a subscriber: the CLI's (`Some(colour)`) or the stock one.
+    fn traced(plain: Option<bool>, event: impl FnOnce()) -> String {
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let builder = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(plain.unwrap_or(false));
+        match plain {
+            Some(colour) => tracing::subscriber::with_default(builder.event_format(Plain { colour }).finish(), event),
+            None => tracing::subscriber::with_default(builder.finish(), event),
+        }
+        let bytes = buffer.0.lock().expect("buffer").clone();
+        String::from_utf8(bytes).expect("UTF-8")
+    }
+
+    /// A device's error or a file's name in a trace reaches stderr escaped: a page or an app cannot
+    /// clear the screen or retitle the terminal through a warning. The level's colour stays.
+    #[test]
+    fn a_traces_fields_are_cleaned_and_its_level_styled() {
+        let hostile = "x\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}y";
+        for colour in [false, true] {
+            let line = traced(Some(colour), || tracing::warn!(error = %hostile, "step {hostile} failed"));
+            assert_eq!(line.matches(r"x\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}y").count(), 2, "{line:?}");
+            assert!(!line.contains(['\u{7}', '\u{202e}']), "{line:?}");
+            let escapes = line.matches('\u{1b}').count();
+            assert_eq!(escapes, if colour { 2 } else { 0 }, "only the level's colour: {line:?}");
+        }
+        // Control: the stock formatter writes the same event's escapes raw.
+        let stock = traced(None, || tracing::warn!(error = %hostile, "step {hostile} failed"));
+        assert!(stock.contains('\u{7}') && stock.contains('\u{202e}'), "{stock:?}");
     }
 
     /// JSON with a right-to-left app's text (an override, a C1 control) stays valid JSON of the same

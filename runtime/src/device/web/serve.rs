@@ -4,8 +4,9 @@
 //! - the **site folders**: the folder of each page the trail opened (its files and subfolders), not
 //!   the rest of the workspace; a URL's path is the file's path in the workspace, so `../` from a site
 //!   folder names a file outside it, which is refused;
-//! - never a secrets file (`*.secrets`) or a dotfile (`.env`, `.git/...`), wherever it lies, symbolic
-//!   links resolved first (a link may not reach out of a site folder or into a dotfile);
+//! - never a secrets file (`*.secrets`, or the run's `--secrets` file by whatever name) or a dotfile
+//!   (`.env`, `.git/...`), wherever it lies, symbolic links resolved first (a link may not reach out
+//!   of a site folder or into a dotfile);
 //! - only to a request whose `Host` is this server's (`127.0.0.1:PORT` or `localhost:PORT`: a
 //!   DNS-rebinding page sends its own name) and whose path starts with the server's random token
 //!   (another local user can connect to the port, but cannot guess the token).
@@ -29,7 +30,10 @@ const MAX_CONNECTIONS: usize = 64;
 pub enum NotServed {
     #[error("it lies outside the trail's workspace")]
     Outside,
-    #[error("it is a secrets file (`*.secrets`) or a dotfile, or lies in a dot-folder: those are never served")]
+    #[error(
+        "it is a secrets file (`*.secrets`, or the run's `--secrets` file) or a dotfile, or lies in a \
+         dot-folder: those are never served"
+    )]
     Private,
 }
 
@@ -41,6 +45,8 @@ pub struct Served {
     token: String,
     /// The site folders (canonical, inside `root`): only files in one of them are served.
     sites: Arc<Mutex<Vec<PathBuf>>>,
+    /// Files never served whatever their name (canonical).
+    never: Arc<Vec<PathBuf>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -50,13 +56,15 @@ struct Rules {
     port: u16,
     token: String,
     sites: Arc<Mutex<Vec<PathBuf>>>,
+    never: Arc<Vec<PathBuf>>,
 }
 
 impl Served {
     /// A server for the pages of workspace `root`; it serves nothing until [`Served::url_of`] adds
-    /// a site folder.
-    pub fn start(root: &Path) -> std::io::Result<Served> {
+    /// a site folder, and never one of the files `never` (a file that does not exist is skipped).
+    pub fn start(root: &Path, never: &[PathBuf]) -> std::io::Result<Served> {
         let root = std::fs::canonicalize(root)?;
+        let never: Arc<Vec<PathBuf>> = Arc::new(never.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect());
         let token = new_token()?;
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
@@ -67,6 +75,7 @@ impl Served {
             port,
             token: token.clone(),
             sites: sites.clone(),
+            never: never.clone(),
         });
         let s = stop.clone();
         std::thread::Builder::new()
@@ -95,6 +104,7 @@ impl Served {
             port,
             token,
             sites,
+            never,
             stop,
         })
     }
@@ -103,7 +113,7 @@ impl Served {
     /// outside the workspace or is private.
     pub fn url_of(&self, file: &Path) -> Result<String, NotServed> {
         let rel = file.strip_prefix(&self.root).map_err(|_| NotServed::Outside)?;
-        if is_private(rel) {
+        if is_private(rel) || self.never.iter().any(|n| n == file) {
             return Err(NotServed::Private);
         }
         let site = if file.is_dir() {
@@ -263,7 +273,8 @@ impl Rules {
         }
         let rel = real.strip_prefix(&self.root).ok()?;
         let in_site = lock(&self.sites).iter().any(|s| real.starts_with(s));
-        (in_site && !is_private(rel)).then_some(real)
+        let never = self.never.iter().any(|n| *n == real);
+        (in_site && !is_private(rel) && !never).then_some(real)
     }
 }
 

@@ -39,6 +39,7 @@ fn rules(root: &Path, sites: &[&str]) -> Rules {
         port: 4321,
         token: "0123abcd".into(),
         sites: Arc::new(Mutex::new(sites.iter().map(|s| root.join(s)).collect())),
+        never: Arc::default(),
     }
 }
 
@@ -134,7 +135,7 @@ fn a_request_needs_the_servers_host_and_token() {
 #[test]
 fn url_of_adds_the_pages_folder_and_refuses_private_or_outside_files() {
     let (dir, root) = workspace();
-    let served = Served::start(&root).expect("server");
+    let served = Served::start(&root, &[]).expect("server");
     assert_eq!(served.token.len(), 32);
     // Nothing is served before a page is opened.
     assert!(lock(&served.sites).is_empty());
@@ -153,7 +154,7 @@ fn url_of_adds_the_pages_folder_and_refuses_private_or_outside_files() {
     assert_eq!(served.url_of(&root.join("site/.git/config")), Err(NotServed::Private));
     assert_eq!(served.url_of(&dir.path().join("outside.txt")), Err(NotServed::Outside));
     // Two servers never share a token.
-    let other = Served::start(&root).expect("server");
+    let other = Served::start(&root, &[]).expect("server");
     assert_ne!(other.token, served.token);
 }
 
@@ -174,7 +175,7 @@ fn fetch(port: u16, head: &str) -> (String, String) {
 #[test]
 fn over_tcp_the_page_is_served_and_the_rest_refused() {
     let (_dir, root) = workspace();
-    let served = Served::start(&root).expect("server");
+    let served = Served::start(&root, &[]).expect("server");
     let url = served.url_of(&root.join("site/index.html")).expect("a page");
     let path = url
         .split_once(&format!(":{}", served.port))
@@ -198,4 +199,35 @@ fn over_tcp_the_page_is_served_and_the_rest_refused() {
         &format!("GET /site/index.html HTTP/1.1\r\nHost: {host}\r\n\r\n"),
     );
     assert_eq!(status, "HTTP/1.1 404 Not Found");
+}
+
+/// A `--secrets` file named like any page (`site/creds.txt`) is never served, nor through a link,
+/// nor opened as a page; the file beside it, of the same kind, is.
+#[test]
+fn the_runs_secrets_file_is_never_served_whatever_its_name() {
+    let (_dir, root) = workspace();
+    std::fs::write(root.join("site/creds.txt"), "PW=x").expect("file");
+    std::fs::write(root.join("site/plain.txt"), "text").expect("file");
+    std::os::unix::fs::symlink(root.join("site/creds.txt"), root.join("site/c.txt")).expect("link");
+    // Named with a `..`, as a user may type it: compared once resolved.
+    let served = Served::start(&root, &[root.join("site/../site/creds.txt")]).expect("server");
+    served.url_of(&root.join("site/index.html")).expect("a page");
+    let host = format!("127.0.0.1:{}", served.port);
+    let get = |name: &str| {
+        let head = format!("GET /{}/site/{name} HTTP/1.1\r\nHost: {host}\r\n\r\n", served.token);
+        fetch(served.port, &head)
+    };
+    // Control: a file of the same folder and kind is served.
+    assert_eq!(get("plain.txt"), ("HTTP/1.1 200 OK".into(), "text".into()));
+    assert_eq!(get("creds.txt").0, "HTTP/1.1 404 Not Found");
+    assert_eq!(get("c.txt").0, "HTTP/1.1 404 Not Found");
+    assert_eq!(served.url_of(&root.join("site/creds.txt")), Err(NotServed::Private));
+    // Control: the same server without the file listed serves it (the name alone does not refuse).
+    let other = Served::start(&root, &[]).expect("server");
+    other.url_of(&root.join("site/index.html")).expect("a page");
+    let head = format!(
+        "GET /{}/site/creds.txt HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        other.token, other.port
+    );
+    assert_eq!(fetch(other.port, &head).0, "HTTP/1.1 200 OK");
 }
