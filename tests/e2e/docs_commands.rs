@@ -12,6 +12,7 @@
 //! (`cargo run --` runs it too; any other `cargo` refuses), a private cache folder and home, and npm
 //! offline.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -225,8 +226,12 @@ fn run_block(ws: &Workspace, run: &Run) -> Result<(), String> {
         .env("npm_config_offline", "true")
         .env("npm_config_update_notifier", "false")
         .env("npm_config_fund", "false")
-        .envs(run.env.iter().map(|(k, v)| (k, v)));
+        .envs(run.env.iter().map(|(k, v)| (k, v)))
+        // A group of its own: what a block leaves running is killed with it, not left holding its
+        // output open (which hung the suite once, on an unmarked `chromium ... &`).
+        .process_group(0);
     let mut child = cmd.spawn().expect("bash runs");
+    let group = child.id() as libc::pid_t;
     let readers = [
         read_all(child.stdout.take().expect("stdout")),
         read_all(child.stderr.take().expect("stderr")),
@@ -237,12 +242,14 @@ fn run_block(ws: &Workspace, run: &Run) -> Result<(), String> {
             break Some(status);
         }
         if Instant::now() > until {
-            let _ = child.kill();
-            let _ = child.wait();
             break None;
         }
         std::thread::sleep(Duration::from_millis(50));
     };
+    // Whatever the block started and left: bash has ended, so nothing of the page's is still due.
+    // SAFETY: kill(2) on the group this test made; no memory is shared.
+    let left = unsafe { libc::kill(-group, libc::SIGKILL) } == 0 && status.is_some();
+    let _ = child.wait();
     let [out, err] = readers.map(|r| r.join().expect("reader"));
     let shown = || format!("--- stdout ---\n{out}--- stderr ---\n{err}");
     let Some(status) = status else {
@@ -255,6 +262,14 @@ fn run_block(ws: &Workspace, run: &Run) -> Result<(), String> {
     };
     if !status.success() {
         return Err(format!("{}: exited with {status}\n{}", run.at, shown()));
+    }
+    if left {
+        return Err(format!(
+            "{}: it left a process running (a server or browser started with `&`?): stop it in the \
+             block, or mark the block `<!-- not run: ... -->`\n{}",
+            run.at,
+            shown()
+        ));
     }
     let printed: Vec<&str> = out.lines().chain(err.lines()).map(str::trim).collect();
     let missing: Vec<&String> = run
@@ -452,6 +467,24 @@ fn the_checker_fails_a_page_with_a_broken_command_and_passes_the_rest() {
         skipped,
         ["broken.md:21: a server", "broken.md:36: serves until stopped"]
     );
+}
+
+/// A block that leaves a process running fails, named by its line, and does not hang the suite; the
+/// same block that stops what it started passes (the control).
+#[test]
+fn a_block_that_leaves_a_process_running_fails_at_once() {
+    let page = |tail: &str| format!("# Page\n\n```sh\ntrailblaze --version\nsleep 600 &\n{tail}```\n");
+    let started = Instant::now();
+    let (failures, _) = check_page("left.md", &page(""));
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+    assert!(
+        failures[0].starts_with("left.md:") && failures[0].contains(": it left a process running"),
+        "{}",
+        failures[0]
+    );
+    assert!(started.elapsed() < BLOCK_LIMIT, "the left process held the block");
+    let (failures, _) = check_page("stopped.md", &page("kill %1\nwait || true\n"));
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 /// The subcommands `trailblaze --help` lists.

@@ -53,6 +53,7 @@ mod newcomer;
 mod original_catalog;
 mod original_layout;
 mod original_tools;
+mod png_image;
 mod private_cache;
 mod prompt_only;
 mod recorded_secrets;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use trailblaze::Settings;
 use trailblaze::agent::{AgentConfig, Vision};
 use trailblaze::device::Bounds;
+use crate::png_image::Png;
 use trailblaze::report::Outcome;
 use trailblaze_e2e::fake_llm::{FakeLlm, Reply, Request, Wire, dynamic, status};
 use trailblaze_e2e::{CANARY, Fixture};
@@ -17,47 +18,18 @@ use super::agent::{
     API_KEY, PASSWORD, SIGN_IN, config, healed, outcomes, project, run, script_inbox_check, script_sign_in, trail,
 };
 
-/// A decoded PNG: width, height, RGBA rows (the web tests read screenshots with it too).
-pub(crate) struct Png {
-    pub(crate) width: u32,
-    pub(crate) height: u32,
-    rgba: Vec<u8>,
-}
-
-impl Png {
-    pub(crate) fn decode(bytes: &[u8]) -> Png {
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
-        let mut reader = decoder.read_info().expect("a PNG");
-        let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
-        let info = reader.next_frame(&mut buf).expect("a frame");
-        assert_eq!(info.color_type, png::ColorType::Rgba, "RGBA after expansion");
-        buf.truncate(info.buffer_size());
-        Png {
-            width: info.width,
-            height: info.height,
-            rgba: buf,
+/// The pixels of `png` inside `b` (device pixels on a `screen`-sized display), scaled to the picture.
+fn region(png: &Png, b: Bounds, screen: (i32, i32)) -> Vec<[u8; 4]> {
+    let sx = |v: i32| (v as f64 * f64::from(png.width) / f64::from(screen.0)) as u32;
+    let sy = |v: i32| (v as f64 * f64::from(png.height) / f64::from(screen.1)) as u32;
+    let mut out = Vec::new();
+    // One pixel in from each edge: the edges are where scaling blends the field with its frame.
+    for y in sy(b.top) + 1..sy(b.bottom).saturating_sub(1) {
+        for x in sx(b.left) + 1..sx(b.right).saturating_sub(1) {
+            out.push(png.px(x, y));
         }
     }
-
-    pub(crate) fn px(&self, x: u32, y: u32) -> [u8; 4] {
-        let i = ((y * self.width + x) * 4) as usize;
-        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2], self.rgba[i + 3]]
-    }
-
-    /// The pixels inside `b` (device pixels on a `screen`-sized display), scaled to this picture.
-    fn region(&self, b: Bounds, screen: (i32, i32)) -> Vec<[u8; 4]> {
-        let sx = |v: i32| (v as f64 * f64::from(self.width) / f64::from(screen.0)) as u32;
-        let sy = |v: i32| (v as f64 * f64::from(self.height) / f64::from(screen.1)) as u32;
-        let mut out = Vec::new();
-        // One pixel in from each edge: the edges are where scaling blends the field with its frame.
-        for y in sy(b.top) + 1..sy(b.bottom).saturating_sub(1) {
-            for x in sx(b.left) + 1..sx(b.right).saturating_sub(1) {
-                out.push(self.px(x, y));
-            }
-        }
-        out
-    }
+    out
 }
 
 /// The pictures in one request, in order: (media type, bytes), whatever the wire format.
@@ -238,14 +210,14 @@ fn a_field_holding_a_secret_is_painted_over_in_the_picture_and_shows_in_a_contro
         let control_fixture = Fixture::demo();
         let (plain, _) = typed_picture(&control_fixture, wire, CANARY, &[]);
         assert_eq!((masked.width, masked.height), (plain.width, plain.height));
-        let inside = masked.region(field, screen);
+        let inside = region(&masked, field, screen);
         assert!(!inside.is_empty());
         let mask = trailblaze::agent::vision::MASK;
         assert!(
             inside.iter().all(|p| p[..3] == mask),
             "{wire:?}: the field is one solid mask"
         );
-        let shown = plain.region(field, screen);
+        let shown = region(&plain, field, screen);
         let ink = shown.iter().filter(|p| p[0] < 100 && p[1] < 100 && p[2] < 100).count();
         assert!(
             !shown.iter().all(|p| p[..3] == mask),
@@ -435,7 +407,7 @@ fn the_judge_sees_the_picture_with_a_secret_field_painted_over_and_none_when_vis
         let masked_png = Png::decode(&pictures[0].1);
         let mask = trailblaze::agent::vision::MASK;
         assert!(
-            masked_png.region(field, screen).iter().all(|p| p[..3] == mask),
+            region(&masked_png, field, screen).iter().all(|p| p[..3] == mask),
             "{wire:?}: the secret's field is one solid mask"
         );
         assert!(!masked.body.contains(CANARY) && !masked.body.contains(API_KEY));
