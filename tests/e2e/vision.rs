@@ -4,12 +4,12 @@
 //! same text as plain text), `auto` going on without pictures when a provider refuses them, `on`
 //! failing, `off` sending none. No secret value nor the key in any body or output (canaries).
 
+use crate::png_image::Png;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use trailblaze::Settings;
 use trailblaze::agent::{AgentConfig, Vision};
 use trailblaze::device::Bounds;
-use crate::png_image::Png;
 use trailblaze::report::Outcome;
 use trailblaze_e2e::fake_llm::{FakeLlm, Reply, Request, Wire, dynamic, status};
 use trailblaze_e2e::{CANARY, Fixture};
@@ -416,7 +416,7 @@ fn the_judge_sees_the_picture_with_a_secret_field_painted_over_and_none_when_vis
         let plain = judged_request(&control, wire, CANARY, &[], Vision::Auto);
         let plain_png = Png::decode(&images(&plain)[0].1);
         assert!(
-            !plain_png.region(field, screen).iter().all(|p| p[..3] == mask),
+            !region(&plain_png, field, screen).iter().all(|p| p[..3] == mask),
             "{wire:?}: control: no secret, no mask"
         );
         // off: the question is the screen's text alone.

@@ -213,7 +213,9 @@ fn the_runs_secrets_file_is_not_served_whatever_its_name() {
     let open = |file: &str| {
         let dir = super::lifecycle::with_steps(
             "",
-            &format!("  - step: Open a text file\n    recording:\n      web:\n        - web_navigate: {{ url: site/{file} }}\n"),
+            &format!(
+                "  - step: Open a text file\n    recording:\n      web:\n        - web_navigate: {{ url: site/{file} }}\n"
+            ),
         );
         std::fs::write(dir.path().join("site/creds.txt"), "SITE_PW=creds-CANARY\n").expect("secrets");
         std::fs::write(dir.path().join("site/plain.txt"), "plain\n").expect("file");

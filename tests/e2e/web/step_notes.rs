@@ -36,6 +36,9 @@ fn each_steps_page_notes_are_the_page_it_left_not_the_next_steps() {
     assert!(url(1).ends_with("/site/form.html"), "{}", steps[1]);
     assert!(url(0).ends_with("/site/index.html"), "{}", steps[0]);
     assert_eq!(steps[0]["page"]["consoleErrors"][0], "beacon sent", "{}", steps[0]);
-    let errors = steps[1]["page"]["consoleErrors"].as_array().cloned().unwrap_or_default();
+    let errors = steps[1]["page"]["consoleErrors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(errors.is_empty(), "{}", steps[1]);
 }

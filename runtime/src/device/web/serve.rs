@@ -273,7 +273,7 @@ impl Rules {
         }
         let rel = real.strip_prefix(&self.root).ok()?;
         let in_site = lock(&self.sites).iter().any(|s| real.starts_with(s));
-        let never = self.never.iter().any(|n| *n == real);
+        let never = self.never.contains(&real);
         (in_site && !is_private(rel) && !never).then_some(real)
     }
 }

@@ -193,8 +193,10 @@ impl WebDevice {
         let real = std::fs::canonicalize(&path)
             .map_err(|_| DeviceError::Action(format!("`{url}`: no such file ({})", path.display())))?;
         if self.served.is_none() {
-            self.served =
-                Some(Served::start(&root, &self.opts.never_served).map_err(|e| DeviceError::Io(format!("cannot serve the workspace: {e}")))?);
+            self.served = Some(
+                Served::start(&root, &self.opts.never_served)
+                    .map_err(|e| DeviceError::Io(format!("cannot serve the workspace: {e}")))?,
+            );
         }
         let refused = |why: NotServed| match why {
             NotServed::Outside => DeviceError::Action(format!(
