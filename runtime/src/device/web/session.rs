@@ -170,7 +170,7 @@ impl WebDevice {
 
     /// Resolves a URL as `web_navigate` takes it: http(s) URLs and about:blank as they are; a
     /// relative path (or a `file://` URL) against the trail's folder, served from its site folder
-    /// (see [`Served`]); every other scheme refused (see [`address`]).
+    /// (by the device's own file server); every other scheme refused (`chrome:`, `data:`, ...).
     pub fn resolve_url(&mut self, url: &str) -> Result<String, DeviceError> {
         let (path, absolute) = match address::classify(url).map_err(DeviceError::Action)? {
             Address::Web(u) => return Ok(u.to_string()),
