@@ -125,8 +125,8 @@ impl CheckReport {
 pub const TOOLS_NOT_TYPE_CHECKED: &str = "scripted tools (tools/*.ts) were not type-checked: \
 `trailblaze check --tsc` runs the TypeScript compiler over them (or `tsc -p trailmaps/<id>/tools` after `trailblaze dts`)";
 
-/// How many scripted tools' `.ts` files (not `.d.ts`) trailmap folder `map_dir` has in `tools/`: what
-/// `check --tsc` compiles, and what the native gate's [`TOOLS_NOT_TYPE_CHECKED`] is about.
+/// How many `.ts` files (not `.d.ts`) trailmap folder `map_dir` has in `tools/`: what `check --tsc`
+/// compiles (the native gate's notice reads the trailmap's scripts, listed when it was loaded).
 pub(crate) fn tool_scripts(map_dir: &Path) -> usize {
     std::fs::read_dir(map_dir.join("tools"))
         .map(|rd| {

@@ -12,6 +12,14 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 /// The whole text of `path`, if it is a regular file (a symlink to one is fine) of at most
 /// [`MAX_FILE_BYTES`].
 pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let (file, meta) = open_bounded(path, MAX_FILE_BYTES)?;
+    String::from_utf8(read_bounded(file, &meta, MAX_FILE_BYTES)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
+/// `path` opened, with its metadata, if it is a regular file (a symlink to one is fine) of at most
+/// `max` bytes: the kind and size are asked of the open file, so what is read is what was checked.
+pub fn open_bounded(path: &Path, max: u64) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
     let file = open_regular(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -20,23 +28,29 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
             "not a regular file",
         ));
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
-        ));
+    if meta.len() > max {
+        return Err(too_large(max));
     }
+    Ok((file, meta))
+}
+
+/// All of `file` (opened by [`open_bounded`] with `meta`), refused past `max` bytes: its size can
+/// change between the check and the read.
+pub fn read_bounded(file: std::fs::File, meta: &std::fs::Metadata, max: u64) -> std::io::Result<Vec<u8>> {
     // Sized from the metadata, so the read does not grow the buffer step by step.
-    let mut text = String::with_capacity(meta.len() as usize + 1);
-    // The size can change between the check and the read: the read is bounded too.
-    file.take(MAX_FILE_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
-        ));
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(max));
     }
-    Ok(text)
+    Ok(bytes)
+}
+
+fn too_large(max: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("larger than {} MiB", max >> 20),
+    )
 }
 
 /// `path` opened for reading without waiting: the kind of file is then asked of the open file (one

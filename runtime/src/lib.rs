@@ -51,6 +51,8 @@ pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
 pub use replay::{ReplayOptions, RunSink};
 pub use run::{RunOptions, run_trails};
 pub use secret::Redaction;
+/// Random tokens for local servers, compared in constant time.
+pub use secret::token;
 pub use session::{Session, SessionConfig, Settings};
 pub use trail::{Step, Trail};
 

@@ -284,7 +284,7 @@ impl Project {
             DeviceSpec::Web(opts) => {
                 let mut opts = opts.clone();
                 opts.never_served.extend(self.secrets_file.iter().cloned());
-                web_device(&opts)
+                web_device(opts)
             }
             #[cfg(feature = "adb")]
             DeviceSpec::Android { .. } => match spec.connect_android()? {
@@ -457,12 +457,12 @@ impl Project {
 
 /// A page of Chromium (in the process's shared browser, or a running one) for `--device web`.
 #[cfg(feature = "web")]
-fn web_device(opts: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
-    Ok(Box::new(crate::device::web::WebDevice::start_shared(opts.clone())?))
+fn web_device(opts: crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+    Ok(Box::new(crate::device::web::WebDevice::start_shared(opts)?))
 }
 
 #[cfg(not(feature = "web"))]
-fn web_device(_: &crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
+fn web_device(_: crate::device::spec::WebOptions) -> Result<Box<dyn Device>, ProjectError> {
     Err(ProjectError::Usage(
         "this trailblaze was built without the `web` feature, so `--device web` is not available \
          (build it with `--features web`, which the CLI has by default)"

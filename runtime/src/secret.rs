@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 mod forms;
+pub mod token;
 
 const OPEN: &str = "{{secret:";
 
@@ -19,8 +20,11 @@ pub fn has_placeholder(text: &str) -> bool {
 /// secret that contains another is replaced whole, not around the shorter one.
 #[derive(Debug, Clone, Default)]
 pub struct Redaction {
-    /// Longest first; each differs from the others by more than ASCII case.
-    forms: Vec<String>,
+    /// Longest first; each differs from the others by more than ASCII case. Shared by clones (a
+    /// session's log, its screens and its reports each hold one).
+    forms: std::sync::Arc<[String]>,
+    /// The forms in ASCII lower case: what [`Redaction::covers`] looks up.
+    folded: std::sync::Arc<std::collections::HashSet<String>>,
     /// Every form at once: a text that holds none (nearly every string a log line or a report
     /// holds) is read once, not once per form.
     any: Option<aho_corasick::AhoCorasick>,
@@ -29,10 +33,10 @@ pub struct Redaction {
 impl Redaction {
     pub fn new(values: &[String]) -> Redaction {
         let mut forms: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut folded = std::collections::HashSet::new();
         for v in values.iter().filter(|v| !v.is_empty()) {
             for f in forms::forms(v) {
-                if seen.insert(f.to_ascii_lowercase()) {
+                if folded.insert(f.to_ascii_lowercase()) {
                     forms.push(f);
                 }
             }
@@ -47,7 +51,11 @@ impl Redaction {
                     .ok()
             })
             .flatten();
-        Redaction { forms, any }
+        Redaction {
+            forms: forms.into(),
+            folded: std::sync::Arc::new(folded),
+            any,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -57,10 +65,7 @@ impl Redaction {
     /// Whether this redaction replaces every form `other` replaces: a text it has scrubbed holds
     /// nothing `other` would change.
     pub(crate) fn covers(&self, other: &Redaction) -> bool {
-        other
-            .forms
-            .iter()
-            .all(|f| self.forms.iter().any(|g| g.eq_ignore_ascii_case(f)))
+        other.folded.iter().all(|f| self.folded.contains(f))
     }
 
     /// Whether `text` holds a secret in any of its forms ([`Redaction::text`] would change it).
@@ -107,7 +112,7 @@ impl Redaction {
     /// [`Redaction::text`] form by form, longest first.
     fn each_form<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         let mut out: Option<String> = None;
-        for f in &self.forms {
+        for f in self.forms.iter() {
             if let Some(r) = replaced(out.as_deref().unwrap_or(text), f) {
                 out = Some(r);
             }
@@ -286,6 +291,7 @@ mod redact_tests {
         assert!(r.any.is_some(), "the automaton is in use");
         let alone = Redaction {
             forms: r.forms.clone(),
+            folded: r.folded.clone(),
             any: None,
         };
         for t in [

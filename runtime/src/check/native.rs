@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cache::Cache;
 use super::targets::{Targets, TrailResult, Uses};
-use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort, tool_scripts};
+use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
 use crate::project::Project;
 use crate::surface::client_files::selectors;
 use crate::trail::{Trail, parse_trail_owned, read_trail};
@@ -65,7 +65,7 @@ pub fn check_native_with(project: &Project, files: &[std::path::PathBuf], opts: 
     }
     sort(&mut report.findings);
     // Said only when there is something it did not compile: a project with no `.ts` tool has none.
-    if project.trailmaps.maps.values().any(|m| tool_scripts(&m.dir) > 0) {
+    if project.trailmaps.maps.values().any(|m| !m.scripts.is_empty()) {
         report.notices.push(TOOLS_NOT_TYPE_CHECKED.to_string());
     }
     report

@@ -38,46 +38,42 @@ pub enum NotServed {
 }
 
 pub struct Served {
+    rules: Arc<Rules>,
+    stop: Arc<AtomicBool>,
+}
+
+/// What the request handler reads: the server's own, shared with the accept loop.
+struct Rules {
     /// The workspace: URL paths are paths in it.
     root: PathBuf,
     port: u16,
     /// The first segment of every served path (random hex, per server).
     token: String,
     /// The site folders (canonical, inside `root`): only files in one of them are served.
-    sites: Arc<Mutex<Vec<PathBuf>>>,
-    /// Files never served whatever their name (canonical).
-    never: Arc<Vec<PathBuf>>,
-    stop: Arc<AtomicBool>,
-}
-
-/// What the request handler reads, shared with the accept loop.
-struct Rules {
-    root: PathBuf,
-    port: u16,
-    token: String,
-    sites: Arc<Mutex<Vec<PathBuf>>>,
-    never: Arc<Vec<PathBuf>>,
+    sites: Mutex<Vec<PathBuf>>,
+    /// Files never served whatever their name or path, by identity (device, inode): a hard link
+    /// to one under another name is the same file.
+    never: Vec<(u64, u64)>,
 }
 
 impl Served {
     /// A server for the pages of workspace `root`; it serves nothing until [`Served::url_of`] adds
     /// a site folder, and never one of the files `never` (a file that does not exist is skipped).
     pub fn start(root: &Path, never: &[PathBuf]) -> std::io::Result<Served> {
-        let root = std::fs::canonicalize(root)?;
-        let never: Arc<Vec<PathBuf>> = Arc::new(never.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect());
-        let token = new_token()?;
         let listener = TcpListener::bind("127.0.0.1:0")?;
-        let port = listener.local_addr()?.port();
-        let stop = Arc::new(AtomicBool::new(false));
-        let sites: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
         let rules = Arc::new(Rules {
-            root: root.clone(),
-            port,
-            token: token.clone(),
-            sites: sites.clone(),
-            never: never.clone(),
+            root: std::fs::canonicalize(root)?,
+            port: listener.local_addr()?.port(),
+            token: crate::secret::token::random_hex(16)?,
+            sites: Mutex::default(),
+            never: never
+                .iter()
+                .filter_map(|f| std::fs::metadata(f).ok())
+                .map(|m| identity(&m))
+                .collect(),
         });
-        let s = stop.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, r) = (stop.clone(), rules.clone());
         std::thread::Builder::new()
             .name("trailblaze-web-files".into())
             .spawn(move || {
@@ -92,47 +88,43 @@ impl Served {
                     if live.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
                         continue;
                     }
-                    let rules = rules.clone();
+                    let rules = r.clone();
                     let _ = std::thread::Builder::new().spawn(move || {
                         let _slot = slot;
                         serve(c, &rules);
                     });
                 }
             })?;
-        Ok(Served {
-            root,
-            port,
-            token,
-            sites,
-            never,
-            stop,
-        })
+        Ok(Served { rules, stop })
     }
 
     /// The URL of page `file` (canonical), whose folder becomes a site folder; refused when it lies
     /// outside the workspace or is private.
     pub fn url_of(&self, file: &Path) -> Result<String, NotServed> {
-        let rel = file.strip_prefix(&self.root).map_err(|_| NotServed::Outside)?;
-        if is_private(rel) || self.never.iter().any(|n| n == file) {
+        let r = &self.rules;
+        let rel = file.strip_prefix(&r.root).map_err(|_| NotServed::Outside)?;
+        let meta = std::fs::metadata(file).ok();
+        if is_private(rel) || meta.as_ref().is_some_and(|m| r.is_never(m)) {
             return Err(NotServed::Private);
         }
-        let site = if file.is_dir() {
+        let dir = meta.is_some_and(|m| m.is_dir());
+        let site = if dir {
             file.to_path_buf()
         } else {
-            file.parent().unwrap_or(&self.root).to_path_buf()
+            file.parent().unwrap_or(&r.root).to_path_buf()
         };
         {
-            let mut sites = lock(&self.sites);
+            let mut sites = lock(&r.sites);
             if !sites.iter().any(|s| site.starts_with(s)) {
                 sites.push(site);
             }
         }
-        let mut url = format!("http://127.0.0.1:{}/{}", self.port, self.token);
+        let mut url = format!("http://127.0.0.1:{}/{}", r.port, r.token);
         for part in rel.components() {
             url.push('/');
             url.push_str(&percent(&part.as_os_str().to_string_lossy()));
         }
-        if rel.as_os_str().is_empty() || file.is_dir() {
+        if rel.as_os_str().is_empty() || dir {
             url.push('/');
         }
         Ok(url)
@@ -143,7 +135,7 @@ impl Drop for Served {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
         // Wakes the accept loop so it sees the flag.
-        let _ = TcpStream::connect_timeout(&([127, 0, 0, 1], self.port).into(), Duration::from_millis(200));
+        let _ = TcpStream::connect_timeout(&([127, 0, 0, 1], self.rules.port).into(), Duration::from_millis(200));
     }
 }
 
@@ -156,17 +148,10 @@ impl Drop for Slot {
     }
 }
 
-/// 16 random bytes as hex, from the kernel.
-fn new_token() -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Compares without stopping at the first difference: the time taken tells nothing of the token.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// A file's identity: the same for every path and hard link that reaches it.
+fn identity(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
 }
 
 /// A name never served: a dotfile or dot-folder (`.env`, `.env.local`, `.git`) or a secrets file.
@@ -253,7 +238,7 @@ impl Rules {
         let path = target.split(['?', '#']).next()?;
         let rest = path.strip_prefix('/')?;
         let (token, rest) = rest.split_once('/').unwrap_or((rest, ""));
-        if !same(token.as_bytes(), self.token.as_bytes()) {
+        if !crate::secret::token::same(token.as_bytes(), self.token.as_bytes()) {
             return None;
         }
         let decoded = unpercent(rest)?;
@@ -273,8 +258,12 @@ impl Rules {
         }
         let rel = real.strip_prefix(&self.root).ok()?;
         let in_site = lock(&self.sites).iter().any(|s| real.starts_with(s));
-        let never = self.never.contains(&real);
-        (in_site && !is_private(rel) && !never).then_some(real)
+        (in_site && !is_private(rel)).then_some(real)
+    }
+
+    /// Whether the file `m` describes is one never served.
+    fn is_never(&self, m: &std::fs::Metadata) -> bool {
+        self.never.contains(&identity(m))
     }
 }
 
@@ -311,10 +300,12 @@ fn serve(stream: TcpStream, rules: &Rules) {
     let mut out = stream;
     let answer = match rules.answer(method, target, &headers) {
         Answer::File(f) => {
-            let body = std::fs::metadata(&f)
-                .is_ok_and(|m| m.is_file() && m.len() <= MAX_FILE)
-                .then(|| std::fs::read(&f).ok())
-                .flatten();
+            // The file's kind, size and identity are asked of the open file: what is read is what
+            // was checked, and a FIFO put in its place does not hold the connection.
+            let body = crate::files::open_bounded(&f, MAX_FILE)
+                .ok()
+                .filter(|(_, m)| !rules.is_never(m))
+                .and_then(|(file, m)| crate::files::read_bounded(file, &m, MAX_FILE).ok());
             match body {
                 Some(body) => {
                     let head = format!(

@@ -38,8 +38,8 @@ fn rules(root: &Path, sites: &[&str]) -> Rules {
         root: root.to_path_buf(),
         port: 4321,
         token: "0123abcd".into(),
-        sites: Arc::new(Mutex::new(sites.iter().map(|s| root.join(s)).collect())),
-        never: Arc::default(),
+        sites: Mutex::new(sites.iter().map(|s| root.join(s)).collect()),
+        never: Vec::new(),
     }
 }
 
@@ -136,26 +136,29 @@ fn a_request_needs_the_servers_host_and_token() {
 fn url_of_adds_the_pages_folder_and_refuses_private_or_outside_files() {
     let (dir, root) = workspace();
     let served = Served::start(&root, &[]).expect("server");
-    assert_eq!(served.token.len(), 32);
+    assert_eq!(served.rules.token.len(), 32);
     // Nothing is served before a page is opened.
-    assert!(lock(&served.sites).is_empty());
+    assert!(lock(&served.rules.sites).is_empty());
     let url = served.url_of(&root.join("site/a b.html")).expect("a page");
     assert_eq!(
         url,
-        format!("http://127.0.0.1:{}/{}/site/a%20b.html", served.port, served.token)
+        format!(
+            "http://127.0.0.1:{}/{}/site/a%20b.html",
+            served.rules.port, served.rules.token
+        )
     );
-    assert_eq!(*lock(&served.sites), vec![root.join("site")]);
+    assert_eq!(*lock(&served.rules.sites), vec![root.join("site")]);
     // A page in a subfolder of a site folder adds nothing; one elsewhere adds its own folder.
     served.url_of(&root.join("site/css/app.css")).expect("in the site");
     served.url_of(&root.join("other/page.html")).expect("another site");
-    assert_eq!(*lock(&served.sites), vec![root.join("site"), root.join("other")]);
+    assert_eq!(*lock(&served.rules.sites), vec![root.join("site"), root.join("other")]);
     assert_eq!(served.url_of(&root.join("site/.env")), Err(NotServed::Private));
     assert_eq!(served.url_of(&root.join("ws.secrets")), Err(NotServed::Private));
     assert_eq!(served.url_of(&root.join("site/.git/config")), Err(NotServed::Private));
     assert_eq!(served.url_of(&dir.path().join("outside.txt")), Err(NotServed::Outside));
     // Two servers never share a token.
     let other = Served::start(&root, &[]).expect("server");
-    assert_ne!(other.token, served.token);
+    assert_ne!(other.rules.token, served.rules.token);
 }
 
 /// One request over TCP: the status line and the body.
@@ -178,56 +181,69 @@ fn over_tcp_the_page_is_served_and_the_rest_refused() {
     let served = Served::start(&root, &[]).expect("server");
     let url = served.url_of(&root.join("site/index.html")).expect("a page");
     let path = url
-        .split_once(&format!(":{}", served.port))
+        .split_once(&format!(":{}", served.rules.port))
         .expect("port")
         .1
         .to_string();
-    let host = format!("127.0.0.1:{}", served.port);
-    let (status, body) = fetch(served.port, &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+    let host = format!("127.0.0.1:{}", served.rules.port);
+    let (status, body) = fetch(
+        served.rules.port,
+        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+    );
     assert_eq!((status.as_str(), body.as_str()), ("HTTP/1.1 200 OK", "home"));
     let env = path.replace("index.html", ".env");
-    let (status, _) = fetch(served.port, &format!("GET {env} HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+    let (status, _) = fetch(
+        served.rules.port,
+        &format!("GET {env} HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+    );
     assert_eq!(status, "HTTP/1.1 404 Not Found");
     let (status, body) = fetch(
-        served.port,
+        served.rules.port,
         &format!("GET {path} HTTP/1.1\r\nHost: rebound.example\r\n\r\n"),
     );
     assert_eq!(status, "HTTP/1.1 403 Forbidden");
     assert!(!body.contains("home"));
     let (status, _) = fetch(
-        served.port,
+        served.rules.port,
         &format!("GET /site/index.html HTTP/1.1\r\nHost: {host}\r\n\r\n"),
     );
     assert_eq!(status, "HTTP/1.1 404 Not Found");
 }
 
-/// A `--secrets` file named like any page (`site/creds.txt`) is never served, nor through a link,
-/// nor opened as a page; the file beside it, of the same kind, is.
+/// A `--secrets` file named like any page (`site/creds.txt`) is never served, nor through a
+/// symbolic or hard link, nor opened as a page; the file beside it, of the same kind, is.
 #[test]
 fn the_runs_secrets_file_is_never_served_whatever_its_name() {
     let (_dir, root) = workspace();
     std::fs::write(root.join("site/creds.txt"), "PW=x").expect("file");
     std::fs::write(root.join("site/plain.txt"), "text").expect("file");
     std::os::unix::fs::symlink(root.join("site/creds.txt"), root.join("site/c.txt")).expect("link");
+    // A hard link is the same file under another name: no path comparison would see it.
+    std::fs::hard_link(root.join("site/creds.txt"), root.join("site/hard.txt")).expect("hard link");
     // Named with a `..`, as a user may type it: compared once resolved.
     let served = Served::start(&root, &[root.join("site/../site/creds.txt")]).expect("server");
     served.url_of(&root.join("site/index.html")).expect("a page");
-    let host = format!("127.0.0.1:{}", served.port);
+    let host = format!("127.0.0.1:{}", served.rules.port);
     let get = |name: &str| {
-        let head = format!("GET /{}/site/{name} HTTP/1.1\r\nHost: {host}\r\n\r\n", served.token);
-        fetch(served.port, &head)
+        let head = format!(
+            "GET /{}/site/{name} HTTP/1.1\r\nHost: {host}\r\n\r\n",
+            served.rules.token
+        );
+        fetch(served.rules.port, &head)
     };
     // Control: a file of the same folder and kind is served.
     assert_eq!(get("plain.txt"), ("HTTP/1.1 200 OK".into(), "text".into()));
     assert_eq!(get("creds.txt").0, "HTTP/1.1 404 Not Found");
     assert_eq!(get("c.txt").0, "HTTP/1.1 404 Not Found");
+    assert_eq!(get("hard.txt").0, "HTTP/1.1 404 Not Found");
+    assert_eq!(served.url_of(&root.join("site/hard.txt")), Err(NotServed::Private));
     assert_eq!(served.url_of(&root.join("site/creds.txt")), Err(NotServed::Private));
     // Control: the same server without the file listed serves it (the name alone does not refuse).
     let other = Served::start(&root, &[]).expect("server");
     other.url_of(&root.join("site/index.html")).expect("a page");
     let head = format!(
         "GET /{}/site/creds.txt HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
-        other.token, other.port
+        other.rules.token, other.rules.port
     );
-    assert_eq!(fetch(other.port, &head).0, "HTTP/1.1 200 OK");
+    assert_eq!(fetch(other.rules.port, &head).0, "HTTP/1.1 200 OK");
 }

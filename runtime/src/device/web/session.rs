@@ -192,12 +192,13 @@ impl WebDevice {
             .unwrap_or_else(|| PathBuf::from("."));
         let real = std::fs::canonicalize(&path)
             .map_err(|_| DeviceError::Action(format!("`{url}`: no such file ({})", path.display())))?;
-        if self.served.is_none() {
-            self.served = Some(
+        let served = match &self.served {
+            Some(s) => s,
+            None => self.served.insert(
                 Served::start(&root, &self.opts.never_served)
                     .map_err(|e| DeviceError::Io(format!("cannot serve the workspace: {e}")))?,
-            );
-        }
+            ),
+        };
         let refused = |why: NotServed| match why {
             NotServed::Outside => DeviceError::Action(format!(
                 "`{url}` lies outside the trail's workspace ({}): pages may open only files inside it",
@@ -205,7 +206,6 @@ impl WebDevice {
             )),
             NotServed::Private => DeviceError::Action(format!("`{url}` is not opened: {why}")),
         };
-        let served = self.served.as_ref().ok_or(NotServed::Outside).map_err(refused)?;
         let base = served.url_of(&real).map_err(refused)?;
         Ok(format!("{base}{suffix}"))
     }

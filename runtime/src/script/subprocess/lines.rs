@@ -23,7 +23,7 @@ pub(super) enum Read {
     /// A whole line (without its newline) is in the buffer; also a last line without one.
     Line,
     /// The line is longer than the cap: its first `cap` bytes are in the buffer and the reader is
-    /// left inside it (see [`skip_line`]).
+    /// left inside it (`BufRead::skip_until` passes the rest).
     Long,
     /// The pipe is closed and nothing is left.
     Eof,
@@ -33,11 +33,7 @@ pub(super) enum Read {
 pub(super) fn read_line(r: &mut impl BufRead, cap: usize, buf: &mut Vec<u8>) -> io::Result<Read> {
     buf.clear();
     loop {
-        let available = match r.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let available = fill(r)?;
         if available.is_empty() {
             return Ok(if buf.is_empty() { Read::Eof } else { Read::Line });
         }
@@ -62,26 +58,14 @@ pub(super) fn read_line(r: &mut impl BufRead, cap: usize, buf: &mut Vec<u8>) -> 
     }
 }
 
-/// Skips the rest of the line the reader is in, keeping nothing. `false` once the pipe closed.
-pub(super) fn skip_line(r: &mut impl BufRead) -> io::Result<bool> {
+/// The reader's buffered bytes, read again after a signal interrupted the read; empty at the end.
+fn fill(r: &mut impl BufRead) -> io::Result<&[u8]> {
     loop {
-        let available = match r.fill_buf() {
-            Ok(b) => b,
+        match r.fill_buf() {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(false);
-        }
-        match available.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                r.consume(i + 1);
-                return Ok(true);
-            }
-            None => {
-                let n = available.len();
-                r.consume(n);
-            }
+            // Asked again to hand the slice out: the bytes are buffered now, so it reads nothing.
+            Ok(_) => return r.fill_buf(),
         }
     }
 }
@@ -192,7 +176,7 @@ mod tests {
         assert_eq!(buf, b"short");
         assert_eq!(read_line(&mut r, 10, &mut buf).expect("read"), Read::Long);
         assert_eq!(buf, b"0123456789", "the first `cap` bytes");
-        assert!(skip_line(&mut r).expect("skip"));
+        assert!(r.skip_until(b'\n').expect("skip") > 0);
         assert_eq!(read_line(&mut r, 10, &mut buf).expect("read"), Read::Line);
         assert_eq!(buf, b"next");
         assert_eq!(read_line(&mut r, 10, &mut buf).expect("read"), Read::Line);
@@ -220,7 +204,7 @@ mod tests {
             r.get_ref().handed
         );
         assert!(buf.capacity() <= 2 << 20, "kept {} bytes", buf.capacity());
-        assert!(skip_line(&mut r).expect("skip"), "the newline was found");
+        assert!(r.skip_until(b'\n').expect("skip") > 0, "the rest was passed");
         assert_eq!(r.get_ref().handed, (64 << 20) + 1);
         assert_eq!(read_line(&mut r, 1 << 20, &mut buf).expect("read"), Read::Eof);
     }

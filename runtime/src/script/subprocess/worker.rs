@@ -13,7 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
-use std::io::{BufReader, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
@@ -355,7 +355,7 @@ fn read_protocol(stdout: std::process::ChildStdout, to_session: &Notify) {
                 if to_session.send(Msg::Broken(why), 0).is_err() {
                     return;
                 }
-                while matches!(lines::skip_line(&mut r), Ok(true)) {}
+                while matches!(r.skip_until(b'\n'), Ok(n) if n > 0) {}
                 return;
             }
             Ok(Read::Eof) | Err(_) => return,
@@ -400,7 +400,7 @@ fn forward_stderr(stderr: std::process::ChildStderr, to_session: &Notify) {
                 text: line.to_string(),
             },
         };
-        if to_session.send(msg, buf.len()).is_err() || (long && !matches!(lines::skip_line(&mut r), Ok(true))) {
+        if to_session.send(msg, buf.len()).is_err() || (long && !matches!(r.skip_until(b'\n'), Ok(n) if n > 0)) {
             return;
         }
         if buf.capacity() > 1 << 20 {

@@ -85,13 +85,20 @@ pub fn suite_digest(files: &[PathBuf]) -> String {
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
+/// The largest shard report read: far past any suite's (a 2,000-step trail's is ~1 MiB).
+const MAX_REPORT: u64 = 512 << 20;
+
 fn read(shard: &ShardDir) -> Result<RunReport, MergeError> {
     let fail = |error: String| MergeError::Read {
         dir: shard.given.clone(),
         error,
     };
-    let text = std::fs::read_to_string(shard.report_json()).map_err(|e| fail(e.to_string()))?;
-    serde_json::from_str(&text).map_err(|e| fail(e.to_string()))
+    // A regular file, read as checked and not without end: a FIFO or `/dev/zero` put in a shard's
+    // place fails here instead of holding the merge.
+    let bytes = crate::files::open_bounded(&shard.report_json(), MAX_REPORT)
+        .and_then(|(file, meta)| crate::files::read_bounded(file, &meta, MAX_REPORT))
+        .map_err(|e| fail(e.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))
 }
 
 /// A run without `--shard` is the whole suite: shard 1 of 1.

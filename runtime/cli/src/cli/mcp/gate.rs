@@ -58,13 +58,8 @@ impl Gate {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or_default();
-        same(given.as_bytes(), self.token.as_bytes())
+        trailblaze::token::same(given.as_bytes(), self.token.as_bytes())
     }
-}
-
-/// Compares without stopping at the first difference: the time taken tells nothing of the token.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The middleware: the token first, then the cap for a request that opens a session (a POST with
@@ -95,12 +90,9 @@ pub async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> R
     next.run(req).await
 }
 
-/// A fresh token: 32 random bytes as hex (from the kernel; no other source is good enough).
+/// A fresh token: 32 random bytes as hex.
 pub fn new_token() -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    trailblaze::token::random_hex(32)
 }
 
 #[cfg(test)]
