@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The feature matrix (docs/ndk.md): the library builds with none of its optional parts (what the
 # on-device library for an APK uses) and with all of them (the CLI), and the minimal library
-# carries no adb client and no HTTP client or server.
+# carries no adb client and no HTTP client or server. The core crate's own graph holds no part at
+# all (runtime/core/tests/no_switches.rs checks its manifest and sources).
 #   scripts/check-features.sh            debug build, into target/minimal (its own: a build with
 #                                        other features overwrites the .so the C and JNI tests
 #                                        load; test.sh runs it last, in target/, where it reuses
@@ -16,8 +17,14 @@ if [ "${1:-}" = "--release" ]; then
   profile=release
   flags=(--release)
 fi
-optional='adb_client|ureq|rustls|axum|hyper|tokio|roxmltree|resvg|usvg|gif'
+optional='adb_client|ureq|rustls|axum|hyper|tokio|roxmltree|resvg|usvg|gif|tungstenite|png'
 crates() { cargo tree -e normal --prefix none "$@" | sed 's/ .*//' | sort -u; }
+core=$(crates -p trailblaze-core)
+if grep -qxE "$optional" <<<"$core"; then
+  echo "check-features: the core depends on an optional part:" >&2
+  echo "$core" | grep -xE "$optional" >&2
+  exit 1
+fi
 # The minimal set's dependency graph holds no optional part; control: the full one holds each.
 minimal=$(crates -p trailblaze-ffi --no-default-features)
 if grep -qxE "$optional" <<<"$minimal"; then
@@ -25,7 +32,7 @@ if grep -qxE "$optional" <<<"$minimal"; then
   echo "$minimal" | grep -xE "$optional" >&2
   exit 1
 fi
-full=$(crates -p trailblaze-ffi --no-default-features --features adb,agent,fetch,subprocess)
+full=$(crates -p trailblaze-ffi --no-default-features --features adb,agent,fetch)
 for c in adb_client ureq rustls resvg; do
   grep -qx "$c" <<<"$full" || { echo "check-features: control failed: no $c with every feature" >&2; exit 1; }
 done
@@ -46,6 +53,6 @@ if [ -n "$bad" ]; then
 fi
 grep -qE '[0-9$]rquickjs_core(\.\.|[0-9])' <<<"$syms" || { echo "check-features: control failed: no rquickjs symbol in $so" >&2; exit 1; }
 # The full set compiles (the CLI's, with every feature).
-cargo check --quiet -p trailblaze --features adb,agent,fetch,subprocess
+cargo check --quiet -p trailblaze --features adb,agent,fetch,raster,web
 echo "minimal: $(echo "$minimal" | wc -l) crates, $(du -k "$so" | cut -f1) KiB ($profile .so)"
 echo "full:    $(crates -p trailblaze-cli | wc -l) crates (the CLI)"

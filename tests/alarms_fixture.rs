@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trailblaze::device::adb::{AdbDevice, AdbOptions};
+use trailblaze::android::{AdbDevice, AdbOptions};
 use trailblaze::device::sim::SimDevice;
 use trailblaze::{Project, ProjectOptions, Session, SessionOptions};
 
@@ -45,11 +45,12 @@ impl Alarms {
     }
 
     pub fn project(&self) -> Project {
-        Project::open(
+        trailblaze::open(
             &self.home.join("trails/config/trailmaps"),
             ProjectOptions {
                 cache_dir: Some(self.f.cache()),
                 secrets_file: None,
+                ..ProjectOptions::default()
             },
         )
         .unwrap_or_else(|e| panic!("{e}"))

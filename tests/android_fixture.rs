@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use trailblaze::device::adb::{AdbDevice, AdbOptions};
+use trailblaze::android::{AdbDevice, AdbOptions};
 use trailblaze::device::sim::SimDevice;
 use trailblaze::{CallError, Project, Session, SessionOptions};
 use trailblaze_host_functions::SecretStore;

@@ -81,11 +81,12 @@ impl Fixture {
     }
 
     pub fn project(&self) -> Project {
-        Project::open(
+        trailblaze::open(
             &self.root(),
             ProjectOptions {
                 cache_dir: Some(self.cache()),
                 secrets_file: None,
+                ..ProjectOptions::default()
             },
         )
         .expect("project opens")

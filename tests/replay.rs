@@ -57,11 +57,12 @@ impl Replay {
 /// The demo trailmap opened with its test secrets, its transpile cache in `cache`.
 pub fn demo_project(cache: &Path) -> Project {
     let root = crate::repo_root().join("trailmaps");
-    Project::open(
+    trailblaze::open(
         &root,
         ProjectOptions {
             cache_dir: Some(cache.to_path_buf()),
             secrets_file: Some(root.join("demo/demo.secrets")),
+            ..ProjectOptions::default()
         },
     )
     .expect("the demo trailmap opens")

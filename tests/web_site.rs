@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use trailblaze::device::web::Browser;
+use trailblaze::web::device::Browser;
 
 /// The fixture site's folder.
 pub fn site_dir() -> PathBuf {
@@ -107,7 +107,7 @@ fn serve(stream: TcpStream) {
 
 /// Chromium's path. A web test fails here, loudly, when there is none: `./test.sh` installs it.
 pub fn require_chromium() -> PathBuf {
-    match trailblaze::device::web::find_chromium() {
+    match trailblaze::web::device::find_chromium() {
         Ok(p) => p,
         Err(e) => panic!(
             "the web tests need Chromium and found none ({e}); run ./test.sh, which installs Debian's `chromium`"

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use trailblaze::SessionOptions;
-use trailblaze::device::adb::{self, AdbDevice, AdbOptions};
+use trailblaze::android::{self, AdbDevice, AdbOptions};
 use trailblaze::device::{Device, DeviceError, LaunchMode, ViewNode, ViewTree};
 use trailblaze_e2e::fake_adb::{FakeAdb, crc32};
 use trailblaze_e2e::{Fixture, field_text, log_events};
@@ -116,7 +116,7 @@ fn the_real_adb_client_sees_a_device_that_answers_as_android_does() {
         dump.ends_with("</hierarchy>UI hierchary dumped to: /dev/tty\n"),
         "{dump}"
     );
-    let tree = adb::parse_dump(&dump).expect("the dump parses");
+    let tree = android::parse_dump(&dump).expect("the dump parses");
     assert_eq!(
         find(&tree.root, "email").and_then(|n| n.hint_text.as_deref()),
         Some("Email")
@@ -144,7 +144,7 @@ fn the_real_adb_client_sees_a_device_that_answers_as_android_does() {
 #[test]
 fn devices_are_listed_and_chosen_by_serial() {
     let fake = FakeAdb::demo(SERIAL);
-    let list = adb::list_devices(fake.addr()).expect("lists");
+    let list = android::list_devices(fake.addr()).expect("lists");
     assert_eq!(list.len(), 1);
     assert_eq!((list[0].serial.as_str(), list[0].state.as_str()), (SERIAL, "device"));
     assert_eq!(list[0].model.as_deref(), Some("Pixel_7"));
@@ -161,7 +161,7 @@ fn devices_are_listed_and_chosen_by_serial() {
         .expect("bind")
         .local_addr()
         .expect("addr");
-    let err = adb::list_devices(closed).expect_err("nothing listens there");
+    let err = android::list_devices(closed).expect_err("nothing listens there");
     assert!(
         err.to_string().contains(&closed.to_string()) && err.to_string().contains("adb start-server"),
         "{err}"

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use trailblaze::SessionOptions;
-use trailblaze::device::adb::{AdbDevice, AdbOptions};
+use trailblaze::android::{AdbDevice, AdbOptions};
 use trailblaze_e2e::fake_adb::FakeAdb;
 use trailblaze_e2e::replay::{demo_project, replay_demo};
 

@@ -69,12 +69,12 @@ pub(crate) fn trail(f: &Fixture, name: &str, text: &str) -> PathBuf {
 }
 
 pub(crate) fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) -> RunOutput {
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         out: f.out(),
         settings: Settings::default(),
-        agent,
         ..RunOptions::default()
     };
+    trailblaze::agent::for_run(project, agent.as_ref(), None, &mut opts);
     run_trails(project, &[file.to_path_buf()], &opts, &mut ()).expect("runs")
 }
 

@@ -13,7 +13,7 @@ use trailblaze::gates::check_native;
 use trailblaze::gates::parse_yaml;
 use trailblaze::report::Outcome as TrailOutcome;
 use trailblaze::trails::find_trails;
-use trailblaze::{Project, ProjectOptions, RunOptions, Settings, run_trails};
+use trailblaze::{ProjectOptions, RunOptions, Settings, run_trails};
 use trailblaze_e2e::{Fixture, repo_root};
 use trailblaze_host_functions::SecretStore;
 
@@ -211,11 +211,12 @@ fn docs_first_trailmap_checks_clean_and_runs_green() {
     let dir = tempfile::tempdir().expect("temp dir");
     let written = assemble(dir.path(), &doc_blocks("first-trailmap.md"));
     assert!(written.len() >= 4, "the walkthrough's files: {written:?}");
-    let project = Project::open(
+    let project = trailblaze::open(
         &dir.path().join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(dir.path().join("cache")),
             secrets_file: None,
+            ..ProjectOptions::default()
         },
     )
     .expect("the walkthrough's trailmap opens");

@@ -429,9 +429,7 @@ fn network_allow_is_read_strictly_with_file_line_and_column() {
         "trailmap.yaml",
         "id: net\nnetwork:\n  allow:\n    - http://127.0.0.1:8080\n    - http://127.0.0.1:8080/api\n    - ftp://files.example.com\n  max_response_bytes: 0\n",
     );
-    let e = trailblaze::Project::open(&f.root(), Default::default())
-        .err()
-        .expect("refused");
+    let e = trailblaze::open(&f.root(), Default::default()).err().expect("refused");
     let e = e.to_string();
     assert!(e.contains("trailmap.yaml:5:7"), "{e}");
     assert!(
@@ -443,7 +441,7 @@ fn network_allow_is_read_strictly_with_file_line_and_column() {
     assert!(e.contains("`network.max_response_bytes`: must be between 1 and"), "{e}");
     // An unknown key names the nearest.
     f.file("trailmap.yaml", "id: net\nnetwork:\n  alow: []\n");
-    let e = trailblaze::Project::open(&f.root(), Default::default())
+    let e = trailblaze::open(&f.root(), Default::default())
         .err()
         .expect("refused")
         .to_string();
@@ -453,7 +451,7 @@ fn network_allow_is_read_strictly_with_file_line_and_column() {
         "trailmap.yaml",
         "id: net\nnetwork:\n  allow: [\"http://127.0.0.1:8080\", \"https://staging.example.com\"]\n",
     );
-    assert!(trailblaze::Project::open(&f.root(), Default::default()).is_ok());
+    assert!(trailblaze::open(&f.root(), Default::default()).is_ok());
 }
 
 #[test]

@@ -225,9 +225,10 @@ fn the_trailmap_loader_answers_every_input() {
     let opts = || trailblaze::ProjectOptions {
         cache_dir: Some(dir.path().join("cache")),
         secrets_file: None,
+        ..trailblaze::ProjectOptions::default()
     };
     // Positive control: the untouched files load, with the composed tool in the catalog.
-    let project = trailblaze::Project::open(&dir.path().join("trailmaps"), opts()).expect("the seeds load");
+    let project = trailblaze::open(&dir.path().join("trailmaps"), opts()).expect("the seeds load");
     let catalog = project.catalog("demo").expect("the seeds' catalog");
     assert!(catalog.tool("replaceEmail").is_some());
     let slot = std::cell::Cell::new(0usize);
@@ -267,7 +268,7 @@ fn the_trailmap_loader_answers_every_input() {
         slot.set(n + 1);
         let f = files[n % files.len()];
         std::fs::write(map.join(f), text).expect("write the input");
-        let accepted = match trailblaze::Project::open(&dir.path().join("trailmaps"), opts()) {
+        let accepted = match trailblaze::open(&dir.path().join("trailmaps"), opts()) {
             Ok(project) => project.catalog("demo").is_ok() && project.surface("demo").is_ok(),
             Err(_) => false,
         };

@@ -77,11 +77,12 @@ fn demo() -> Fixture {
 fn run_judged(f: &Fixture, fake: &FakeLlm, wire: Wire) -> trailblaze::report::RunOutput {
     let file = trail(f, "judged", JUDGED);
     let project = project(f, &[("TOKEN", CANARY)]);
-    let opts = trailblaze::RunOptions {
+    let mut opts = trailblaze::RunOptions {
         out: f.out(),
-        judge: Some(config(fake, wire)),
         ..trailblaze::RunOptions::default()
     };
+    let cfg = config(fake, wire);
+    trailblaze::agent::for_run(&project, None, Some(&cfg), &mut opts);
     trailblaze::run_trails(&project, &[file], &opts, &mut ()).expect("runs")
 }
 
@@ -248,11 +249,12 @@ fn with_no_provider_the_error_names_the_setting_and_a_wrong_answer_is_not_a_verd
         "judged",
         &JUDGED.replace("are filled\"", "are filled, not {{secret:TOKEN}}\""),
     );
-    let opts = trailblaze::RunOptions {
+    let mut opts = trailblaze::RunOptions {
         out: f.out(),
-        judge: Some(config(&fake, Wire::OpenAi)),
         ..trailblaze::RunOptions::default()
     };
+    let cfg = config(&fake, Wire::OpenAi);
+    trailblaze::agent::for_run(&project, None, Some(&cfg), &mut opts);
     let out = trailblaze::run_trails(&project, &[file], &opts, &mut ()).expect("runs");
     let e = out.report.trails[0].steps[2].error.clone().unwrap_or_default();
     assert!(e.contains("holds a secret") && !e.contains(CANARY), "{e}");

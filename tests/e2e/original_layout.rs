@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use trailblaze::ProjectOptions;
 use trailblaze::device::sim::SimDevice;
-use trailblaze::{Project, ProjectOptions};
 use trailblaze_e2e::fake_adb::FakeAdb;
 use trailblaze_e2e::{Fixture, copy_dir, in_dir, repo_root, text};
 
@@ -171,11 +171,12 @@ fn the_workspace_config_is_read_strictly() {
 #[test]
 fn scripted_tools_in_the_original_style_are_discovered_with_their_input_types() {
     let (f, home) = workspace();
-    let project = Project::open(
+    let project = trailblaze::open(
         &home.join("trails/config/trailmaps"),
         ProjectOptions {
             cache_dir: Some(f.cache()),
             secrets_file: None,
+            ..ProjectOptions::default()
         },
     )
     .expect("the trailmaps load");

@@ -414,11 +414,12 @@ fn a_bad_time_budget_is_refused_with_its_position() {
         let f = Fixture::new("t");
         f.tool("slow", SLOW);
         f.file("tools/spinFor.tool.yaml", yaml);
-        let err = match trailblaze::Project::open(
+        let err = match trailblaze::open(
             &f.root(),
             trailblaze::ProjectOptions {
                 cache_dir: Some(f.cache()),
                 secrets_file: None,
+                ..trailblaze::ProjectOptions::default()
             },
         )
         .and_then(|p| p.catalog("t").map(|_| ()))

@@ -223,7 +223,7 @@ fn a_field_holding_a_secret_is_painted_over_in_the_picture_and_shows_in_a_contro
             !shown.iter().all(|p| p[..3] == mask),
             "{wire:?}: control: the field is not masked when no secret was typed"
         );
-        if trailblaze::device::raster::font_faces() > 0 {
+        if trailblaze::reports::raster::font_faces() > 0 {
             assert!(
                 ink > 20,
                 "{wire:?}: control: the typed text is drawn ({ink} dark pixels)"
@@ -373,12 +373,14 @@ fn judged_request(f: &Fixture, wire: Wire, text: &str, secrets: &[(&str, &str)],
         "verdict",
         json!({ "holds": true, "explanation": "it is" }),
     ));
-    let opts = trailblaze::RunOptions {
+    let mut opts = trailblaze::RunOptions {
         out: f.out(),
-        judge: Some(with_vision(config(&fake, wire), vision)),
         ..trailblaze::RunOptions::default()
     };
-    let out = trailblaze::run_trails(&project(f, secrets), &[file], &opts, &mut ()).expect("runs");
+    let cfg = with_vision(config(&fake, wire), vision);
+    let project = project(f, secrets);
+    trailblaze::agent::for_run(&project, None, Some(&cfg), &mut opts);
+    let out = trailblaze::run_trails(&project, &[file], &opts, &mut ()).expect("runs");
     assert_eq!(outcomes(&out), vec![Outcome::Passed; 3], "{wire:?}");
     let mut requests = fake.requests();
     assert_eq!(requests.len(), 1, "one question");
@@ -515,13 +517,15 @@ fn on_the_web_the_agent_and_the_judge_see_the_page_with_a_secret_field_masked() 
             "verdict",
             json!({ "holds": true, "explanation": "it says Welcome, Jane" }),
         ));
-    let opts = trailblaze::RunOptions {
+    let mut opts = trailblaze::RunOptions {
         out: f.out(),
         device: DeviceSpec::Web(WebOptions::default()),
-        agent: Some(config(&agent, Wire::OpenAi)),
         ..trailblaze::RunOptions::default()
     };
-    let out = trailblaze::run_trails(&project(&f, &[("PW", password)]), &[file], &opts, &mut ()).expect("runs");
+    let cfg = config(&agent, Wire::OpenAi);
+    let project = project(&f, &[("PW", password)]);
+    trailblaze::agent::for_run(&project, Some(&cfg), None, &mut opts);
+    let out = trailblaze::run_trails(&project, &[file], &opts, &mut ()).expect("runs");
     assert_eq!(
         outcomes(&out),
         [Outcome::Passed, Outcome::Passed, Outcome::Passed],

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use trailblaze::device::spec::WebOptions;
-use trailblaze::device::web::WebDevice;
+use trailblaze::web::device::WebDevice;
 use trailblaze::{CallError, Session, SessionOptions};
 use trailblaze_e2e::Fixture;
 use trailblaze_e2e::web_site::{Site, shared_browser, site_dir};

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use trailblaze::{Project, ProjectOptions, SessionOptions};
+use trailblaze::{ProjectOptions, SessionOptions};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -23,11 +23,12 @@ fn main() {
     let n = if full { 2_000 } else { 20 };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let cache = tempfile::tempdir().expect("temp dir");
-    let project = Project::open(
+    let project = trailblaze::open(
         &repo.join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(cache.path().to_path_buf()),
             secrets_file: None,
+            ..ProjectOptions::default()
         },
     )
     .expect("the demo opens");

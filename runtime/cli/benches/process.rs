@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde_json::json;
-use trailblaze::{Project, ProjectOptions, SessionOptions};
+use trailblaze::{ProjectOptions, SessionOptions};
 
 /// One finished child process: wall time from spawn to exit, its own peak RSS, whether it exited 0.
 struct Ran {
@@ -129,11 +129,12 @@ fn long_trail(steps: usize) -> String {
 /// The same calls as [`long_trail`], in this process through `Session::call`: µs per step. With
 /// `log`, the session writes its `log.jsonl` there, as every session `run` opens does.
 fn in_process_per_step(root: &Path, cache: &Path, steps: usize, log: Option<&Path>) -> f64 {
-    let project = Project::open(
+    let project = trailblaze::open(
         root,
         ProjectOptions {
             cache_dir: Some(cache.to_path_buf()),
             secrets_file: None,
+            ..ProjectOptions::default()
         },
     )
     .expect("project");

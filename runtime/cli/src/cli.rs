@@ -212,7 +212,7 @@ pub fn main() -> u8 {
     }
     // A browser started for `--device web` is killed (and its profile removed) on SIGINT, SIGTERM
     // or SIGHUP; the kernel kills it if we are killed outright (see device/web/launch.rs).
-    trailblaze::device::web::install_signal_cleanup();
+    trailblaze::web::device::install_signal_cleanup();
     // Panics in tools and host functions are caught and reported as that call's error; the default
     // hook would also print the panic message, which may quote an argument value.
     std::panic::set_hook(Box::new(|info| {
@@ -423,11 +423,12 @@ pub fn open_project_for(
         },
         other => other?,
     };
-    let project = Project::open(
+    let project = trailblaze::open(
         &located.trailmaps,
         ProjectOptions {
             cache_dir: None,
             secrets_file: secrets.and_then(|s| s.secrets.clone()),
+            ..ProjectOptions::default()
         },
     )?;
     output::set_secrets(project.secrets.values_to_redact());

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::json;
-use trailblaze::{Project, ProjectOptions, SessionOptions};
+use trailblaze::{ProjectOptions, SessionOptions};
 use trailblaze_ffi::{TbBuf, TbProject, TbSession, TbStatus, tb_buf_free, tb_project_free, tb_project_open};
 use trailblaze_ffi::{tb_session_call, tb_session_free, tb_session_open};
 
@@ -91,7 +91,7 @@ fn main() {
     let options = json!({"cacheDir": cache.path()}).to_string();
     let root = repo().join("trailmaps");
 
-    let project = Project::open(
+    let project = trailblaze::open(
         &root,
         ProjectOptions {
             cache_dir: Some(cache.path().to_path_buf()),

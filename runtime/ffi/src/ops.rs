@@ -70,7 +70,7 @@ pub(crate) fn open_project(root: &Path, options: &Value, files: Option<tempfile:
         cache_dir: opt_str(options, "cacheDir")?.map(PathBuf::from),
         ..ProjectOptions::default()
     };
-    let mut project = Project::open(root, opts)?;
+    let mut project = trailblaze::open(root, opts)?;
     if let Some(s) = options.get("secrets") {
         project = project.with_secrets(secrets(s, "options.secrets")?);
     }

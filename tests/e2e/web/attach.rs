@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use trailblaze::device::web::Browser;
+use trailblaze::web::device::Browser;
 use trailblaze_e2e::web_site::{require_chromium, wait_for_none};
 
 use super::lifecycle::{browsers_of, mark, marked, profiles_of, trailblaze, with_steps};

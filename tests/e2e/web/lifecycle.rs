@@ -312,7 +312,7 @@ fn an_mcp_client_leaving_closes_its_browser() {
 fn a_panic_while_a_page_is_open_closes_the_browser() {
     require_chromium();
     let pgid = std::thread::spawn(|| {
-        let device = trailblaze::device::web::WebDevice::start(Default::default()).expect("browser");
+        let device = trailblaze::web::device::WebDevice::start(Default::default()).expect("browser");
         let pid = device.browser().pid().expect("we started it");
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let _held = device;

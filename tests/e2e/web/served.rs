@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use trailblaze::device::spec::WebOptions;
-use trailblaze::device::web::WebDevice;
+use trailblaze::web::device::WebDevice;
 use trailblaze::{Session, SessionOptions};
 use trailblaze_e2e::Fixture;
 use trailblaze_e2e::web_site::shared_browser;

@@ -3,8 +3,9 @@
 
 use anyhow::anyhow;
 use clap::Args;
+use trailblaze::android::list_devices;
 use trailblaze::device::DeviceSpec;
-use trailblaze::device::adb::{list_devices, server_address};
+use trailblaze::device::spec::adb_server_address as server_address;
 use trailblaze::device::spec::parse_viewport;
 
 use super::Failure;
@@ -135,7 +136,7 @@ pub struct DevicesArgs {
 pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
     let server = server_address(a.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
     out!("sim\tthe simulated device (the trailmap's app.yaml)");
-    match trailblaze::device::web::find_chromium() {
+    match trailblaze::web::device::find_chromium() {
         Ok(path) => out!("web\ta page of headless Chromium ({})", path.display()),
         Err(_) => out!("web\tunavailable: no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)"),
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::{Project, ProjectOptions};
+use trailblaze::ProjectOptions;
 
 use super::output::out;
 use super::{Failure, usage_help};
@@ -107,11 +107,12 @@ pub fn init(a: &InitArgs) -> Result<(), Failure> {
         out!("created {}", path.display());
     }
     // The generated files: the tools' types and the editor's schemas, as `dts` writes them.
-    let project = Project::open(
+    let project = trailblaze::open(
         &trailmaps,
         ProjectOptions {
             cache_dir: None,
             secrets_file: None,
+            ..ProjectOptions::default()
         },
     )?;
     for path in super::trails::write_generated(&project, &id, &dir)? {

@@ -265,7 +265,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         Some(web) if !a.session.device.given() => a.session.device.with_browser_flags(web)?,
         _ => device,
     };
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         out: out_dir(&located, &a.session.out),
         settings: a.session.limits.settings(),
         report_dir: a.report_dir.clone(),
@@ -283,9 +283,9 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
         },
         // `--watch` runs again in this process; a plain run ends it.
         ends_process: !a.watch,
-        agent,
-        judge,
+        agent: None,
     };
+    trailblaze::agent::for_run(&project, agent.as_ref(), judge.as_ref(), &mut opts);
     if !a.watch || files.is_empty() {
         return run_files(&project, &files, a, &opts, None);
     }

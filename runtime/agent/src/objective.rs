@@ -1,0 +1,508 @@
+//! The loop for one objective: the screen and the step to the model; each tool call it makes through
+//! the one dispatcher (`Session::call_with_steps`), its result or its error back; until it calls
+//! `objectiveStatus` with COMPLETED or FAILED, or a budget runs out.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::prompt::{self, Objective};
+use super::provider::{ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
+use super::{AgentConfig, schema};
+use trailblaze_core::catalog::{Catalog, ToolDefinition};
+use trailblaze_core::recording::SessionRecording;
+use trailblaze_core::secret::Redaction;
+use trailblaze_core::session::Session;
+use trailblaze_core::state::log::StepRecord;
+
+/// The tool that ends an objective.
+pub const OBJECTIVE_STATUS: &str = "objectiveStatus";
+/// The most of one tool result the model is sent back.
+const MAX_RESULT_CHARS: usize = 8_000;
+
+/// How an objective ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum End {
+    Completed {
+        explanation: String,
+    },
+    Failed {
+        explanation: String,
+    },
+    OutOfTurns {
+        turns: u32,
+    },
+    OutOfTokens {
+        used: u64,
+        budget: u64,
+    },
+    Provider(ProviderError),
+    /// The device failed under a call: an infrastructure error, not the model's.
+    Device {
+        message: String,
+    },
+}
+
+impl End {
+    pub fn passed(&self) -> bool {
+        matches!(self, End::Completed { .. })
+    }
+
+    /// The step's error, for anything but a completion.
+    pub fn error(&self) -> Option<String> {
+        match self {
+            End::Completed { .. } => None,
+            End::Failed { explanation } => Some(format!("the agent reported the objective failed: {explanation}")),
+            End::OutOfTurns { turns } => Some(format!(
+                "the agent did not conclude within {turns} turns (raise --agent-max-steps)"
+            )),
+            End::OutOfTokens { used, budget } => Some(format!(
+                "the run's token budget is spent: {used} of {budget} tokens used (raise --agent-max-tokens)"
+            )),
+            End::Provider(e) => Some(e.to_string()),
+            End::Device { message } => Some(message.clone()),
+        }
+    }
+}
+
+/// One tool call the model made, and what it did.
+#[derive(Debug, Clone)]
+pub struct AgentCall {
+    /// The model's turn it came in (1-based).
+    pub turn: u32,
+    pub tool: String,
+    /// As the model sent them (placeholders; secret values scrubbed).
+    pub args: Value,
+    pub ok: bool,
+    pub error: Option<String>,
+    /// The result, when it succeeded.
+    pub result: Option<Value>,
+    /// What the dispatcher logged for it (empty when it was refused before dispatch).
+    pub records: Vec<StepRecord>,
+    pub duration_ms: f64,
+}
+
+/// One model turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// What the model said beside its calls (scrubbed).
+    pub text: Option<String>,
+    pub calls: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// What running one objective did.
+#[derive(Debug, Clone)]
+pub struct ObjectiveRun {
+    pub end: End,
+    pub calls: Vec<AgentCall>,
+    pub turns: Vec<Turn>,
+    /// The recordable calls to write back as the step's recording, in order: what `tap`/`type`
+    /// expanded into, placeholders for secrets.
+    pub recording: Vec<(String, Value)>,
+}
+
+impl ObjectiveRun {
+    pub fn tokens(&self) -> (u64, u64) {
+        self.turns
+            .iter()
+            .fold((0, 0), |(i, o), t| (i + t.input_tokens, o + t.output_tokens))
+    }
+}
+
+/// The agent of one run: a provider, its budgets, what it has spent.
+pub struct Agent {
+    provider: Box<dyn Provider>,
+    max_turns: u32,
+    max_run_tokens: u64,
+    /// Tokens spent in this run; shared by every trail (and job) the agent serves.
+    used: std::sync::atomic::AtomicU64,
+    self_heal: bool,
+    write_back: crate::WriteBack,
+    /// The secrets: never sent, never reported.
+    redact: Redaction,
+    secret_names: Vec<String>,
+    /// Whether the screen's picture goes with its text.
+    eyes: super::vision::Eyes,
+}
+
+impl Agent {
+    /// `secret_values` are scrubbed from all the model sees and says; `secret_names` are the
+    /// placeholders it is told it may use.
+    pub fn new(config: &AgentConfig, secret_values: &[String], secret_names: Vec<String>) -> Agent {
+        Agent::with_provider(
+            super::connect(&config.provider, secret_values),
+            config,
+            secret_values,
+            secret_names,
+        )
+    }
+
+    /// [`Agent::new`] with a provider of the caller's (an embedder's, a test's).
+    pub fn with_provider(
+        provider: Box<dyn Provider>,
+        config: &AgentConfig,
+        secret_values: &[String],
+        secret_names: Vec<String>,
+    ) -> Agent {
+        // The key too: a model (or a provider's echo) must not carry it into a request body or a report.
+        let mut values = secret_values.to_vec();
+        values.extend(config.provider.api_key.as_ref().map(|k| k.expose().to_string()));
+        Agent {
+            provider,
+            max_turns: config.max_turns.max(1),
+            max_run_tokens: config.max_run_tokens,
+            used: Default::default(),
+            self_heal: config.self_heal,
+            write_back: config.write_back,
+            redact: Redaction::new(&values),
+            secret_names,
+            eyes: super::vision::Eyes::new(config.vision),
+        }
+    }
+
+    pub fn model(&self) -> &str {
+        self.provider.model()
+    }
+
+    pub fn provider_name(&self) -> &'static str {
+        self.provider.kind().name()
+    }
+
+    /// Tokens spent so far in this run.
+    pub fn tokens_used(&self) -> u64 {
+        self.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether a recorded step that fails is given to the agent too.
+    pub fn self_heal(&self) -> bool {
+        self.self_heal
+    }
+
+    /// Where what the agent did is written.
+    pub fn write_back(&self) -> crate::WriteBack {
+        self.write_back
+    }
+
+    /// Runs `objective` on `session`; `seen` is the last step seq already looked at, moved past
+    /// what the agent's calls logged.
+    pub fn run(&self, session: &Session, catalog: &Catalog, objective: &Objective<'_>, seen: &mut u64) -> ObjectiveRun {
+        let mut run = ObjectiveRun {
+            end: End::OutOfTurns { turns: self.max_turns },
+            calls: Vec::new(),
+            turns: Vec::new(),
+            recording: Vec::new(),
+        };
+        let mut system = prompt::system(objective.verify, &self.secret_names);
+        if let Some(about) = &catalog.system_prompt {
+            system.push_str(&prompt::about_the_app(&self.scrub(about)));
+        }
+        let screen = screen_text(session, seen);
+        let mut first = vec![UserPart::Text(self.scrub(&prompt::objective(objective, &screen)))];
+        first.extend(self.eyes.screen(session, self.provider.kind()));
+        let mut messages = vec![Message::User(first)];
+        let mut recording = SessionRecording::new();
+        for turn in 1..=self.max_turns {
+            // Asked every turn: `setActiveToolSets` and a move to another waypoint change it.
+            let tools = schema::minimized(session.offered_tools());
+            let used = self.tokens_used();
+            if used >= self.max_run_tokens {
+                run.end = End::OutOfTokens {
+                    used,
+                    budget: self.max_run_tokens,
+                };
+                break;
+            }
+            let reply = match self.eyes.complete(
+                self.provider.as_ref(),
+                &ChatRequest {
+                    system: &system,
+                    tools: &tools,
+                    messages: &messages,
+                },
+            ) {
+                Ok(r) => r,
+                Err(e) => {
+                    run.end = End::Provider(e);
+                    break;
+                }
+            };
+            self.used.fetch_add(
+                reply.usage.input + reply.usage.output,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            let text = reply.text.as_deref().map(|t| self.scrub(t));
+            // What the model said goes back as it was, less any secret value it might echo; a call
+            // whose arguments held one is refused (it would type `***`).
+            let mut echoed = Vec::new();
+            let calls: Vec<ToolCall> = reply
+                .calls
+                .into_iter()
+                .map(|mut c| {
+                    if let Ok(args) = &mut c.args {
+                        let before = args.clone();
+                        self.redact.value(args);
+                        if *args != before {
+                            echoed.push(c.id.clone());
+                        }
+                    }
+                    c
+                })
+                .collect();
+            run.turns.push(Turn {
+                text: text.clone(),
+                calls: calls.len(),
+                input_tokens: reply.usage.input,
+                output_tokens: reply.usage.output,
+            });
+            messages.push(Message::Assistant {
+                text,
+                calls: calls.clone(),
+            });
+            if calls.is_empty() {
+                messages.push(Message::User(vec![UserPart::Text(prompt::NUDGE.into())]));
+                continue;
+            }
+            let mut parts = Vec::new();
+            let mut changed = false;
+            let mut end = None;
+            for call in &calls {
+                if end.is_some() {
+                    parts.push(result_part(call, "not run: the objective was concluded", true));
+                    continue;
+                }
+                let step = Call {
+                    session,
+                    catalog,
+                    objective,
+                    tools: &tools,
+                    echoed: echoed.contains(&call.id),
+                };
+                let done = self.call(&step, call, turn, seen, &mut recording, &run.calls);
+                changed |= done.changed;
+                end = done.end;
+                parts.push(result_part(call, &self.scrub(&done.reply), !done.call.ok));
+                run.calls.push(done.call);
+            }
+            if let Some(e) = end {
+                run.end = e;
+                break;
+            }
+            if changed {
+                let now = screen_text(session, seen);
+                parts.push(UserPart::Text(
+                    self.scrub(&format!("The screen now:\n{}", now.trim_end())),
+                ));
+                parts.extend(self.eyes.screen(session, self.provider.kind()));
+            }
+            messages.push(Message::User(parts));
+            if turn == self.max_turns {
+                run.end = End::OutOfTurns { turns: turn };
+            }
+        }
+        run.recording = recording
+            .steps()
+            .iter()
+            .flat_map(|s| s.calls.iter().cloned())
+            .filter(|(tool, _)| tool != OBJECTIVE_STATUS)
+            .collect();
+        if run.recording.is_empty()
+            && let End::Completed { explanation } = &run.end
+        {
+            // The goal held already: the replay reports the same, so the step counts as recorded.
+            run.recording = vec![(
+                OBJECTIVE_STATUS.to_string(),
+                json!({ "explanation": explanation, "status": "COMPLETED" }),
+            )];
+        }
+        run
+    }
+
+    pub(super) fn provider(&self) -> &dyn Provider {
+        &*self.provider
+    }
+
+    pub(super) fn eyes(&self) -> &super::vision::Eyes {
+        &self.eyes
+    }
+
+    /// The run's spent tokens, which every request adds to.
+    pub(super) fn spent(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.used
+    }
+
+    pub(super) fn max_run_tokens(&self) -> u64 {
+        self.max_run_tokens
+    }
+
+    pub(super) fn scrub(&self, text: &str) -> String {
+        self.redact.text(text).into_owned()
+    }
+
+    /// One tool call: refused (unknown, hidden, not read-only in a check, a secret's value in its
+    /// arguments, a check concluded with no assertion) or dispatched; what the model is told back.
+    fn call(
+        &self,
+        at: &Call<'_>,
+        call: &ToolCall,
+        turn: u32,
+        seen: &mut u64,
+        recording: &mut SessionRecording,
+        before: &[AgentCall],
+    ) -> Done {
+        let started = Instant::now();
+        let mut done = Done {
+            call: AgentCall {
+                turn,
+                tool: call.name.clone(),
+                args: call.args.clone().unwrap_or(Value::Null),
+                ok: false,
+                error: None,
+                result: None,
+                records: Vec::new(),
+                duration_ms: 0.0,
+            },
+            reply: String::new(),
+            changed: false,
+            end: None,
+        };
+        let refuse = |mut done: Done, why: String| {
+            done.call.error = Some(why.clone());
+            done.reply = why;
+            done.call.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            done
+        };
+        let mut args = match &call.args {
+            Ok(v) => v.clone(),
+            Err(why) => return refuse(done, format!("{}: {why}", call.name)),
+        };
+        let tool = match at.catalog.llm_tool(&call.name) {
+            Ok(t) => t.clone(),
+            Err(e) => return refuse(done, e.to_string()),
+        };
+        if !at.tools.iter().any(|t| t.name == tool.name) {
+            return refuse(done, format!("`{}` is not offered here", tool.name));
+        }
+        if at.objective.verify && !tool.flags.read_only {
+            return refuse(
+                done,
+                format!(
+                    "`{}` acts on the device, and this step is a check: use read-only tools \
+                     (snapshot, assertVisible, assertNotVisibleWithText, ...), then objectiveStatus",
+                    tool.name
+                ),
+            );
+        }
+        if at.echoed {
+            return refuse(
+                done,
+                "the arguments hold a secret's value: type a secret as its placeholder, `{{secret:NAME}}`".to_string(),
+            );
+        }
+        schema::strip_nulls(&tool.advertised_schema(), &mut args);
+        let status = (tool.name == OBJECTIVE_STATUS)
+            .then(|| args.get("status").and_then(Value::as_str).map(str::to_string))
+            .flatten();
+        if at.objective.verify
+            && status.as_deref() == Some("COMPLETED")
+            && !before.iter().any(|c| c.ok && recorded_something(at.catalog, c))
+        {
+            return refuse(
+                done,
+                "a check is concluded after an assertion that proves it (assertVisible with the ref of \
+                 the node that shows it, or assertNotVisibleWithText), so a replay checks it again"
+                    .to_string(),
+            );
+        }
+        let (result, steps) = at.session.call_with_steps(&tool.name, args.clone(), *seen);
+        *seen = steps.last().map_or(*seen, |s| s.seq);
+        recording.add_call(at.catalog, &tool.name, &args, &steps);
+        done.call.args = args.clone();
+        done.call.records = steps;
+        done.call.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        match result {
+            Ok(v) => {
+                done.call.ok = true;
+                done.changed = !tool.flags.read_only;
+                done.reply = reply_text(&tool.name, &v);
+                done.call.result = Some(v);
+                if status.as_deref() == Some("COMPLETED") {
+                    done.end = Some(End::Completed {
+                        explanation: self.scrub(args.get("explanation").and_then(Value::as_str).unwrap_or_default()),
+                    });
+                }
+            }
+            Err(e) => {
+                let text = self.scrub(&e.to_string());
+                if e.is_device_failure() {
+                    done.end = Some(End::Device { message: text.clone() });
+                }
+                if status.as_deref() == Some("FAILED")
+                    && matches!(e, trailblaze_core::dispatch::CallError::Failed { .. })
+                {
+                    done.end = Some(End::Failed {
+                        explanation: self.scrub(args.get("explanation").and_then(Value::as_str).unwrap_or_default()),
+                    });
+                }
+                done.call.error = Some(text.clone());
+                done.reply = format!("error: {text}");
+            }
+        }
+        done
+    }
+}
+
+/// What one call needs to know about where it runs.
+struct Call<'a> {
+    session: &'a Session,
+    catalog: &'a Catalog,
+    objective: &'a Objective<'a>,
+    tools: &'a [ToolDefinition],
+    /// The model's arguments held a secret's value (scrubbed on the way in).
+    echoed: bool,
+}
+
+struct Done {
+    call: AgentCall,
+    reply: String,
+    changed: bool,
+    end: Option<End>,
+}
+
+/// Whether a call left a recordable step besides `objectiveStatus` (an assertion, in a check).
+fn recorded_something(catalog: &Catalog, c: &AgentCall) -> bool {
+    trailblaze_core::recording::recordable_calls(catalog, &c.records)
+        .iter()
+        .any(|(t, _)| t != OBJECTIVE_STATUS)
+}
+
+fn result_part(call: &ToolCall, content: &str, is_error: bool) -> UserPart {
+    UserPart::ToolResult {
+        call_id: call.id.clone(),
+        content: content.to_string(),
+        is_error,
+    }
+}
+
+/// A result as the model reads it: the screen's text for `snapshot`, compact JSON otherwise.
+fn reply_text(tool: &str, v: &Value) -> String {
+    let text = match v.get("text").and_then(Value::as_str) {
+        Some(t) if tool == "snapshot" => t.trim_end().to_string(),
+        _ => v.to_string(),
+    };
+    match text.char_indices().nth(MAX_RESULT_CHARS) {
+        Some((at, _)) => format!("{}… (cut)", &text[..at]),
+        None => text,
+    }
+}
+
+/// The screen's compact text, through the dispatcher (`snapshot`: read-only, recorded nowhere).
+fn screen_text(session: &Session, seen: &mut u64) -> String {
+    let (result, steps) = session.call_with_steps("snapshot", json!({}), *seen);
+    *seen = steps.last().map_or(*seen, |s| s.seq);
+    match result {
+        Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or_default().to_string(),
+        Err(e) => format!("(the screen could not be read: {e})"),
+    }
+}

@@ -1,0 +1,121 @@
+//! trailblaze: a Rust host for TypeScript scripted tools that drive mobile apps.
+//!
+//! The embedding API is what this page lists: open a [`Project`] (a trailmaps folder), start a
+//! [`Session`] on a [`device::Device`] and [`Session::call`] tools through the one dispatcher, or
+//! [`run_trails`] / [`gates::check_native`] whole trails; [`Session::replay`] one trail on an open
+//! session. The modules below the root group the rest by what it is for (docs/embedding.md).
+//!
+//! Inside, modules follow DESIGN.md's words: a `trailmap` declares `tool`s and host functions; a
+//! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
+//! scripted tools run behind the `script` runtime port (embedded QuickJS or a Node subprocess).
+
+pub mod budget;
+pub mod catalog;
+pub mod check;
+pub mod cores;
+pub mod device;
+pub mod dispatch;
+pub mod files;
+pub mod judge;
+pub mod markup;
+pub mod memory;
+pub mod network;
+pub mod parts;
+pub mod placeholder;
+pub mod project;
+pub mod recording;
+pub mod replay;
+pub mod run;
+pub mod script;
+pub mod secret;
+pub mod selector;
+pub mod session;
+pub mod snapshot;
+pub mod state;
+pub mod surface;
+pub mod tool;
+pub mod toolset;
+pub mod trail;
+pub mod trailmap;
+pub mod watch;
+pub mod waypoint;
+pub mod workspace;
+pub mod yaml;
+
+// The everyday API: open a project, start a session, call tools, replay and run trails.
+pub use budget::{CancelHandle, Limits};
+pub use catalog::Catalog;
+pub use dispatch::CallError;
+pub use parts::Parts;
+pub use project::{Project, ProjectError, ProjectOptions, SessionOptions};
+pub use replay::{ReplayOptions, RunSink};
+pub use run::{RunOptions, run_trails};
+pub use secret::Redaction;
+/// Random tokens for local servers, compared in constant time.
+pub use secret::token;
+pub use session::{Session, SessionConfig, Settings};
+pub use trail::{Step, Trail};
+
+/// What a run and a replay report: per trail, per step, per call, and what a sink hears.
+pub mod report {
+    pub use crate::replay::{Notice, ScreenshotPolicy};
+    pub use crate::run::RunOutput;
+    pub use crate::state::log::StepRecord;
+    pub use crate::trail::report::storyboard::frames as storyboard_frames;
+    pub use crate::trail::report::{
+        AgentReport, AgentTurn, CallReport, LlmCost, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport,
+        Summary, TrailReport, merge, suite_digest,
+    };
+}
+
+/// The two gates a trail passes before it runs: the strict parse gate and the type gate (native, or
+/// the real TypeScript compiler with `check_tsc`).
+pub mod gates {
+    pub use crate::check::{
+        CheckOptions, CheckReport, CheckStats, Finding, NavCounts, TOOLS_NOT_TYPE_CHECKED, check_native,
+        check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
+    };
+    pub use crate::surface::{TscError, find_tsc, run_tsc};
+    pub use crate::yaml::parse as parse_yaml;
+}
+
+/// Finding, choosing and rewriting trail files (loading one is [`Trail::load`]).
+pub mod trails {
+    pub use crate::trail::{
+        FindError, MigrateError, filter_by_tags, find_trails, migrate_file, migrate_in_place, migrate_text,
+        parse_shard, shard,
+    };
+}
+
+/// Scripts' `console.*` lines, for an embedder that shows them its own way, and the escapes that
+/// keep text from a device or a page from steering a terminal.
+pub mod console {
+    pub use crate::markup::{is_invisible_control, json_escape_invisible};
+    pub use crate::state::console::{ConsoleLevel, ConsoleLine, ConsoleSink};
+}
+
+/// The tools a catalog offers, and writing a built-in tool of your own in Rust
+/// ([`Catalog::register_builtin`]).
+pub mod tools {
+    pub use crate::catalog::{NotLlmVisible, ToolDefinition};
+    pub use crate::surface::client_files::{write_client_files, write_surface_files};
+    pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
+    pub use crate::tool::{
+        BuiltinEntry, BuiltinTool, Generated, Made, Outcome, OutputField, SchemaField, TextField, ToolCx,
+        ToolDescriptor, ToolFailure, ToolFlags,
+    };
+}
+
+/// The scripted-tool toolchain on its own: transpiling TypeScript and the SDK's JavaScript.
+pub mod scripting {
+    pub use crate::script::quickjs::precompile as precompile_engine_modules;
+    pub use crate::script::sdk::javascript as sdk_javascript;
+    pub use crate::script::transpile::{Transpiler, transpile_uncached};
+}
+
+/// The errors of loading files and starting sessions, with their positions.
+pub mod errors {
+    pub use crate::session::SessionError;
+    pub use crate::trailmap::LoadErrors;
+    pub use crate::yaml::{Pos, YamlError};
+}

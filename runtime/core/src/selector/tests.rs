@@ -1,0 +1,333 @@
+use super::*;
+use crate::device::{Bounds, ViewNode, ViewTree};
+
+#[test]
+#[allow(clippy::invalid_regex)] // the control builds an invalid regex on purpose
+fn java_quoting_matches_the_stretch_as_text() {
+    let p = r"\QMouse - USB-C, Gray - $34.99\E";
+    assert!(check_pattern(p).is_ok());
+    assert!(text_matches(p, Some("Mouse - USB-C, Gray - $34.99")));
+    assert!(!text_matches(p, Some("Mouse - USB-C, Gray - $34X99")));
+    // A quote with no `\E` runs to the end; regex around it still works.
+    assert!(text_matches(r"Total: \Q$5.00", Some("Total: $5.00")));
+    assert!(text_matches(r"(?i)total.*\Q(1)\E", Some("TOTAL x (1)")));
+    // An escaped backslash before Q is a backslash and a Q, not a quote.
+    assert!(text_matches(r"a\\Qb", Some(r"a\Qb")));
+    // Control: without the quoting the pattern is no valid Rust regex at all.
+    #[allow(clippy::invalid_regex)]
+    let raw = regex::Regex::new(r"\QMouse\E");
+    assert!(raw.is_err());
+}
+
+fn node(class: &str, text: Option<&str>, id: Option<&str>, top: i32, children: Vec<ViewNode>) -> ViewNode {
+    ViewNode {
+        class_name: class.into(),
+        text: text.map(Into::into),
+        resource_id: id.map(Into::into),
+        bounds: Bounds {
+            left: 0,
+            top,
+            right: 1000,
+            bottom: top + 100,
+        },
+        enabled: true,
+        children,
+        ..ViewNode::default()
+    }
+}
+
+/// Two rows with the same label, told apart by their containers.
+fn snap() -> Snapshot {
+    let row = |id: &str, top: i32| {
+        node(
+            "android.widget.LinearLayout",
+            None,
+            Some(id),
+            top,
+            vec![node("android.widget.TextView", Some("Open"), None, top, vec![])],
+        )
+    };
+    let root = node(
+        "android.widget.FrameLayout",
+        None,
+        None,
+        0,
+        vec![
+            node("android.widget.TextView", Some("Header"), None, 0, vec![]),
+            row("app:id/first", 200),
+            row("app:id/second", 400),
+        ],
+    );
+    Snapshot::from_tree(ViewTree {
+        app_id: Some("app".into()),
+        width: 1000,
+        height: 2000,
+        root,
+    })
+}
+
+fn text(t: &str) -> TrailblazeNodeSelector {
+    TrailblazeNodeSelector {
+        android_accessibility: Some(AndroidAccessibilityMatch {
+            text_regex: Some(t.into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_whole_grammar_reads_and_what_the_tree_does_not_carry_never_matches() {
+    let mut root = node("android.widget.FrameLayout", None, None, 0, vec![]);
+    let mut tab = node(
+        "android.widget.TextView",
+        Some("ALARM"),
+        Some("app:id/tab"),
+        100,
+        vec![],
+    );
+    tab.selected = true;
+    let mut list = node(
+        "androidx.recyclerview.widget.RecyclerView",
+        None,
+        Some("app:id/list"),
+        300,
+        vec![],
+    );
+    list.scrollable = true;
+    let mut switch = node("android.widget.Switch", None, Some("app:id/on"), 500, vec![]);
+    switch.checked = Some(false);
+    root.children = vec![tab, list, switch];
+    let s = Snapshot::from_tree(ViewTree {
+        app_id: Some("app".into()),
+        width: 1000,
+        height: 2000,
+        root,
+    });
+    let one = |v: serde_json::Value| -> usize {
+        let sel: TrailblazeNodeSelector = serde_json::from_value(v).expect("the grammar reads it");
+        sel.resolve(&s).len()
+    };
+    use serde_json::json;
+    assert_eq!(one(json!({"androidAccessibility": {"isSelected": true}})), 1);
+    assert_eq!(one(json!({"androidAccessibility": {"isScrollable": true}})), 1);
+    assert_eq!(
+        one(json!({"androidAccessibility": {"isCheckable": true}})),
+        1,
+        "checkable: has a checked state"
+    );
+    assert_eq!(
+        one(json!({"androidMaestro": {"selected": true, "clickable": false}})),
+        1
+    );
+    // What an Android view tree does not carry reads as absent: `false` holds, `true` or a number never.
+    assert_eq!(
+        one(json!({"androidAccessibility": {"textRegex": "ALARM", "isHeading": false}})),
+        1
+    );
+    assert_eq!(
+        one(json!({"androidAccessibility": {"textRegex": "ALARM", "isHeading": true}})),
+        0
+    );
+    assert_eq!(
+        one(json!({"androidAccessibility": {"textRegex": "ALARM", "collectionItemRowIndex": 0}})),
+        0
+    );
+    assert_eq!(
+        one(json!({"androidAccessibility": {"textRegex": "ALARM", "labeledByTextRegex": "Tabs"}})),
+        0
+    );
+    // Other platforms' drivers read, and never match an Android screen.
+    for driver in [
+        json!({"iosMaestro": {"textRegex": "ALARM"}}),
+        json!({"iosAxe": {"labelRegex": "ALARM", "enabled": true}}),
+        json!({"compose": {"textRegex": "ALARM", "testTag": "tab"}}),
+        json!({"web": {"ariaNameRegex": "ALARM", "headingLevel": 1, "nthIndex": 0}}),
+    ] {
+        assert_eq!(one(driver), 0);
+    }
+    // Control: an unknown field of a new driver is refused, as everywhere.
+    assert!(serde_json::from_value::<TrailblazeNodeSelector>(json!({"iosAxe": {"label": "x"}})).is_err());
+    // A driver with nothing in it says nothing about the node.
+    let empty: TrailblazeNodeSelector = serde_json::from_value(json!({"iosAxe": {}})).expect("reads");
+    assert_eq!(empty.without_predicate(), Some(String::new()));
+}
+
+#[test]
+fn driver_matches_are_whole_value_regexes() {
+    let s = snap();
+    assert_eq!(text("Header").resolve(&s).len(), 1);
+    assert_eq!(text("Head").resolve(&s).len(), 0, "a partial match is no match");
+    assert_eq!(text("Op.n").resolve(&s).len(), 2);
+    assert_eq!(
+        text("(").resolve(&s).len(),
+        0,
+        "an invalid regex falls back to equality"
+    );
+}
+
+#[test]
+fn relational_keys_and_index_narrow_the_matches() {
+    let s = snap();
+    let id = |r: &str| TrailblazeNodeSelector {
+        android_accessibility: Some(AndroidAccessibilityMatch {
+            resource_id_regex: Some(r.into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let in_second = TrailblazeNodeSelector {
+        child_of: Some(Box::new(id(".*second"))),
+        ..text("Open")
+    };
+    let found = in_second.resolve(&s);
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        s.nodes[s.nodes[found[0]].parent.unwrap()].resource_id.as_deref(),
+        Some("app:id/second")
+    );
+    let below_first = TrailblazeNodeSelector {
+        below: Some(Box::new(id(".*first"))),
+        ..text("Open")
+    };
+    assert_eq!(
+        below_first.resolve(&s),
+        found,
+        "the second row's label is below the first row"
+    );
+    let second_by_index = TrailblazeNodeSelector {
+        index: Some(1),
+        ..text("Open")
+    };
+    assert_eq!(second_by_index.resolve(&s), found);
+    let containing = TrailblazeNodeSelector {
+        contains_child: Some(Box::new(text("Open"))),
+        ..Default::default()
+    };
+    assert_eq!(containing.resolve(&s).len(), 2);
+}
+
+#[test]
+fn every_generated_selector_resolves_to_exactly_its_node() {
+    let s = snap();
+    for i in 0..s.nodes.len() {
+        match TrailblazeNodeSelector::for_node(&s, i) {
+            Some(sel) => assert_eq!(sel.resolve(&s), [i], "node {i}: {sel:?}"),
+            // Only the bare root container has nothing to tell it apart.
+            None => assert_eq!(i, 0),
+        }
+    }
+    // The duplicate label is disambiguated relationally, not by index.
+    let second_label = s.nodes.iter().rposition(|n| n.text.as_deref() == Some("Open")).unwrap();
+    let sel = TrailblazeNodeSelector::for_node(&s, second_label).unwrap();
+    assert!(sel.child_of.is_some() && sel.index.is_none(), "{sel:?}");
+}
+
+#[test]
+fn the_demo_app_gets_unique_selectors_on_every_screen() {
+    use crate::device::Device;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../trailmaps/demo/app.yaml");
+    let mut sim = crate::device::sim::SimDevice::from_app_file(&path).expect("demo app");
+    let s = Snapshot::from_tree(sim.snapshot().expect("snapshot"));
+    let with_id = (0..s.nodes.len()).filter(|&i| s.nodes[i].resource_id.is_some());
+    for i in with_id {
+        let sel = TrailblazeNodeSelector::for_node(&s, i).expect("a node with an id has a selector");
+        assert_eq!(sel.resolve(&s), [i]);
+    }
+}
+
+#[test]
+fn a_selector_part_without_a_predicate_is_named_by_its_path() {
+    let sel = |v: serde_json::Value| -> TrailblazeNodeSelector { serde_json::from_value(v).expect("a selector") };
+    for (v, path) in [
+        (serde_json::json!({}), ""),
+        (serde_json::json!({ "androidAccessibility": {} }), ""),
+        (serde_json::json!({ "index": 0 }), ""),
+        (
+            serde_json::json!({ "androidAccessibility": { "textRegex": "x" }, "below": {} }),
+            ".below",
+        ),
+        (
+            serde_json::json!({ "containsDescendants": [{ "web": { "cssSelector": "a" } }, { "index": 1 }] }),
+            ".containsDescendants[1]",
+        ),
+    ] {
+        assert_eq!(sel(v.clone()).without_predicate().as_deref(), Some(path), "{v}");
+    }
+    // Positive controls: a property, or a relation whose parts all say something.
+    for v in [
+        serde_json::json!({ "androidAccessibility": { "isEnabled": false } }),
+        serde_json::json!({ "childOf": { "web": { "ariaRole": "list" } }, "index": 2 }),
+    ] {
+        assert_eq!(sel(v.clone()).without_predicate(), None, "{v}");
+    }
+}
+
+/// A plain-text pattern, alone or after or before `.*`, is matched with no regex built: that must
+/// be what its regex says, value by value (newlines included, which `.` does not match). Control:
+/// any other pattern is still a regex.
+#[test]
+fn a_plain_pattern_matches_what_its_regex_matches() {
+    use super::pattern::{Shape, whole_value};
+    let values = [
+        "Sign in",
+        "sign in",
+        "Sign in ",
+        "Inbox",
+        "Total: 5",
+        "café",
+        "",
+        "Sign_in",
+        "com.example:id/email",
+        "x:id/email\n",
+        "a\n:id/email",
+        ":id/emailx",
+        "Sign in\nnow",
+        "go Sign in now",
+    ];
+    let patterns = [
+        "Sign in",
+        "Inbox",
+        "Total: 5",
+        "café",
+        "a b",
+        "Sign_in",
+        "%@!'\"/,;<>=`",
+        ".*:id/email",
+        "Sign in.*",
+        ".*Sign in.*",
+        ".*",
+        ".*.*",
+        "line\nbreak.*",
+        ".*line\nbreak",
+    ];
+    for p in patterns {
+        assert!(Shape::of(p).is_some(), "{p}");
+        let re = whole_value(p).expect("a valid regex");
+        for v in values.iter().copied().chain([p]) {
+            assert_eq!(text_matches(p, Some(v)), re.is_match(v), "{p:?} against {v:?}");
+        }
+        assert!(check_pattern(p).is_ok());
+    }
+    for p in [
+        "Sign.in",
+        "In(box)?",
+        "a|b",
+        "x+",
+        r"\d",
+        "[ab]",
+        "a-b",
+        ".*a.b",
+        ".+x",
+        ".*new\nline.*",
+    ] {
+        assert_eq!(Shape::of(p), None, "{p}");
+    }
+    assert!(text_matches("Sign.in", Some("Sign in")));
+    assert!(text_matches("In(box)?", Some("In")));
+    assert!(check_pattern("In(box").is_err());
+    // `is_regex` (the lenient assertions' test) agrees with the `regex` crate, either way.
+    for p in ["Sign in", "a.*b", "(?i)x", "In(box", "a)(b", "[a", r"\Q"] {
+        assert_eq!(is_regex(p), regex::Regex::new(p).is_ok(), "{p}");
+    }
+}

@@ -1,0 +1,55 @@
+//! trailblaze: a Rust host for TypeScript scripted tools that drive mobile apps.
+//!
+//! The crate embedders depend on. It re-exports the core ([`trailblaze_core`]: trails, trailmaps,
+//! the catalog, the dispatcher, sessions, the script runtimes, replay and run) and, by feature, the
+//! optional parts, each a crate of its own: [`web`] (`--device web`), [`android`] (`--device
+//! android`), [`agent`] (the LLM agent and judge), [`fetch`] (`ctx.fetch`), [`reports`] (pictures:
+//! the storyboard GIF, screens for the agent's eyes).
+//!
+//! [`open`] opens a project with every part this build has; the rest of the everyday API is the
+//! core's (docs/embedding.md shows it on one screen).
+
+pub use trailblaze_core::*;
+
+#[cfg(feature = "agent")]
+pub use trailblaze_agent as agent;
+#[cfg(feature = "adb")]
+pub use trailblaze_android as android;
+#[cfg(feature = "fetch")]
+pub use trailblaze_fetch as fetch;
+#[cfg(feature = "raster")]
+pub use trailblaze_reports as reports;
+#[cfg(feature = "web")]
+pub use trailblaze_web as web;
+
+/// Every part this build has: the devices, tools, `ctx.fetch` and run files of the features on.
+pub fn parts() -> Parts {
+    #[allow(unused_mut)]
+    let mut parts = Parts::default();
+    #[cfg(feature = "adb")]
+    {
+        parts = parts.with(android::parts());
+    }
+    #[cfg(feature = "fetch")]
+    {
+        parts = parts.with(fetch::parts());
+    }
+    #[cfg(feature = "raster")]
+    {
+        parts = parts.with(reports::parts());
+    }
+    #[cfg(feature = "web")]
+    {
+        parts = parts.with(web::parts());
+    }
+    parts
+}
+
+/// Opens the trailmaps folder at `root` with [`parts`] added to `opts`' own.
+pub fn open(root: &std::path::Path, opts: ProjectOptions) -> Result<Project, ProjectError> {
+    let opts = ProjectOptions {
+        parts: parts().with(opts.parts.clone()),
+        ..opts
+    };
+    Project::open(root, opts)
+}
