@@ -94,9 +94,15 @@ impl Fixture {
 
     pub fn session(&self, settings: Settings) -> (Project, Session) {
         let project = self.project();
-        let device = project.sim_device(&self.id).expect("sim device");
         let session = project
-            .session(&self.id, device, Some(&self.out()), settings)
+            .open_session(
+                &self.id,
+                trailblaze::SessionOptions {
+                    out_dir: Some(self.out()),
+                    settings,
+                    ..Default::default()
+                },
+            )
             .expect("session starts");
         (project, session)
     }
@@ -244,20 +250,19 @@ pub fn session_with(
     secrets: trailblaze_host_functions::SecretStore,
     registry: trailblaze_host_functions::HostRegistry,
 ) -> (std::sync::Arc<trailblaze_host_functions::SecretStore>, Session) {
-    let project = f.project();
+    let mut project = f.project();
+    project.registry = std::sync::Arc::new(registry);
     let secrets = std::sync::Arc::new(secrets);
-    let catalog =
-        trailblaze::Catalog::for_trailmap(&project.trailmaps, &f.id, std::sync::Arc::new(registry)).expect("catalog");
-    let session = Session::start(trailblaze::SessionConfig {
-        catalog: std::sync::Arc::new(catalog),
-        device: project.sim_device(&f.id).expect("device"),
-        secrets: secrets.clone(),
-        out_dir: Some(f.out()),
-        settings: Settings::default(),
-        transpiler: project.transpiler.clone(),
-        id: None,
-    })
-    .expect("session");
+    let session = project
+        .open_session(
+            &f.id,
+            trailblaze::SessionOptions {
+                secrets: Some(secrets.clone()),
+                out_dir: Some(f.out()),
+                ..Default::default()
+            },
+        )
+        .expect("session");
     (secrets, session)
 }
 

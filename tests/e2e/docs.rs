@@ -264,7 +264,14 @@ fn demo_open_message_returns_the_subject_on_screen() {
     let project = f.project().with_secrets(secrets);
     let device = project.sim_device("demo").expect("sim");
     let s = project
-        .session("demo", device, Some(&f.out()), Settings::default())
+        .open_session(
+            "demo",
+            trailblaze::SessionOptions {
+                device: Some(device),
+                out_dir: Some(f.out()),
+                ..Default::default()
+            },
+        )
         .expect("session");
     s.call("signIn", json!({ "account": "demo" })).expect("signs in");
     let first = s.call("openMessage", json!({ "index": 1 })).expect("opens message 1");
@@ -399,12 +406,23 @@ fn root_names(lib: &str) -> std::collections::BTreeSet<String> {
     let mut names = std::collections::BTreeSet::new();
     let mut depth = 0usize;
     let mut statement = String::new();
+    // A `#[doc(hidden)]` module is the part crates' way in, not the embedders' API.
+    let mut hidden = false;
     for line in lib.lines() {
         let code = line.split("//").next().unwrap_or_default();
         if depth == 0 {
             let t = code.trim();
-            if let Some(rest) = t.strip_prefix("pub mod ") {
-                names.insert(rest.trim_end_matches(['{', ';', ' ']).to_string());
+            if t == "#[doc(hidden)]" {
+                hidden = true;
+                continue;
+            }
+            let was_hidden = std::mem::take(&mut hidden);
+            if let Some(rest) = t.strip_prefix("pub fn ") {
+                names.insert(rest.split('(').next().unwrap_or_default().to_string());
+            } else if let Some(rest) = t.strip_prefix("pub mod ") {
+                if !was_hidden {
+                    names.insert(rest.trim_end_matches(['{', ';', ' ']).to_string());
+                }
             } else if t.starts_with("pub use ") || !statement.is_empty() {
                 statement.push_str(t);
                 if t.ends_with(';') {
@@ -413,7 +431,7 @@ fn root_names(lib: &str) -> std::collections::BTreeSet<String> {
                         Some((_, group)) => group.trim_end_matches('}').to_string(),
                         None => body.rsplit("::").next().unwrap_or_default().to_string(),
                     };
-                    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty() && *i != "*") {
                         names.insert(item.rsplit(" as ").next().unwrap_or(item).to_string());
                     }
                     statement.clear();
@@ -447,13 +465,16 @@ fn documented_names(md: &str) -> std::collections::BTreeSet<String> {
 #[test]
 fn embedding_md_lists_exactly_the_crate_roots_public_names() {
     let root = repo_root();
-    let lib = std::fs::read_to_string(root.join("runtime/src/lib.rs")).expect("lib.rs");
+    // `trailblaze` re-exports the core's root and adds the parts and `open`.
+    let lib = std::fs::read_to_string(root.join("runtime/core/src/lib.rs")).expect("lib.rs");
+    let facade = std::fs::read_to_string(root.join("runtime/trailblaze/src/lib.rs")).expect("lib.rs");
     let md = std::fs::read_to_string(root.join("docs/embedding.md")).expect("embedding.md");
-    let public = root_names(&lib);
+    let mut public = root_names(&lib);
+    public.extend(root_names(&facade));
     let documented = documented_names(&md);
     assert_eq!(
         public, documented,
-        "runtime/src/lib.rs (left) and docs/embedding.md (right) differ"
+        "the roots of runtime/core and runtime/trailblaze (left) and docs/embedding.md (right) differ"
     );
     // About fifteen everyday names, the rest in modules.
     let items = public
@@ -462,9 +483,12 @@ fn embedding_md_lists_exactly_the_crate_roots_public_names() {
         .count();
     assert!(items <= 20, "{items} names at the crate root: {public:?}");
     // Controls: the reader sees a planted name and a planted module, and none inside a module block.
-    let planted = format!("{lib}\npub use crate::x::{{Extra, Other as Renamed}};\npub mod planted;\n");
+    let planted = format!(
+        "{lib}\npub use crate::x::{{Extra, Other as Renamed}};\npub mod planted;\n#[doc(hidden)]\npub mod inside;\npub fn opened() {{}}\n"
+    );
     let seen = root_names(&planted);
-    assert!(seen.contains("Extra") && seen.contains("Renamed") && seen.contains("planted"));
+    assert!(seen.contains("Extra") && seen.contains("Renamed") && seen.contains("planted") && seen.contains("opened"));
+    assert!(!seen.contains("inside") && !seen.contains("*"), "{seen:?}");
     assert!(
         !public.contains("TrailReport") && public.contains("report"),
         "{public:?}"

@@ -136,16 +136,16 @@ export const callsBoom = trailblaze.tool(async (_i, ctx) => { await ctx.tools.bo
     let mut catalog =
         trailblaze::Catalog::for_trailmap(&project.trailmaps, "t", project.registry.clone()).expect("catalog");
     catalog.register_builtin(BuiltinEntry::of::<Boom>());
-    let s = Session::start(trailblaze::SessionConfig {
-        catalog: std::sync::Arc::new(catalog),
-        device: project.sim_device("t").expect("device"),
-        secrets: project.secrets.clone(),
-        out_dir: None,
-        settings: settings(),
-        transpiler: project.transpiler.clone(),
-        id: None,
-    })
-    .expect("session");
+    let s = project
+        .open_session(
+            "t",
+            trailblaze::SessionOptions {
+                catalog: Some(std::sync::Arc::new(catalog)),
+                settings: settings(),
+                ..Default::default()
+            },
+        )
+        .expect("session");
     assert_eq!(
         s.call("boom", json!({})).expect_err("panics").to_string(),
         "tool boom panicked"

@@ -39,7 +39,13 @@ fn fixture() -> Fixture {
 fn open(project: &Project) -> trailblaze::Session {
     let device = project.sim_device("warm").expect("device");
     project
-        .session("warm", device, None, Settings::default())
+        .open_session(
+            "warm",
+            trailblaze::SessionOptions {
+                device: Some(device),
+                ..Default::default()
+            },
+        )
         .expect("session")
 }
 
@@ -152,7 +158,14 @@ fn starved() -> Settings {
 fn open_with(project: &Project, settings: Settings) -> Result<trailblaze::Session, String> {
     let device = project.sim_device("warm").expect("device");
     project
-        .session("warm", device, None, settings)
+        .open_session(
+            "warm",
+            trailblaze::SessionOptions {
+                device: Some(device),
+                settings,
+                ..Default::default()
+            },
+        )
         .map_err(|e| e.to_string())
 }
 

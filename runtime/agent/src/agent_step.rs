@@ -2,7 +2,7 @@
 //! self-heal a recorded step that failed, run by the agent; what it did kept to be written back as
 //! the step's recording for this device.
 
-use crate::write_back::{self, StepRecording};
+use crate::write_back::{self, StepEdit};
 use crate::{Agent, AgentCall, End, Objective, WriteBack};
 use trailblaze_core::Session;
 use trailblaze_core::replay::{Notice, RunSink, StepAgent, TrailAgent};
@@ -37,7 +37,7 @@ struct AtTrail<'a> {
     agent: &'a Agent,
     trail: &'a Trail,
     told: String,
-    edits: Vec<StepRecording>,
+    edits: Vec<StepEdit>,
 }
 
 impl TrailAgent for AtTrail<'_> {
@@ -89,7 +89,7 @@ fn tell_step(out: &mut String, s: &StepReport) {
 fn run(
     at: &mut At<'_, '_>,
     (step, original): (&Step, &Step),
-    edits: &mut Vec<StepRecording>,
+    edits: &mut Vec<StepEdit>,
     sink: &mut dyn RunSink,
 ) -> StepReport {
     // `recordable: false` steps hold no recording (the parse gate says so): they land below too.
@@ -111,7 +111,7 @@ fn by_agent(
     at: &mut At<'_, '_>,
     (step, original): (&Step, &Step),
     failed: Option<StepReport>,
-    edits: &mut Vec<StepRecording>,
+    edits: &mut Vec<StepEdit>,
 ) -> StepReport {
     let healing = failed.as_ref().map(|f| f.error.clone().unwrap_or_default());
     let config = &at.trail.config;
@@ -149,7 +149,7 @@ fn by_agent(
     };
     // `recordable: false`: the agent runs it every time, and it is never written.
     if outcome == Outcome::Passed && step.recordable != Some(false) && !recording.is_empty() {
-        edits.push(StepRecording {
+        edits.push(StepEdit {
             path: step.path.clone(),
             key: at.replay.platform().to_string(),
             calls: recording.clone(),
@@ -230,7 +230,7 @@ fn call_report(c: &AgentCall) -> CallReport {
 /// where; a failure is a notice (the run's outcome stands).
 fn write_back(
     trail: &Trail,
-    edits: &[StepRecording],
+    edits: &[StepEdit],
     mode: WriteBack,
     at: &Secrets<'_>,
     sink: &mut dyn RunSink,
@@ -284,7 +284,7 @@ struct Secrets<'a> {
 /// The edits with each secret value written as its placeholder (a replay types the same text); a
 /// secret in another form (another case, escaped), which no placeholder stands for, is refused:
 /// written as `***` it would replay the wrong text, written as it is it would leak.
-fn recorded_as_placeholders(edits: &[StepRecording], at: &Secrets<'_>) -> Result<Vec<StepRecording>, String> {
+fn recorded_as_placeholders(edits: &[StepEdit], at: &Secrets<'_>) -> Result<Vec<StepEdit>, String> {
     let mut out = Vec::with_capacity(edits.len());
     for e in edits {
         let mut calls = Vec::with_capacity(e.calls.len());
@@ -301,7 +301,7 @@ fn recorded_as_placeholders(edits: &[StepRecording], at: &Secrets<'_>) -> Result
             }
             calls.push((tool.clone(), args));
         }
-        out.push(StepRecording { calls, ..e.clone() });
+        out.push(StepEdit { calls, ..e.clone() });
     }
     Ok(out)
 }

@@ -13,7 +13,7 @@ use trailblaze_core::catalog::{Catalog, ToolDefinition};
 use trailblaze_core::recording::SessionRecording;
 use trailblaze_core::secret::Redaction;
 use trailblaze_core::session::Session;
-use trailblaze_core::state::log::StepRecord;
+use trailblaze_core::state::log::LogEntry;
 
 /// The tool that ends an objective.
 pub const OBJECTIVE_STATUS: &str = "objectiveStatus";
@@ -78,7 +78,7 @@ pub struct AgentCall {
     /// The result, when it succeeded.
     pub result: Option<Value>,
     /// What the dispatcher logged for it (empty when it was refused before dispatch).
-    pub records: Vec<StepRecord>,
+    pub records: Vec<LogEntry>,
     pub duration_ms: f64,
 }
 

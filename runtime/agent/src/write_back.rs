@@ -14,7 +14,7 @@ use trailblaze_core::yaml::{self, Document, YamlError};
 
 /// One step's new recording.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StepRecording {
+pub struct StepEdit {
     /// The step's YAML path: `trailhead` or `trail[i]` (`Step::path`).
     pub path: String,
     /// The recording key: `android`, `tools`, a device key.
@@ -40,7 +40,7 @@ pub enum WriteBackError {
 }
 
 /// `text` (the trail at `file`) with each edit's recording set.
-pub fn with_recordings(text: &str, file: &Path, edits: &[StepRecording]) -> Result<Rewritten, WriteBackError> {
+pub fn with_recordings(text: &str, file: &Path, edits: &[StepEdit]) -> Result<Rewritten, WriteBackError> {
     let doc = yaml::parse(text, file)?;
     let mut expected = doc.value.clone();
     for e in edits {
@@ -116,7 +116,7 @@ fn step_mut<'v>(root: &'v mut Value, path: &str) -> Option<&'v mut Map<String, V
     at.as_object_mut()
 }
 
-fn set_recording(root: &mut Value, e: &StepRecording) -> Result<(), String> {
+fn set_recording(root: &mut Value, e: &StepEdit) -> Result<(), String> {
     let step = step_mut(root, &e.path).ok_or_else(|| format!("`{}` is not a step mapping", e.path))?;
     let rec = step.entry("recording").or_insert_with(|| Value::Object(Map::new()));
     if !rec.is_object() {
@@ -153,7 +153,7 @@ struct Splice {
     text: String,
 }
 
-fn edit_in_place(text: &str, doc: &Document, edits: &[StepRecording]) -> Option<String> {
+fn edit_in_place(text: &str, doc: &Document, edits: &[StepEdit]) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut splices = edits.iter().map(|e| plan(doc, &lines, e)).collect::<Option<Vec<_>>>()?;
     splices.sort_by_key(|s| std::cmp::Reverse(s.from));
@@ -178,7 +178,7 @@ fn edit_in_place(text: &str, doc: &Document, edits: &[StepRecording]) -> Option<
 }
 
 /// What to change for one edit, or `None` when the layout is not one this edits in place.
-fn plan(doc: &Document, lines: &[&str], e: &StepRecording) -> Option<Splice> {
+fn plan(doc: &Document, lines: &[&str], e: &StepEdit) -> Option<Splice> {
     let (start, end) = region(doc, lines.len(), &e.path)?;
     let at = doc.value_position(&e.path);
     if char_at(lines, at)? == '{' {

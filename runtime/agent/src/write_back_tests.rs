@@ -42,8 +42,8 @@ fn tap(text: &str) -> (String, serde_json::Value) {
     )
 }
 
-fn edit(path: &str, calls: Vec<(String, serde_json::Value)>) -> StepRecording {
-    StepRecording {
+fn edit(path: &str, calls: Vec<(String, serde_json::Value)>) -> StepEdit {
+    StepEdit {
         path: path.into(),
         key: "android".into(),
         calls,

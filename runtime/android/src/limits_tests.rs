@@ -2,7 +2,7 @@
 
 use trailblaze_core::device::ViewNode;
 use trailblaze_core::device::limits::*;
-use trailblaze_core::parse_dump;
+use crate::parse_dump;
 
 fn node(class: &str) -> ViewNode {
     ViewNode {

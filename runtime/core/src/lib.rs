@@ -5,42 +5,67 @@
 //! [`run_trails`] / [`gates::check_native`] whole trails; [`Session::replay`] one trail on an open
 //! session. The modules below the root group the rest by what it is for (docs/embedding.md).
 //!
+//! This is the core crate (`trailblaze-core`): no feature switches, no optional dependency. The
+//! optional parts are crates that register what they bring through [`Parts`]; embedders depend on
+//! `trailblaze`, which re-exports this crate and the parts its features pull in.
+//!
 //! Inside, modules follow DESIGN.md's words: a `trailmap` declares `tool`s and host functions; a
 //! `session` runs them through the one `dispatch`er against a `device`, with its state in `state`;
 //! scripted tools run behind the `script` runtime port (embedded QuickJS or a Node subprocess).
 
-pub mod budget;
-pub mod catalog;
-pub mod check;
-pub mod cores;
+// What embedders use: the names below and these modules (docs/embedding.md).
 pub mod device;
-pub mod dispatch;
-pub mod files;
 pub mod judge;
-pub mod markup;
-pub mod memory;
-pub mod network;
 pub mod parts;
-pub mod placeholder;
-pub mod project;
 pub mod recording;
-pub mod replay;
-pub mod run;
-pub mod script;
-pub mod secret;
-pub mod selector;
-pub mod session;
-pub mod snapshot;
-pub mod state;
-pub mod surface;
-pub mod tool;
-pub mod toolset;
-pub mod trail;
-pub mod trailmap;
 pub mod watch;
-pub mod waypoint;
 pub mod workspace;
+
+// The core's inside, public for the part crates (web, android, agent, fetch, reports) that build on
+// it; not for embedders, and not kept stable for them.
+#[doc(hidden)]
+pub mod budget;
+#[doc(hidden)]
+pub mod catalog;
+#[doc(hidden)]
+pub mod dispatch;
+#[doc(hidden)]
+pub mod files;
+#[doc(hidden)]
+pub mod network;
+#[doc(hidden)]
+pub mod replay;
+#[doc(hidden)]
+pub mod secret;
+#[doc(hidden)]
+pub mod selector;
+#[doc(hidden)]
+pub mod session;
+#[doc(hidden)]
+pub mod snapshot;
+#[doc(hidden)]
+pub mod state;
+#[doc(hidden)]
+pub mod surface;
+#[doc(hidden)]
+pub mod tool;
+#[doc(hidden)]
+pub mod trail;
+#[doc(hidden)]
+pub mod trailmap;
+#[doc(hidden)]
 pub mod yaml;
+
+mod check;
+mod cores;
+mod markup;
+mod memory;
+mod placeholder;
+mod project;
+mod run;
+mod script;
+mod toolset;
+mod waypoint;
 
 // The everyday API: open a project, start a session, call tools, replay and run trails.
 pub use budget::{CancelHandle, Limits};
@@ -53,14 +78,14 @@ pub use run::{RunOptions, run_trails};
 pub use secret::Redaction;
 /// Random tokens for local servers, compared in constant time.
 pub use secret::token;
-pub use session::{Session, SessionConfig, Settings};
+pub use session::{Session, Settings};
 pub use trail::{Step, Trail};
 
 /// What a run and a replay report: per trail, per step, per call, and what a sink hears.
 pub mod report {
     pub use crate::replay::{Notice, ScreenshotPolicy};
     pub use crate::run::RunOutput;
-    pub use crate::state::log::StepRecord;
+    pub use crate::state::log::LogEntry;
     pub use crate::trail::report::storyboard::frames as storyboard_frames;
     pub use crate::trail::report::{
         AgentReport, AgentTurn, CallReport, LlmCost, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport,

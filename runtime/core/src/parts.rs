@@ -1,7 +1,7 @@
 //! What the optional crates add to a project, through one value the core knows only by its traits:
 //! device kinds (`android`, `web`), built-in tools (the `web_*` tools' runners), `ctx.fetch`'s HTTP
 //! client, and what a run writes once its trails are done (the storyboard). The core names none of
-//! them; `trailblaze::parts()` gathers those a build has, and an embedder may add its own.
+//! them; `trailblaze::all_parts()` gathers those a build has, and an embedder may add its own.
 
 use std::any::Any;
 use std::path::Path;
@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::device::{Device, DeviceError, DeviceSpec};
 pub use crate::network::Fetch;
+pub use crate::replay::{AgentHandle, Replayer, StepAgent, TrailAgent};
 use crate::tool::BuiltinEntry;
 use crate::trail::TrailReport;
 

@@ -79,7 +79,7 @@ pub struct ProjectOptions {
     pub cache_dir: Option<PathBuf>,
     /// A `NAME=value` secrets file besides the `TRAILBLAZE_SECRET_*` environment.
     pub secrets_file: Option<PathBuf>,
-    /// What the optional crates add (devices, tools, `ctx.fetch`); `trailblaze::parts()` has them all.
+    /// What the optional crates add (devices, tools, `ctx.fetch`); `trailblaze::all_parts()` has them all.
     pub parts: Parts,
 }
 
@@ -413,25 +413,6 @@ impl Project {
         }
     }
 
-    /// A session on trailmap `id` with `device`, writing under `out` when given.
-    pub fn session(
-        &self,
-        id: &str,
-        device: Box<dyn Device>,
-        out: Option<&Path>,
-        settings: Settings,
-    ) -> Result<Session, ProjectError> {
-        self.open_session(
-            id,
-            SessionOptions {
-                device: Some(device),
-                out_dir: out.map(Path::to_path_buf),
-                settings,
-                ..SessionOptions::default()
-            },
-        )
-    }
-
     /// Starts making the script engine of a session [`open_session`](Self::open_session) will soon
     /// start on trailmap `id` with `settings`, on a thread of its own while the caller goes on (makes
     /// the device, reads arguments): a one-shot command whose call runs a script saves the engine's
@@ -453,9 +434,13 @@ impl Project {
             Some(d) => d,
             None => self.sim_device(id)?,
         };
+        let catalog = match opts.catalog {
+            Some(c) => c,
+            None => self.catalog(id)?,
+        };
         Ok(Session::start_warm(
             SessionConfig {
-                catalog: self.catalog(id)?,
+                catalog,
                 device,
                 secrets: opts.secrets.unwrap_or_else(|| self.secrets.clone()),
                 out_dir: opts.out_dir,
@@ -484,6 +469,9 @@ pub struct SessionOptions {
     pub id: Option<String>,
     /// `None`: the project's secrets.
     pub secrets: Option<Arc<SecretStore>>,
+    /// `None`: the trailmap's catalog (its tools, the parts' and the host functions). A catalog of
+    /// the caller's own: the trailmap's with built-ins of its own ([`Catalog::register_builtin`]).
+    pub catalog: Option<Arc<Catalog>>,
 }
 
 #[cfg(test)]

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::catalog::Catalog;
-use crate::state::log::StepRecord;
+use crate::state::log::LogEntry;
 use crate::yaml::emit::{emit_map_entry, scalar};
 
 /// One step of a recording: what an LLM-level call did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecordedStep {
+pub struct DraftStep {
     /// `verify:` rather than `step:` (an assertion).
     pub verify: bool,
     pub text: String,
@@ -31,7 +31,7 @@ pub struct RecordedStep {
 /// A session's recording, step by step.
 #[derive(Debug, Clone, Default)]
 pub struct SessionRecording {
-    steps: Vec<RecordedStep>,
+    steps: Vec<DraftStep>,
 }
 
 /// The `config:` of a saved trail.
@@ -66,14 +66,14 @@ impl SessionRecording {
         Self::default()
     }
 
-    pub fn steps(&self) -> &[RecordedStep] {
+    pub fn steps(&self) -> &[DraftStep] {
         &self.steps
     }
 
     /// Adds one LLM-level call `tool {args}` given the steps it logged (`steps[0]` is the call itself
     /// at its depth). A call that recorded nothing (a snapshot, a failure before the device) adds no
     /// step.
-    pub fn add_call(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[StepRecord]) {
+    pub fn add_call(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[LogEntry]) {
         let kept = recordable_steps(catalog, steps);
         if kept.is_empty() {
             return;
@@ -86,7 +86,7 @@ impl SessionRecording {
             .map(one_line)
             .filter(|s| !s.is_empty());
         let text = reasoning.unwrap_or_else(|| describe(tool, args, &calls));
-        self.steps.push(RecordedStep {
+        self.steps.push(DraftStep {
             verify: tool.starts_with("assert"),
             text,
             calls,
@@ -142,7 +142,7 @@ pub fn step_yaml(verify: bool, text: &str, calls: &[(String, Value)]) -> Option<
     if calls.iter().any(|(_, args)| args.to_string().contains("***")) {
         return None;
     }
-    let step = RecordedStep {
+    let step = DraftStep {
         verify,
         text: one_line(text),
         calls: calls.to_vec(),
@@ -154,12 +154,12 @@ pub fn step_yaml(verify: bool, text: &str, calls: &[(String, Value)]) -> Option<
     Some(out)
 }
 
-fn write_step_body(out: &mut String, s: &RecordedStep, indent: &str, kw: &str) {
+fn write_step_body(out: &mut String, s: &DraftStep, indent: &str, kw: &str) {
     out.push_str(&format!("{indent}{kw}: {}\n", scalar(&Value::String(s.text.clone()))));
     write_recording(out, s, indent);
 }
 
-fn write_recording(out: &mut String, s: &RecordedStep, indent: &str) {
+fn write_recording(out: &mut String, s: &DraftStep, indent: &str) {
     out.push_str(&format!("{indent}recording:\n{indent}  tools:\n"));
     for (tool, args) in &s.calls {
         let item = format!("{indent}    - ");
@@ -169,14 +169,14 @@ fn write_recording(out: &mut String, s: &RecordedStep, indent: &str) {
 
 /// The recordable calls among one call's steps: a recordable step is kept (if it succeeded) and
 /// what ran inside it is not; a step that is not recordable (`tap`, `runSequence`) is looked into.
-pub fn recordable_calls(catalog: &Catalog, steps: &[StepRecord]) -> Vec<(String, Value)> {
+pub fn recordable_calls(catalog: &Catalog, steps: &[LogEntry]) -> Vec<(String, Value)> {
     recordable_steps(catalog, steps)
         .into_iter()
         .map(|s| (s.tool.clone(), s.args.clone()))
         .collect()
 }
 
-fn recordable_steps<'a>(catalog: &Catalog, steps: &'a [StepRecord]) -> Vec<&'a StepRecord> {
+fn recordable_steps<'a>(catalog: &Catalog, steps: &'a [LogEntry]) -> Vec<&'a LogEntry> {
     let mut calls = Vec::new();
     let mut inside: Option<u32> = None;
     for s in steps {
@@ -302,8 +302,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn step(seq: u64, depth: u32, tool: &str, args: Value, ok: bool) -> StepRecord {
-        StepRecord {
+    fn step(seq: u64, depth: u32, tool: &str, args: Value, ok: bool) -> LogEntry {
+        LogEntry {
             seq,
             depth,
             tool: tool.into(),

@@ -19,7 +19,7 @@ use crate::script::transpile::Transpiler;
 use crate::secret::Redaction;
 use crate::state::SessionCore;
 pub use crate::state::Settings;
-use crate::state::log::{SessionLog, StepRecord};
+use crate::state::log::{LogEntry, SessionLog};
 use thread::{EngineKey, Setup, Spawned, TopUp};
 pub use warm::WarmPool;
 
@@ -87,17 +87,15 @@ fn new_session_id() -> String {
 }
 
 impl Session {
-    /// Starts a session on a thread of its own, making its engine now.
-    pub fn start(config: SessionConfig) -> Result<Session, SessionError> {
-        let key = Session::engine_key(&config);
-        let spawned = thread::spawn_lazy(key).map_err(|e| SessionError::Start(e.to_string()))?;
-        Session::hand_over(config, spawned, None)
-    }
-
     /// Starts making, on a thread of `pool`, the engine of a session about to start with this
     /// catalog, transpiler and limits; [`Session::start_warm`] then takes it (see
     /// [`Project::prepare_session`](crate::Project::prepare_session)).
-    pub fn prepare(catalog: Arc<Catalog>, transpiler: Arc<Transpiler>, limits: crate::budget::Limits, pool: &WarmPool) {
+    pub(crate) fn prepare(
+        catalog: Arc<Catalog>,
+        transpiler: Arc<Transpiler>,
+        limits: crate::budget::Limits,
+        pool: &WarmPool,
+    ) {
         pool.prepare(EngineKey {
             catalog,
             transpiler,
@@ -105,8 +103,9 @@ impl Session {
         });
     }
 
-    /// [`Session::start`] on a thread from `pool` whose engine is made already when one waits.
-    pub fn start_warm(config: SessionConfig, pool: &WarmPool) -> Result<Session, SessionError> {
+    /// Starts a session on a thread of its own: one from `pool` whose engine is made already when
+    /// one waits, else a new one that makes its engine when first needed.
+    pub(crate) fn start_warm(config: SessionConfig, pool: &WarmPool) -> Result<Session, SessionError> {
         let key = Session::engine_key(&config);
         let (spawned, top_up) = pool.take(&key).map_err(|e| SessionError::Start(e.to_string()))?;
         Session::hand_over(config, spawned, top_up)
@@ -280,7 +279,7 @@ impl Session {
 
     /// [`Session::call`], and the steps logged with a `seq` above `after` (what the call did), in one
     /// trip to the session's thread: a live session asks for both after every call.
-    pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<StepRecord>) {
+    pub fn call_with_steps(&self, name: &str, args: Value, after: u64) -> (Result<Value, CallError>, Vec<LogEntry>) {
         let (result, records, _) = self.send(name, args, after, true).wait_timed();
         (result, records)
     }
@@ -334,13 +333,13 @@ impl Session {
 
     /// The steps logged so far, in order, the most recent 10,000 at most (`log.jsonl` has all);
     /// placeholders, never secret values.
-    pub fn steps(&self) -> Vec<StepRecord> {
+    pub fn steps(&self) -> Vec<LogEntry> {
         self.steps_after(0)
     }
 
     /// The steps with a `seq` above `seq`: what the calls since then did. A long live session asks
     /// this after every call, so it copies only the new records, not the whole log.
-    pub fn steps_after(&self, seq: u64) -> Vec<StepRecord> {
+    pub fn steps_after(&self, seq: u64) -> Vec<LogEntry> {
         self.run(move |core| steps_after(core, seq, None)).unwrap_or_default()
     }
 
@@ -402,7 +401,7 @@ pub(crate) struct PendingCall {
 }
 
 /// A call's result, the steps it logged and how long it ran on the session's thread.
-type CallDone = (Result<Value, CallError>, Vec<StepRecord>, std::time::Duration);
+type CallDone = (Result<Value, CallError>, Vec<LogEntry>, std::time::Duration);
 
 impl PendingCall {
     /// The call's result, the steps it logged and how long it ran (timed where it ran: a call sent
@@ -444,7 +443,7 @@ impl Drop for Session {
 
 /// The session's step records with a `seq` above `seq`, copied. `without_args_of`: a call whose own record (the first, at
 /// depth 0) comes back without its arguments (`null`), which its caller has.
-fn steps_after(core: &SessionCore, seq: u64, without_args_of: Option<&str>) -> Vec<StepRecord> {
+fn steps_after(core: &SessionCore, seq: u64, without_args_of: Option<&str>) -> Vec<LogEntry> {
     let log = core.log.borrow();
     let records = log.records();
     let from = records.partition_point(|r| r.seq <= seq);
@@ -452,7 +451,7 @@ fn steps_after(core: &SessionCore, seq: u64, without_args_of: Option<&str>) -> V
     match records.split_first() {
         Some((own, rest)) if own.depth == 0 && without_args_of == Some(own.tool.as_str()) => {
             let mut steps = Vec::with_capacity(records.len());
-            steps.push(StepRecord {
+            steps.push(LogEntry {
                 seq: own.seq,
                 depth: own.depth,
                 tool: own.tool.clone(),

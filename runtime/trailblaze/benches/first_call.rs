@@ -8,9 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use trailblaze::SessionConfig;
+use trailblaze::SessionOptions;
 use trailblaze::{Project, ProjectOptions};
-use trailblaze::{Session, Settings};
 
 const TOOL: &str = "inboxSubjects";
 
@@ -35,7 +34,13 @@ fn main() {
     let first = |project: &Project| {
         let device = project.sim_device("demo").expect("device");
         let session = project
-            .session("demo", device, None, Settings::default())
+            .open_session(
+                "demo",
+                trailblaze::SessionOptions {
+                    device: Some(device),
+                    ..Default::default()
+                },
+            )
             .expect("session");
         session.call(TOOL, json!({})).expect("the tool runs")
     };
@@ -58,7 +63,13 @@ fn main() {
             let t = Instant::now();
             let device = project.sim_device("demo").expect("device");
             let session = project
-                .session("demo", device, None, Settings::default())
+                .open_session(
+                    "demo",
+                    trailblaze::SessionOptions {
+                        device: Some(device),
+                        ..Default::default()
+                    },
+                )
                 .expect("session");
             let opened = t.elapsed();
             session.call(TOOL, json!({})).expect("the tool runs");
@@ -80,21 +91,14 @@ fn main() {
         })
         .collect();
     // The same without the pool: the session makes its engine when it starts.
-    let catalog = project.catalog("demo").expect("catalog");
+    let project = project.with_warm_sessions(0);
     let unpooled: Vec<Duration> = (0..runs)
         .map(|_| {
             std::thread::sleep(Duration::from_millis(10));
             timed(&|| {
-                let session = Session::start(SessionConfig {
-                    catalog: catalog.clone(),
-                    device: project.sim_device("demo").expect("device"),
-                    secrets: project.secrets.clone(),
-                    out_dir: None,
-                    settings: Settings::default(),
-                    transpiler: project.transpiler.clone(),
-                    id: None,
-                })
-                .expect("session");
+                let session = project
+                    .open_session("demo", SessionOptions::default())
+                    .expect("session");
                 session.call(TOOL, json!({})).expect("the tool runs");
             })
         })
@@ -127,7 +131,7 @@ fn main() {
         ms(median(phases.2))
     );
     println!("  warm pool, back to back:         {:.3} ms", ms(median(back_to_back)));
-    println!("  no pool (Session::start):        {:.3} ms", ms(median(unpooled)));
+    println!("  no pool (with_warm_sessions(0)): {:.3} ms", ms(median(unpooled)));
     println!(
         "node running the same transpiled tool cold: {:.3} ms median over {node_runs} runs",
         ms(n)

@@ -13,10 +13,9 @@ use rquickjs::{Context, Function, Runtime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use trailblaze::Catalog;
+
 use trailblaze::ProjectOptions;
-use trailblaze::SessionConfig;
-use trailblaze::{Session, Settings};
+use trailblaze::SessionOptions;
 use trailblaze_host_functions::{HostContext, HostError, HostFunction, HostRegistry};
 
 /// `cargo bench` passes `--bench`; under `cargo test` the bench only runs a smoke-sized pass.
@@ -84,17 +83,11 @@ fn main() {
     .expect("project");
     let mut registry = HostRegistry::builtin();
     registry.register::<Greet>();
-    let catalog = Catalog::for_trailmap(&project.trailmaps, "bench", Arc::new(registry)).expect("catalog");
-    let session = Session::start(SessionConfig {
-        catalog: Arc::new(catalog),
-        device: project.sim_device("bench").expect("device"),
-        secrets: project.secrets.clone(),
-        out_dir: None,
-        settings: Settings::default(),
-        transpiler: project.transpiler.clone(),
-        id: None,
-    })
-    .expect("session");
+    let mut project = project;
+    project.registry = Arc::new(registry);
+    let session = project
+        .open_session("bench", SessionOptions::default())
+        .expect("session");
     session.call("loop", json!({ "n": calls })).expect("warm-up");
     let host_once = || {
         let t = Instant::now();

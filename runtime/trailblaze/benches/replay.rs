@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use trailblaze::report::ScreenshotPolicy;
-use trailblaze::{ProjectOptions, RunOptions, Settings, run_trails};
+use trailblaze::{ProjectOptions, RunOptions, run_trails};
 
 const OPEN: &str = "{ androidAccessibility: { textRegex: Build Bot } }";
 const BACK: &str = "{ androidAccessibility: { textRegex: Back to inbox } }";
@@ -58,7 +58,14 @@ fn main() {
     let direct = {
         let device = project.sim_device("demo").expect("device");
         let session = project
-            .session("demo", device, Some(&dir.path().join("direct")), Settings::default())
+            .open_session(
+                "demo",
+                trailblaze::SessionOptions {
+                    device: Some(device),
+                    out_dir: Some(dir.path().join("direct")),
+                    ..Default::default()
+                },
+            )
             .expect("session");
         let sel = |t: &str| json!({ "nodeSelector": { "androidAccessibility": { "textRegex": t } } });
         session

@@ -4,7 +4,7 @@
 //! snapshot text the LLM reads), beside Playwright (`playwright-core` driving the same Chromium
 //! binary: `locator.click()` + `getByText().waitFor()`, and `ariaSnapshot()`). Medians, ratio printed.
 //!
-//! `npm ci --prefix runtime/benches/playwright && cargo bench -p trailblaze --bench web`
+//! `npm ci --prefix runtime/trailblaze/benches/playwright && cargo bench -p trailblaze --bench web`
 //! (under `cargo test` a smoke-sized pass, which leaves Playwright out when it is not installed)
 
 use std::process::Command;
@@ -84,10 +84,10 @@ fn main() {
     if !anchor.join("node_modules/playwright-core").is_dir() {
         assert!(
             !full,
-            "install the anchor first: npm ci --prefix runtime/benches/playwright"
+            "install the anchor first: npm ci --prefix runtime/trailblaze/benches/playwright"
         );
         println!(
-            "notice: playwright-core is not installed (npm ci --prefix runtime/benches/playwright): no anchor in this smoke run"
+            "notice: playwright-core is not installed (npm ci --prefix runtime/trailblaze/benches/playwright): no anchor in this smoke run"
         );
         return;
     }

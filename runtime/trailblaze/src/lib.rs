@@ -6,7 +6,7 @@
 //! android`), [`agent`] (the LLM agent and judge), [`fetch`] (`ctx.fetch`), [`reports`] (pictures:
 //! the storyboard GIF, screens for the agent's eyes).
 //!
-//! [`open`] opens a project with every part this build has; the rest of the everyday API is the
+//! [`open`] opens a project with every part this build has ([`all_parts`]); the rest of the everyday API is the
 //! core's (docs/embedding.md shows it on one screen).
 
 pub use trailblaze_core::*;
@@ -23,7 +23,7 @@ pub use trailblaze_reports as reports;
 pub use trailblaze_web as web;
 
 /// Every part this build has: the devices, tools, `ctx.fetch` and run files of the features on.
-pub fn parts() -> Parts {
+pub fn all_parts() -> Parts {
     #[allow(unused_mut)]
     let mut parts = Parts::default();
     #[cfg(feature = "adb")]
@@ -45,10 +45,10 @@ pub fn parts() -> Parts {
     parts
 }
 
-/// Opens the trailmaps folder at `root` with [`parts`] added to `opts`' own.
+/// Opens the trailmaps folder at `root` with [`all_parts`] added to `opts`' own.
 pub fn open(root: &std::path::Path, opts: ProjectOptions) -> Result<Project, ProjectError> {
     let opts = ProjectOptions {
-        parts: parts().with(opts.parts.clone()),
+        parts: all_parts().with(opts.parts.clone()),
         ..opts
     };
     Project::open(root, opts)

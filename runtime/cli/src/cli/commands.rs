@@ -60,7 +60,15 @@ fn open(cli: &Cli, a: &OneLineArgs, what: &str) -> Result<Opened, Failure> {
     let mut settings = a.session.limits.settings();
     settings.judge = Some(trailblaze::agent::judge_handle(agent.clone()));
     let device = project.device(&id, &spec)?;
-    let session = project.session(&id, device, Some(&out_dir(&located, &a.session.out)), settings)?;
+    let session = project.open_session(
+        &id,
+        trailblaze::SessionOptions {
+            device: Some(device),
+            out_dir: Some(out_dir(&located, &a.session.out)),
+            settings,
+            ..Default::default()
+        },
+    )?;
     Ok(Opened {
         _project: project,
         catalog,

@@ -243,7 +243,15 @@ impl Live {
             let device = s.project.device(&s.id, &s.device).map_err(|e| e.to_string())?;
             let session = s
                 .project
-                .session(&s.id, device, Some(&s.out), s.settings.clone())
+                .open_session(
+                    &s.id,
+                    trailblaze::SessionOptions {
+                        device: Some(device),
+                        out_dir: Some(s.out.clone()),
+                        settings: s.settings.clone(),
+                        ..Default::default()
+                    },
+                )
                 .map_err(|e| e.to_string())?;
             if let Ok(mut c) = self.cancel.lock() {
                 *c = Some(session.cancel_handle());

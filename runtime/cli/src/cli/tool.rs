@@ -3,9 +3,9 @@
 use anyhow::anyhow;
 use clap::Args;
 use serde_json::{Map, Value, json};
+use trailblaze::CallError;
 use trailblaze::Catalog;
 use trailblaze::tools::{NotLlmVisible, ToolDescriptor};
-use trailblaze::{CallError, Settings};
 
 use super::device::DeviceArgs;
 use super::output::{err, out};
@@ -102,7 +102,15 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     let args = parse_args(&a.args, &tool.input_schema)?;
     let device = project.device(&id, &spec)?;
     let out = out_dir(&located, &a.session.out);
-    let session = project.session(&id, device, Some(&out), settings)?;
+    let session = project.open_session(
+        &id,
+        trailblaze::SessionOptions {
+            device: Some(device),
+            out_dir: Some(out.to_path_buf()),
+            settings,
+            ..Default::default()
+        },
+    )?;
     let result = session.call(&a.name, args);
     let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
@@ -395,7 +403,13 @@ pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
     let spec = a.device.spec()?;
     let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
     let device = project.device(&id, &spec)?;
-    let session = project.session(&id, device, None, Settings::default())?;
+    let session = project.open_session(
+        &id,
+        trailblaze::SessionOptions {
+            device: Some(device),
+            ..Default::default()
+        },
+    )?;
     let v = session
         .call("snapshot", json!({}))
         .map_err(|e| Failure::Failed(anyhow!(e)))?;
@@ -460,7 +474,15 @@ fn print_agent_tokens(
     // The start screen of the trailmap's simulated app, as the first request would show it.
     let session = project
         .sim_device(id)
-        .and_then(|d| project.session(id, d, None, Settings::default()))
+        .and_then(|d| {
+            project.open_session(
+                id,
+                trailblaze::SessionOptions {
+                    device: Some(d),
+                    ..Default::default()
+                },
+            )
+        })
         .ok();
     let screen = session
         .as_ref()

@@ -3,7 +3,6 @@
 use anyhow::anyhow;
 use clap::Args;
 use serde_json::json;
-use trailblaze::Settings;
 
 use super::device::DeviceArgs;
 use super::output::{err, out};
@@ -39,7 +38,13 @@ pub fn waypoints(cli: &Cli, a: &WaypointsArgs) -> Result<(), Failure> {
         None
     } else {
         let device = project.device(&id, &a.device.spec()?)?;
-        let session = project.session(&id, device, None, Settings::default())?;
+        let session = project.open_session(
+            &id,
+            trailblaze::SessionOptions {
+                device: Some(device),
+                ..Default::default()
+            },
+        )?;
         let snap = session
             .call("snapshot", json!({}))
             .map_err(|e| Failure::Failed(anyhow!(e)))?;

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::device::Screenshot;
 use crate::dispatch::CallError;
 use crate::session::{Pending, PendingCall, Session};
-use crate::state::log::StepRecord;
+use crate::state::log::LogEntry;
 use crate::trail::model::ToolCall;
 use crate::trail::report::Point;
 use crate::trail::{self, CallReport, Outcome, Step, StepReport};
@@ -245,7 +245,7 @@ pub fn tap_of(result: &serde_json::Value) -> Option<Point> {
 
 /// What a call ran inside it, nested, from the records it logged. The call's own record is the root
 /// at depth 0; a delegating tool logs only what it expanded to.
-pub fn nested_calls(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
+pub fn nested_calls(tool: &str, records: &[LogEntry]) -> Vec<CallReport> {
     // The call's own record is left out rather than nested and taken apart (its arguments would
     // be copied for nothing on every step): what follows it nests the same, its own calls first.
     let records = match records.split_first() {
@@ -261,8 +261,8 @@ mod tests {
 
     use super::*;
 
-    fn record(tool: &str, depth: u32) -> StepRecord {
-        StepRecord {
+    fn record(tool: &str, depth: u32) -> LogEntry {
+        LogEntry {
             seq: 0,
             depth,
             tool: tool.to_string(),
@@ -275,7 +275,7 @@ mod tests {
     }
 
     /// The call's own record, nested and taken apart: what `nested_calls` gives without copying it.
-    fn taken_apart(tool: &str, records: &[StepRecord]) -> Vec<CallReport> {
+    fn taken_apart(tool: &str, records: &[LogEntry]) -> Vec<CallReport> {
         let mut nested = trail::report::nest_calls(records);
         if records.first().is_some_and(|r| r.depth == 0 && r.tool == tool) && !nested.is_empty() {
             let mut own = nested.remove(0).calls;
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_calls_own_record_is_left_out_and_what_follows_nests_the_same() {
-        let shapes: Vec<Vec<StepRecord>> = vec![
+        let shapes: Vec<Vec<LogEntry>> = vec![
             vec![],
             vec![record("tap", 0)],
             vec![record("tap", 0), record("a", 1), record("b", 2), record("c", 1)],

@@ -42,7 +42,7 @@ mod tests {
         }
         assert!(
             built == BUILT,
-            "runtime/src/script/sdk.js is not swc's build of sdk-ts/src/index.ts: \
+            "runtime/core/src/script/sdk.js is not swc's build of sdk-ts/src/index.ts: \
              run `TRAILBLAZE_BLESS=1 cargo test -p trailblaze --lib sdk::` and commit it"
         );
     }

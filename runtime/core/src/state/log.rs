@@ -50,7 +50,7 @@ pub enum Event<'a> {
 
 /// A step as the session remembers it (what the CLI prints and reports show).
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct StepRecord {
+pub struct LogEntry {
     pub seq: u64,
     pub depth: u32,
     pub tool: String,
@@ -69,7 +69,7 @@ pub struct StepRecord {
 
 pub struct SessionLog {
     path: PathBuf,
-    records: Vec<StepRecord>,
+    records: Vec<LogEntry>,
     /// Whether an append already failed (and was reported).
     write_failed: bool,
     out: Option<BufWriter<File>>,
@@ -127,7 +127,7 @@ impl SessionLog {
     }
 
     /// The most recent steps (at most [`MAX_RECORDS`]; `log.jsonl` holds them all).
-    pub fn records(&self) -> &[StepRecord] {
+    pub fn records(&self) -> &[LogEntry] {
         &self.records
     }
 
@@ -387,7 +387,7 @@ impl SessionLog {
             let first = self.records.first().map_or(u64::MAX, |r| r.seq);
             self.awaiting.retain(|&s| s >= first);
         }
-        self.records.push(StepRecord {
+        self.records.push(LogEntry {
             seq,
             depth,
             tool: tool.to_string(),

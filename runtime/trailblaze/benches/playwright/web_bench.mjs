@@ -1,4 +1,4 @@
-// The anchor of runtime/benches/web.rs: Playwright (playwright-core, driving the same Chromium
+// The anchor of runtime/trailblaze/benches/web.rs: Playwright (playwright-core, driving the same Chromium
 // binary) doing the same click-and-verify rounds and 1,000-node snapshots. Prints JSON medians (ms).
 // node web_bench.mjs CHROMIUM BASE_URL ROUNDS SNAPSHOTS
 import { chromium } from 'playwright-core';

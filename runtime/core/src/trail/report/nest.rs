@@ -2,12 +2,12 @@
 //! scripted or composed tool's steps under the call that made them.
 
 use super::CallReport;
-use crate::state::log::StepRecord;
+use crate::state::log::LogEntry;
 
 /// The calls `records` hold, nested by depth: a record is the child of the nearest earlier record of a
 /// smaller depth. Records of the smallest depths are the roots. A record still running (no outcome)
 /// counts as not ok.
-pub fn nest_calls(records: &[StepRecord]) -> Vec<CallReport> {
+pub fn nest_calls(records: &[LogEntry]) -> Vec<CallReport> {
     let mut roots: Vec<CallReport> = Vec::new();
     // The open path from a root to the latest record, with each one's depth.
     let mut open: Vec<(u32, CallReport)> = Vec::new();
@@ -30,7 +30,7 @@ fn close_until(open: &mut Vec<(u32, CallReport)>, roots: &mut Vec<CallReport>, d
     }
 }
 
-fn call_of(r: &StepRecord) -> CallReport {
+fn call_of(r: &LogEntry) -> CallReport {
     CallReport {
         tool: r.tool.clone(),
         args: r.args.clone(),
@@ -49,8 +49,8 @@ mod tests {
 
     use super::*;
 
-    fn rec(seq: u64, depth: u32, tool: &str) -> StepRecord {
-        StepRecord {
+    fn rec(seq: u64, depth: u32, tool: &str) -> LogEntry {
+        LogEntry {
             seq,
             depth,
             tool: tool.into(),
