@@ -157,19 +157,15 @@ fn the_cli_the_library_and_the_c_abi_replay_to_the_same_outcomes() {
     let lib_run = run_trails(&project, &files, &opts, &mut ()).expect("runs");
     assert_eq!(of_reports(&lib_run.report.trails), expected(), "run_trails");
 
-    // A run whose caller ends its process after (the CLI) leaves the last trail's parse and its
-    // session's records unfreed: what it reports and logs is the same.
+    // The same run on two jobs at once (one run path: one device is a pool of one): what it
+    // reports and logs is the same.
     let leaving = RunOptions {
-        out: f.out().join("leaving"),
-        ends_process: true,
+        out: f.out().join("jobs"),
+        jobs: 2,
         ..opts.clone()
     };
     let leaving = run_trails(&project, &files, &leaving, &mut ()).expect("runs");
-    assert_eq!(
-        of_reports(&leaving.report.trails),
-        expected(),
-        "run_trails, ending the process"
-    );
+    assert_eq!(of_reports(&leaving.report.trails), expected(), "run_trails --jobs 2");
     let lines = |logs: &[Option<PathBuf>]| -> Vec<usize> {
         let read = |p: &PathBuf| std::fs::read_to_string(p).expect("log").lines().count();
         logs.iter().map(|l| l.as_ref().map_or(0, read)).collect()

@@ -6,7 +6,7 @@
 //!
 //! - [`provider`]: the conversation, and the [`Provider`] port; [`openai`] and [`anthropic`] speak
 //!   the two wire formats over [`http`] (blocking, timeouts, retries);
-//! - [`schema`]: the minimized tool schemas the model is sent;
+//! - [`minimized`]: the minimized tool schemas the model is sent;
 //! - `objective`: the loop for one step; `prompt`: what the model is told;
 //! - [`vision`]: the screen's picture beside its text, for models that take images.
 //!
@@ -18,11 +18,11 @@ mod agent_step;
 pub mod anthropic;
 pub mod http;
 mod judge;
+pub mod minimized;
 mod objective;
 pub mod openai;
 mod prompt;
 pub mod provider;
-pub mod schema;
 pub mod vision;
 pub mod write_back;
 
@@ -112,7 +112,7 @@ pub fn first_request(
     screen: &str,
     secret_names: &[String],
 ) -> serde_json::Value {
-    let tools = schema::minimized(catalog.offered_at_start(trailblaze_core::device::Platform::Android));
+    let tools = minimized::minimized(catalog.offered_at_start(trailblaze_core::device::Platform::Android));
     let system = prompt::system(objective.verify, secret_names);
     let messages = [provider::Message::User(vec![provider::UserPart::Text(
         prompt::objective(objective, screen),

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::prompt::{self, Objective};
 use super::provider::{ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
-use super::{AgentConfig, schema};
+use super::{AgentConfig, minimized};
 use trailblaze_core::catalog::{Catalog, ToolDefinition};
 use trailblaze_core::recording::SessionRecording;
 use trailblaze_core::secret::Redaction;
@@ -205,7 +205,7 @@ impl Agent {
         let mut recording = SessionRecording::new();
         for turn in 1..=self.max_turns {
             // Asked every turn: `setActiveToolSets` and a move to another waypoint change it.
-            let tools = schema::minimized(session.offered_tools());
+            let tools = minimized::minimized(session.offered_tools());
             let used = self.tokens_used();
             if used >= self.max_run_tokens {
                 run.end = End::OutOfTokens {
@@ -400,7 +400,7 @@ impl Agent {
                 "the arguments hold a secret's value: type a secret as its placeholder, `{{secret:NAME}}`".to_string(),
             );
         }
-        schema::strip_nulls(&tool.advertised_schema(), &mut args);
+        minimized::strip_nulls(&tool.advertised_schema(), &mut args);
         let status = (tool.name == OBJECTIVE_STATUS)
             .then(|| args.get("status").and_then(Value::as_str).map(str::to_string))
             .flatten();

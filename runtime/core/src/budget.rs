@@ -249,3 +249,83 @@ mod tests {
         assert!(d.remaining().is_none());
     }
 }
+
+/// Every wait-until of the host, one loop: asks `attempt` until it gives a value (`Ok(Some)`), fails
+/// (`Err`), `until` passes or the call's `deadline` ends (then `Ok(None)`). Tries are `every`
+/// apart; the wait between them notices a cancel within [`SLICE`].
+pub fn poll<T, E>(
+    deadline: Option<&Deadline>,
+    until: Instant,
+    every: Duration,
+    mut attempt: impl FnMut() -> Result<Option<T>, E>,
+) -> Result<Option<T>, E> {
+    let stopped = || deadline.is_some_and(Deadline::expired);
+    loop {
+        if let Some(v) = attempt()? {
+            return Ok(Some(v));
+        }
+        let next = Instant::now() + every;
+        loop {
+            let now = Instant::now();
+            if now >= until || stopped() {
+                return Ok(None);
+            }
+            if now >= next {
+                break;
+            }
+            std::thread::sleep(SLICE.min(next - now).min(until - now));
+        }
+    }
+}
+
+/// How long a wait sleeps before it looks at its call's deadline again.
+pub const SLICE: Duration = Duration::from_millis(50);
+
+#[cfg(test)]
+mod poll_tests {
+    use super::*;
+
+    #[test]
+    fn poll_returns_the_first_value_and_gives_up_at_until_or_a_cancel() {
+        let mut n = 0;
+        let got: Result<Option<u32>, ()> = poll(None, Instant::now() + Duration::from_secs(5), Duration::ZERO, || {
+            n += 1;
+            Ok((n == 3).then_some(n))
+        });
+        assert_eq!(got, Ok(Some(3)));
+        // Time runs out: `None`, after more than one try.
+        let mut tries = 0;
+        let started = Instant::now();
+        let none: Result<Option<()>, ()> = poll(
+            None,
+            started + Duration::from_millis(60),
+            Duration::from_millis(10),
+            || {
+                tries += 1;
+                Ok(None)
+            },
+        );
+        assert_eq!(none, Ok(None));
+        assert!(tries > 1 && started.elapsed() >= Duration::from_millis(60), "{tries}");
+        // A cancelled call stops the wait long before `until`.
+        let d = Deadline::new();
+        d.begin(&Limits::default());
+        d.cancel();
+        let started = Instant::now();
+        let r: Result<Option<()>, ()> = poll(
+            Some(&d),
+            started + Duration::from_secs(30),
+            Duration::from_secs(1),
+            || Ok(None),
+        );
+        assert_eq!(r, Ok(None));
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // An attempt's error ends it at once.
+        assert_eq!(
+            poll::<(), _>(None, Instant::now() + Duration::from_secs(5), Duration::ZERO, || Err(
+                "no"
+            )),
+            Err("no")
+        );
+    }
+}

@@ -12,7 +12,7 @@ use trailblaze_host_functions::{HostEnv, HostFunctionEntry, HostRegistry, secret
 use crate::tool::{self, ToolDescriptor, ToolKind};
 use crate::trailmap::Trailmaps;
 
-mod nav;
+mod edges;
 pub mod offer;
 
 /// One LLM-visible tool as the model is sent it (MCP's shape: `name`, `description`, `inputSchema`).
@@ -71,7 +71,7 @@ pub struct Catalog {
     edges: BTreeMap<String, Edge>,
 }
 
-pub use crate::trailmap::nav::Edge;
+pub use crate::trailmap::navigation::Edge;
 
 pub use crate::tool::builtin_tools;
 
@@ -200,7 +200,7 @@ impl Catalog {
                 cat.host_visible.insert(decl.id.clone(), file.clone());
             }
         }
-        nav::add(&mut cat, maps, id, &mut errors);
+        edges::add(&mut cat, maps, id, &mut errors);
         break_composed_cycles(&mut cat);
         offer_to_llm(&mut cat, map);
         if let Some(f) = map.spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref()) {

@@ -523,11 +523,11 @@ const REGEX_FINDING: &str = "regular expression";
 
 mod cache;
 mod native;
-mod nav;
 mod scratch;
 mod targets;
+mod waypoint_gate;
 
-pub use nav::{NavCounts, check_nav, check_nav_tsc};
+pub use waypoint_gate::{NavCounts, check_nav, check_nav_tsc};
 
 pub use native::{CheckOptions, check_native, check_native_with};
 

@@ -312,34 +312,3 @@ impl Session {
         report
     }
 }
-
-/// Two sinks as one: each event goes to the first, then the second.
-pub(crate) struct Both<'a>(pub &'a mut dyn RunSink, pub &'a mut dyn RunSink);
-
-impl RunSink for Both<'_> {
-    fn trail_started(&mut self, trail: &Trail, session: &Session) {
-        self.0.trail_started(trail, session);
-        self.1.trail_started(trail, session);
-    }
-    fn step_started(&mut self, step: &Step) {
-        self.0.step_started(step);
-        self.1.step_started(step);
-    }
-    fn step_retrying(&mut self, step: &Step, attempt: u32, error: &str) {
-        self.0.step_retrying(step, attempt, error);
-        self.1.step_retrying(step, attempt, error);
-    }
-    fn step_finished(&mut self, step: &Step, report: &mut StepReport, screen: Option<Screenshot>) {
-        // The first keeps the screen (the reports); the second sees where.
-        self.0.step_finished(step, report, screen);
-        self.1.step_finished(step, report, None);
-    }
-    fn notice(&mut self, notice: &Notice) {
-        self.0.notice(notice);
-        self.1.notice(notice);
-    }
-    fn trail_finished(&mut self, report: &TrailReport) {
-        self.0.trail_finished(report);
-        self.1.trail_finished(report);
-    }
-}

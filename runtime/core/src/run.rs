@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::device::{DeviceSpec, Screenshot};
 use crate::project::{Project, ProjectError, SessionOptions};
-use crate::replay::{self, Both, ReplayOptions, RunSink, ScreenshotPolicy};
+use crate::replay::{self, ReplayOptions, RunSink, ScreenshotPolicy};
 use crate::session::{Session, Settings};
 use crate::trail::report::{ReportFiles, Screens};
 use crate::trail::{self, Outcome, RunReport, Step, StepReport, Trail, TrailReport};
@@ -42,12 +42,6 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Which steps keep a picture of the screen in the report.
     pub screenshots: ScreenshotPolicy,
-    /// The caller ends its process once the run returns (the CLI's `run`, never `--watch` nor an
-    /// embedder): the last trail's parse and the steps its session remembers are then left to the
-    /// process's end instead of being freed one allocation at a time after its replay (2–4 ms for
-    /// a 2,000-step trail). Earlier trails are freed as usual, so their memory serves the next
-    /// trail and the peak does not grow.
-    pub ends_process: bool,
     /// Runs steps with no recording (and, with self-heal, recorded steps that fail) through an
     /// LLM, and writes what it did back as their recordings (`trailblaze::agent`). What
     /// `assertWithAi` asks is `settings.judge`.
@@ -123,48 +117,27 @@ pub fn run_trails(
     let ids = session_ids(files);
     // What the devices keep for a run (one Chromium for its web trails, each in a context of its own).
     let _held = project.parts().hold_for_run();
+    let ctx = pool::Ctx {
+        project,
+        files,
+        ids: &ids,
+        dir: &dir,
+        opts,
+        replay: &replay,
+        secrets: &secrets,
+    };
     let slots = pool::slots(opts, files.len());
-    if slots.parallel() {
-        let ctx = pool::Ctx {
-            project,
-            files,
-            ids: &ids,
-            dir: &dir,
-            opts,
-            replay: &replay,
-            secrets: &secrets,
+    report.trails = pool::run(&ctx, slots, &mut screens, sink, &mut |index, trail, so_far| {
+        let header = RunReport {
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            trails: Vec::new(),
+            ..report.clone()
         };
-        let trails = pool::run(&ctx, slots, &mut screens, sink, &mut |index, trail, so_far| {
-            let header = RunReport {
-                duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-                trails: Vec::new(),
-                ..report.clone()
-            };
-            interim.finished_at(index, trail, &header, || RunReport {
-                trails: so_far(),
-                ..header.clone()
-            });
+        interim.finished_at(index, trail, &header, || RunReport {
+            trails: so_far(),
+            ..header.clone()
         });
-        report.trails = trails;
-    } else {
-        for (index, (file, id)) in files.iter().zip(&ids).enumerate() {
-            let mut both = Both(&mut KeepScreens(&mut screens), sink);
-            let begun = run_one(
-                project,
-                file,
-                (&dir, opts, id, &opts.device),
-                (&replay, &secrets),
-                &mut both,
-            );
-            let leave = opts.ends_process && index + 1 == files.len();
-            let t = begun.finish(&replay, &mut both, &secrets, leave);
-            report.trails.push(t);
-            if report.trails.len() < files.len() {
-                report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-                interim.trail_finished(&report);
-            }
-        }
-    }
+    });
     let interim_writes = interim.finish();
     tracing::debug!(interim_writes, trails = files.len(), "reports kept current");
     // Each trail's animated screens, once its screens are all on disk.
@@ -280,45 +253,6 @@ pub(crate) enum Started {
         session: Session,
         device: String,
     },
-}
-
-impl Started {
-    /// Replays an open trail on its session (dropped after); the report names the device and is
-    /// redacted of `secrets`. `leave`: the trail is not freed ([`RunOptions::ends_process`]).
-    fn finish(
-        self,
-        replay: &ReplayOptions<'_>,
-        sink: &mut dyn RunSink,
-        secrets: &crate::secret::Redaction,
-        leave: bool,
-    ) -> TrailReport {
-        match self {
-            // Redacted when it was made.
-            Started::Done(report) => report,
-            Started::Open {
-                trail,
-                mut session,
-                device,
-            } => {
-                let mut report = TrailReport {
-                    device: Some(device),
-                    ..session.replay(&trail, replay, sink)
-                };
-                redact_replayed(&mut report, Some(&session), secrets);
-                // The session's thread frees its records while this one frees the trail (or,
-                // when the process ends soon, neither is freed).
-                session.close_soon(leave);
-                if leave {
-                    // The process ends soon and the kernel takes the memory back at once.
-                    std::mem::forget(trail);
-                } else {
-                    drop(trail);
-                }
-                drop(session);
-                report
-            }
-        }
-    }
 }
 
 /// Redacts `report` of `secrets`. The replay redacted each step with the secrets of the session

@@ -420,13 +420,8 @@ impl PendingCall {
 impl Session {
     /// Asks the session's thread to end once the jobs sent are done, without waiting: the caller
     /// frees what it holds meanwhile (a long trail's parse), and dropping the session then waits
-    /// for the thread. Nothing can be sent after. `leave_records`: the process ends soon
-    /// ([`crate::RunOptions::ends_process`]), so the steps the session remembers (a long trail's
-    /// thousands, each with its arguments) are left to the process's end, not freed one by one.
-    pub(crate) fn close_soon(&mut self, leave_records: bool) {
-        if leave_records {
-            let _ = self.submit(|core| core.log.borrow_mut().leave_records());
-        }
+    /// for the thread. Nothing can be sent after.
+    pub(crate) fn close_soon(&mut self) {
         self.jobs.take();
     }
 }

@@ -4,7 +4,7 @@
 
 pub mod console;
 pub mod log;
-mod offer;
+mod offered;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::yaml::{self, YamlError};
 
 mod legacy;
-pub mod nav;
-mod spec;
+mod manifest;
+pub mod navigation;
 
-pub use spec::*;
+pub use manifest::*;
 
 /// One loaded trailmap: its spec and the files it declares.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ pub struct Trailmap {
     /// `waypoints/**/*.waypoint.yaml`, sorted by file.
     pub waypoints: Vec<crate::waypoint::Waypoint>,
     /// `shortcuts/**/*.shortcut.yaml` and `trailheads/**/*.trailhead.yaml`, sorted by file.
-    pub nav_tools: Vec<(PathBuf, nav::NavKind, nav::NavToolSpec)>,
+    pub nav_tools: Vec<(PathBuf, navigation::NavKind, navigation::NavToolSpec)>,
     /// `toolsets/**/*.yaml` and the files the manifest's `toolsets:` names.
     pub toolsets: Vec<crate::toolset::Toolset>,
 }
@@ -302,7 +302,7 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             "a trailmap with no `target:` (a library) has no screens: move its waypoints to a target trailmap".into(),
         ));
     }
-    let (nav_tools, mut bad) = nav::discover(dir, has_target);
+    let (nav_tools, mut bad) = navigation::discover(dir, has_target);
     errors.append(&mut bad);
     let listed = spec.as_ref().map(|s| s.toolsets.clone()).unwrap_or_default();
     let (toolsets, mut bad) = crate::toolset::discover(dir, &listed);

@@ -19,6 +19,9 @@ use crate::device::WebDevice;
 use trailblaze_core::device::DeviceError;
 use trailblaze_core::tool::{BuiltinEntry, Outcome, ToolCx, ToolFailure};
 
+/// How often a wait on the page looks again (a capture costs a few milliseconds).
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// What every `web_*` tool returns: a line saying what happened (a URL, a JSON text), as the original.
 fn done(message: impl Into<String>) -> Result<Outcome, ToolFailure> {
     Ok(Outcome::Done(Value::String(message.into())))

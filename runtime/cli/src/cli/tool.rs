@@ -114,9 +114,6 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
     let result = session.call(&a.name, args);
     let steps = session.steps();
     let log = session.dir().map(|d| d.join("log.jsonl"));
-    // The process ends after this call: the catalog's schema trees are left to the exit instead of
-    // freed one by one (a twentieth of a `trailblaze tool` run). The session still drops, and flushes.
-    std::mem::forget(catalog);
     if a.json {
         let out = json!({
             "ok": result.is_ok(),
@@ -458,12 +455,12 @@ fn print_agent_tokens(
     json_out: bool,
     catalog: &Catalog,
 ) -> Result<(), Failure> {
-    use trailblaze::agent::{Objective, ProviderKind, first_request, schema};
+    use trailblaze::agent::{Objective, ProviderKind, first_request, minimized};
     let bpe = tiktoken_rs::o200k_base().map_err(|e| Failure::Usage(anyhow!("the tokenizer did not load: {e}")))?;
     let count = |text: String| bpe.encode_with_special_tokens(&text).len();
     let json_text = |d: &trailblaze::tools::ToolDefinition| serde_json::to_string(d).unwrap_or_default();
     let full = catalog.tool_definitions();
-    let min = schema::definitions_for_model(catalog);
+    let min = minimized::definitions_for_model(catalog);
     let mut rows: Vec<(String, usize, usize)> = full
         .iter()
         .zip(&min)

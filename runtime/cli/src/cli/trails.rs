@@ -281,8 +281,6 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             Screenshots::Failures => ScreenshotPolicy::Failures,
             Screenshots::None => ScreenshotPolicy::None,
         },
-        // `--watch` runs again in this process; a plain run ends it.
-        ends_process: !a.watch,
         agent: None,
     };
     trailblaze::agent::for_run(&project, agent.as_ref(), judge.as_ref(), &mut opts);
@@ -368,12 +366,7 @@ fn run_files(
     if let Some(junit) = &out.junit {
         print(format!("        {}", junit.display()));
     }
-    let exit = exit_for(&out.report);
-    if opts.ends_process {
-        // A long run's report is thousands of steps: the process's end frees them at once.
-        std::mem::forget(out);
-    }
-    exit
+    exit_for(&out.report)
 }
 
 /// A run's (or a merge's) exit: 0 when every trail passed, 1 when one failed, 2 when the device failed

@@ -49,19 +49,19 @@ use std::path::Path;
 
 use super::{Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree};
 
+mod app_yaml;
 mod extras;
 #[cfg(test)]
 mod scroll_tests;
-mod spec;
 mod svg;
 
-pub(crate) use spec::app_schema;
+pub(crate) use app_yaml::app_schema;
 #[cfg(test)]
 mod tests;
 mod tree;
 
-use spec::{Action, App, Back};
-pub use spec::{SCREEN_HEIGHT, SCREEN_WIDTH};
+use app_yaml::{Action, App, Back};
+pub use app_yaml::{SCREEN_HEIGHT, SCREEN_WIDTH};
 use svg::render_svg;
 use tree::hit;
 
@@ -132,7 +132,7 @@ impl SimDevice {
 
     /// Parses `text`; `file` names it in errors.
     pub fn from_app_yaml(text: &str, file: &Path) -> Result<SimDevice, DeviceError> {
-        let parsed: spec::AppSpec = crate::yaml::from_str(text, file).map_err(|e| {
+        let parsed: app_yaml::AppSpec = crate::yaml::from_str(text, file).map_err(|e| {
             let msg = e.to_string();
             let shown = file.display().to_string();
             DeviceError::App(if msg.contains(&shown) {
@@ -141,7 +141,7 @@ impl SimDevice {
                 format!("{shown}: {msg}")
             })
         })?;
-        let app = spec::compile(parsed).map_err(|problems| {
+        let app = app_yaml::compile(parsed).map_err(|problems| {
             // One line per problem: `file: path.in.yaml: what is wrong`.
             let lines: Vec<String> = problems
                 .iter()

@@ -44,12 +44,6 @@ impl InterimReports {
         }
     }
 
-    /// `report` has just had a trail pushed, and another trail follows.
-    pub(super) fn trail_finished(&mut self, report: &RunReport) {
-        let Some(trail) = report.trails.last() else { return };
-        self.finished_at(report.trails.len() - 1, trail, report, || report.clone());
-    }
-
     /// Trail number `index` of the run finished (`--jobs`: in any order); `so_far` is the run's
     /// report with the trails finished so far, in trail order, made only when no thread writes.
     pub(super) fn finished_at(

@@ -37,13 +37,6 @@ pub(super) struct Slots {
     phones: bool,
 }
 
-impl Slots {
-    /// More than one device, or a spare: the trails go through the pool.
-    pub(super) fn parallel(&self) -> bool {
-        self.active.len() + self.spares.len() > 1
-    }
-}
-
 /// The phones of the pool, each once, in the order given.
 fn phones(opts: &RunOptions) -> Vec<DeviceSpec> {
     let mut out: Vec<DeviceSpec> = Vec::new();
@@ -213,32 +206,30 @@ fn finish(
     report
 }
 
+/// Where a job's trails go: what their replays tell, and how each ended.
+trait Out {
+    fn sink(&mut self) -> &mut dyn RunSink;
+    /// Trail `index` ended; `open` is its trail and session, dropped once it is told.
+    fn done(&mut self, index: usize, report: TrailReport, open: Option<(Box<Trail>, Session)>);
+    /// The job's device was lost while it ran trail `index`.
+    fn lost(&mut self, index: usize, device: String, again: bool);
+}
+
 /// One job: takes trails until none are left, on `device` (or a spare when it is lost).
-fn job(
-    ctx: &Ctx<'_, '_>,
-    mut device: DeviceSpec,
-    phones: bool,
-    shared: &Shared,
-    screens: &Mutex<&mut Screens>,
-    tx: &mpsc::Sender<Msg>,
-) {
+fn job(ctx: &Ctx<'_, '_>, mut device: DeviceSpec, phones: bool, shared: &Shared, out: &mut dyn Out) {
     while let Some((index, mut lost)) = shared.next() {
-        let mut rec = Recorder {
-            screens,
-            events: Vec::new(),
-        };
         let file = &ctx.files[index];
         let started = run_one(
             ctx.project,
             file,
             (ctx.dir, ctx.opts, &ctx.ids[index], &device),
             (ctx.replay, ctx.secrets),
-            &mut rec,
+            out.sink(),
         );
         let (report, open) = match started {
             Started::Done(r) => (r, None),
             Started::Open { trail, session, device } => {
-                let r = session.replay(&trail, ctx.replay, &mut rec);
+                let r = session.replay(&trail, ctx.replay, out.sink());
                 let r = TrailReport {
                     device: Some(device),
                     ..r
@@ -252,53 +243,142 @@ fn job(
         } else {
             browser && lost_browser(&report, open.as_ref().map(|(_, s)| s))
         };
-        if lost_now {
-            // The phone is lost: its trail runs once more elsewhere, and it leaves the pool. A lost
-            // browser (it crashed) is not used again: the trail runs once more in a new one.
-            drop(open);
-            let name = device.label();
-            lost.push(name.clone());
-            let again = lost.len() == 1;
-            let _ = tx.send(Msg::Lost {
-                index,
-                device: name,
-                again,
-            });
-            if again {
-                shared.done(Some((index, lost)));
-            } else {
-                let report = TrailReport {
-                    outcome: Outcome::Error,
-                    ..report
-                };
-                // A lost device's trail (rare): read whole.
-                let report = finish(report, lost, ctx.secrets, None);
-                let _ = tx.send(Msg::Done {
-                    index,
-                    report: Box::new(report),
-                    events: rec.events,
-                    open: None,
-                });
-                shared.done(None);
-            }
-            if browser {
-                continue;
-            }
-            let spare = shared.lock().spares.pop();
-            match spare {
-                Some(d) => device = d,
-                None => return,
-            }
+        if !lost_now {
+            let report = finish(report, lost, ctx.secrets, open.as_ref().map(|(_, s)| s));
+            out.done(index, report, open);
+            shared.done(None);
             continue;
         }
-        let report = finish(report, lost, ctx.secrets, open.as_ref().map(|(_, s)| s));
-        let _ = tx.send(Msg::Done {
+        // The phone is lost: its trail runs once more elsewhere, and it leaves the pool. A lost
+        // browser (it crashed) is not used again: the trail runs once more in a new one.
+        drop(open);
+        let name = device.label();
+        lost.push(name.clone());
+        let again = lost.len() == 1;
+        out.lost(index, name, again);
+        if again {
+            shared.done(Some((index, lost)));
+        } else {
+            let report = TrailReport {
+                outcome: Outcome::Error,
+                ..report
+            };
+            // A lost device's trail (rare): read whole.
+            out.done(index, finish(report, lost, ctx.secrets, None), None);
+            shared.done(None);
+        }
+        if browser {
+            continue;
+        }
+        let spare = shared.lock().spares.pop();
+        match spare {
+            Some(d) => device = d,
+            None => return,
+        }
+    }
+}
+
+/// A job on a thread of its own: its trails' events are kept until each ends, then sent whole.
+struct Sent<'a, 's> {
+    rec: Recorder<'a, 's>,
+    tx: mpsc::Sender<Msg>,
+}
+
+impl Out for Sent<'_, '_> {
+    fn sink(&mut self) -> &mut dyn RunSink {
+        &mut self.rec
+    }
+    fn done(&mut self, index: usize, report: TrailReport, open: Option<(Box<Trail>, Session)>) {
+        let _ = self.tx.send(Msg::Done {
             index,
             report: Box::new(report),
-            events: rec.events,
+            events: std::mem::take(&mut self.rec.events),
             open,
         });
-        shared.done(None);
+    }
+    fn lost(&mut self, index: usize, device: String, again: bool) {
+        let _ = self.tx.send(Msg::Lost { index, device, again });
+    }
+}
+
+/// The only job, on the run's own thread: what its replays tell goes to the caller as it happens.
+struct Here<'a, 'r, 's, 'f> {
+    live: Live<'a, 's>,
+    tally: &'a mut Tally<'r, 'f>,
+}
+
+/// The caller's sink, with each step's screen kept first.
+struct Live<'a, 's> {
+    screens: &'a Mutex<&'s mut Screens>,
+    sink: &'a mut dyn RunSink,
+}
+
+impl RunSink for Live<'_, '_> {
+    fn trail_started(&mut self, trail: &Trail, session: &Session) {
+        self.sink.trail_started(trail, session);
+    }
+    fn step_started(&mut self, step: &Step) {
+        self.sink.step_started(step);
+    }
+    fn step_retrying(&mut self, step: &Step, attempt: u32, error: &str) {
+        self.sink.step_retrying(step, attempt, error);
+    }
+    fn step_finished(&mut self, step: &Step, report: &mut StepReport, screen: Option<Screenshot>) {
+        if screen.is_some() {
+            let mut screens = self.screens.lock().unwrap_or_else(|p| p.into_inner());
+            KeepScreens(&mut screens).step_finished(step, report, screen);
+        }
+        self.sink.step_finished(step, report, None);
+    }
+    fn notice(&mut self, notice: &Notice) {
+        self.sink.notice(notice);
+    }
+    fn trail_finished(&mut self, report: &TrailReport) {
+        self.sink.trail_finished(report);
+    }
+}
+
+impl Out for Here<'_, '_, '_, '_> {
+    fn sink(&mut self) -> &mut dyn RunSink {
+        &mut self.live
+    }
+    fn done(&mut self, index: usize, report: TrailReport, open: Option<(Box<Trail>, Session)>) {
+        if let Some((trail, mut session)) = open {
+            // The session's thread frees its records while this one frees the trail.
+            session.close_soon();
+            drop(trail);
+        }
+        self.tally.done(index, report);
+    }
+    fn lost(&mut self, index: usize, device: String, again: bool) {
+        self.tally.lost(self.live.sink, index, device, again);
+    }
+}
+
+/// The run's trails as they end, in trail order, and the devices lost.
+struct Tally<'r, 'f> {
+    files: &'r [PathBuf],
+    results: Vec<Option<TrailReport>>,
+    gone: Vec<String>,
+    on_finished: &'r mut OnFinished<'f>,
+}
+
+impl Tally<'_, '_> {
+    fn done(&mut self, index: usize, report: TrailReport) {
+        self.results[index] = Some(report);
+        let results = &self.results;
+        if let Some(report) = &results[index] {
+            (self.on_finished)(index, report, &|| results.iter().flatten().cloned().collect());
+        }
+    }
+
+    fn lost(&mut self, sink: &mut dyn RunSink, index: usize, device: String, again: bool) {
+        sink.notice(&Notice::DeviceLost {
+            device: device.clone(),
+            trail: self.files[index].display().to_string(),
+            again,
+        });
+        self.gone.push(device);
     }
 }
 
@@ -346,7 +426,8 @@ fn tell(sink: &mut dyn RunSink, events: Vec<Event>, open: Option<&(Box<Trail>, S
 /// trail order (the interim reports).
 pub(super) type OnFinished<'f> = dyn FnMut(usize, &TrailReport, &dyn Fn() -> Vec<TrailReport>) + 'f;
 
-/// Runs `ctx.files` on `slots`; the reports in trail order.
+/// Runs `ctx.files` on `slots`; the reports in trail order. One device runs its trails on this
+/// thread, telling `sink` as they go; several run a job each.
 pub(super) fn run(
     ctx: &Ctx<'_, '_>,
     slots: Slots,
@@ -363,40 +444,55 @@ pub(super) fn run(
         changed: Condvar::new(),
     };
     let screens = Mutex::new(screens);
-    let mut results: Vec<Option<TrailReport>> = vec![None; ctx.files.len()];
-    let mut gone: Vec<String> = Vec::new();
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel();
+    let mut tally = Tally {
+        files: ctx.files,
+        results: vec![None; ctx.files.len()],
+        gone: Vec::new(),
+        on_finished,
+    };
+    let alone = slots.active.len() == 1 && shared.lock().spares.is_empty();
+    if alone {
         for device in slots.active {
-            let (tx, shared, screens) = (tx.clone(), &shared, &screens);
-            scope.spawn(move || job(ctx, device, slots.phones, shared, screens, &tx));
+            let mut here = Here {
+                live: Live {
+                    screens: &screens,
+                    sink: &mut *sink,
+                },
+                tally: &mut tally,
+            };
+            job(ctx, device, slots.phones, &shared, &mut here);
         }
-        drop(tx);
-        for msg in rx {
-            match msg {
-                Msg::Done {
-                    index,
-                    report,
-                    events,
-                    open,
-                } => {
-                    tell(sink, events, open.as_ref());
-                    drop(open);
-                    let report = *report;
-                    results[index] = Some(report.clone());
-                    on_finished(index, &report, &|| results.iter().flatten().cloned().collect());
-                }
-                Msg::Lost { index, device, again } => {
-                    sink.notice(&Notice::DeviceLost {
-                        device: device.clone(),
-                        trail: ctx.files[index].display().to_string(),
-                        again,
-                    });
-                    gone.push(device);
+    } else {
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel();
+            for device in slots.active {
+                let (tx, shared, screens) = (tx.clone(), &shared, &screens);
+                scope.spawn(move || {
+                    let rec = Recorder {
+                        screens,
+                        events: Vec::new(),
+                    };
+                    job(ctx, device, slots.phones, shared, &mut Sent { rec, tx });
+                });
+            }
+            drop(tx);
+            for msg in rx {
+                match msg {
+                    Msg::Done {
+                        index,
+                        report,
+                        events,
+                        open,
+                    } => {
+                        tell(sink, events, open.as_ref());
+                        drop(open);
+                        tally.done(index, *report);
+                    }
+                    Msg::Lost { index, device, again } => tally.lost(sink, index, device, again),
                 }
             }
-        }
-    });
+        });
+    }
     // Every phone was lost: what is left is reported, never skipped in silence.
     let left: Vec<(usize, Vec<String>)> = shared.lock().pending.drain(..).collect();
     for (index, lost) in left {
@@ -405,15 +501,16 @@ pub(super) fn run(
             outcome: Outcome::Error,
             error: Some(format!(
                 "not run: no device of the pool is left ({} lost)",
-                gone.join(", ")
+                tally.gone.join(", ")
             )),
             ..super::failed_trail(file, String::new())
         };
         let report = finish(report, lost, ctx.secrets, None);
         sink.trail_finished(&report);
-        results[index] = Some(report);
+        tally.results[index] = Some(report);
     }
-    results
+    tally
+        .results
         .into_iter()
         .zip(ctx.files)
         .map(|(r, file)| r.unwrap_or_else(|| super::failed_trail(file, "not run".into())))

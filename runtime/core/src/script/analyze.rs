@@ -25,8 +25,8 @@ use swc_core::{
 use super::{isolate, nesting};
 
 mod lower;
+mod lowered_schema;
 mod module;
-mod schema;
 #[cfg(test)]
 mod tests;
 mod tool;

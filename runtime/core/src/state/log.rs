@@ -131,12 +131,6 @@ impl SessionLog {
         &self.records
     }
 
-    /// Forgets the step records without freeing them: the process is about to end (see
-    /// `Session::close_soon`). Later steps are remembered as before.
-    pub(crate) fn leave_records(&mut self) {
-        std::mem::forget(std::mem::take(&mut self.records));
-    }
-
     pub fn append(&mut self, event: Event<'_>) {
         if let Event::HostCall { name, ok, took } = event {
             // The hot path of `ctx.host`: a tally, no allocation after a name's first call.

@@ -205,7 +205,7 @@ fn schema_of<T: schemars::JsonSchema>(title: &str) -> Value {
 
 /// Each schema file a trailmap gets and the file patterns (relative to the trailmap) it binds.
 pub fn schemas(catalog: &Catalog) -> Vec<(&'static str, Value, Vec<&'static str>)> {
-    use crate::trailmap::nav::NavToolSpec;
+    use crate::trailmap::navigation::NavToolSpec;
     use crate::trailmap::{HostDecl, ToolYaml, TrailmapSpec};
     let surface = Surface::of(catalog);
     let mut app = crate::device::sim::app_schema();

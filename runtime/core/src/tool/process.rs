@@ -89,27 +89,26 @@ impl BuiltinTool for Exec {
         let err = read(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
         let limit = self.timeout_seconds.map(Duration::from_secs);
         let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) => {}
-                Err(e) => return Err(format!("waiting for the process failed: {e}").into()),
-            }
+        // No limit of its own: the call's deadline ends the wait.
+        let until = limit.map_or(started + Duration::from_secs(365 * 24 * 3600), |l| started + l);
+        let exited = crate::budget::poll(Some(&cx.deadline), until, Duration::from_millis(10), || {
+            child
+                .try_wait()
+                .map_err(|e| ToolFailure::from(format!("waiting for the process failed: {e}")))
+        })?;
+        let Some(status) = exited else {
             let over = limit.is_some_and(|l| started.elapsed() >= l);
-            if over || cx.deadline.expired() {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(if over {
-                    format!(
-                        "the process ran longer than {} s (timeoutSeconds) and was killed",
-                        limit.map_or(0, |l| l.as_secs())
-                    )
-                } else {
-                    "the process was killed: the call's time ran out or it was cancelled".to_string()
-                }
-                .into());
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(if over {
+                format!(
+                    "the process ran longer than {} s (timeoutSeconds) and was killed",
+                    limit.map_or(0, |l| l.as_secs())
+                )
+            } else {
+                "the process was killed: the call's time ran out or it was cancelled".to_string()
             }
-            std::thread::sleep(Duration::from_millis(10));
+            .into());
         };
         let (mut text, mut dropped) = out.join().unwrap_or_default();
         let (stderr, dropped_err) = err.join().unwrap_or_default();

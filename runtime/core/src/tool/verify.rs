@@ -42,29 +42,26 @@ pub(super) const NOT_VISIBLE_WAIT: Duration = Duration::from_secs(5);
 /// the call's wall-clock budget usually ends it sooner).
 const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
-/// Polls `ready` on fresh captures until it holds or `budget` runs out; returns whether it held.
-/// A device whose screen only changes when a tool acts on it (the simulated app) is asked once.
+/// Polls `ready` on the screen, fresh captures after the first, until it holds or `budget` runs
+/// out; returns whether it held. A device whose screen only changes when a tool acts on it (the
+/// simulated app) is asked once.
 pub(super) fn poll(
     cx: &ToolCx<'_>,
     budget: Duration,
     mut ready: impl FnMut(&Snapshot) -> bool,
 ) -> Result<bool, ToolFailure> {
-    let snap = cx.screen.snapshot()?;
-    if ready(&snap) {
-        return Ok(true);
-    }
-    if !cx.screen.with_device(|d| Ok(d.changes_on_its_own()))? {
-        return Ok(false);
-    }
-    let until = Instant::now() + budget.min(MAX_WAIT);
-    while Instant::now() < until {
-        cx.sleep(POLL.min(until.saturating_duration_since(Instant::now())))?;
-        let snap = cx.recapture()?;
-        if ready(&snap) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    let moving = cx.screen.with_device(|d| Ok(d.changes_on_its_own()))?;
+    let until = Instant::now() + if moving { budget.min(MAX_WAIT) } else { Duration::ZERO };
+    let mut first = true;
+    let held = crate::budget::poll(Some(&cx.deadline), until, POLL, || {
+        let snap = if std::mem::take(&mut first) {
+            cx.screen.snapshot()?
+        } else {
+            cx.recapture()?
+        };
+        Ok::<_, ToolFailure>(ready(&snap).then_some(()))
+    })?;
+    Ok(held.is_some())
 }
 
 /// Asserts that no element with the provided text is visible on the screen. The text is matched

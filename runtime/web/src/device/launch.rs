@@ -350,10 +350,9 @@ impl ChromeProcess {
     /// Waits up to `grace` for the browser to exit on its own (after `Browser.close`), then kills
     /// its whole group, reaps it and removes its profile.
     pub fn shut_down(&mut self, grace: Duration) {
-        let until = Instant::now() + grace;
-        while Instant::now() < until && !self.exited() {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let _ = trailblaze_core::budget::poll(None, Instant::now() + grace, Duration::from_millis(10), || {
+            Ok::<_, ()>(self.exited().then_some(()))
+        });
         // Helpers (renderers, the zygote) may outlive the main process by a moment: kill the group.
         // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
         unsafe { libc::kill(-self.pgid, libc::SIGKILL) };

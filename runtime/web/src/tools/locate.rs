@@ -4,7 +4,7 @@
 //! what it saw last.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::page;
 use crate::device::Checks;
@@ -14,7 +14,8 @@ use trailblaze_core::snapshot::Snapshot;
 use trailblaze_core::tool::{ToolCx, ToolFailure};
 
 /// How often a wait looks again.
-const POLL: Duration = Duration::from_millis(50);
+use super::POLL;
+use trailblaze_core::budget::poll;
 
 /// What a tool names: a recorded selector, or a ref (see the module's doc).
 #[derive(Debug, Clone)]
@@ -59,20 +60,23 @@ pub(super) fn ready(cx: &ToolCx<'_>, target: &Target, checks: Checks, until: Ins
     let started = Instant::now();
     let mut seen = String::from("nothing yet");
     let mut fresh = false;
-    loop {
-        let snap = if fresh { cx.recapture()? } else { cx.screen.snapshot()? };
-        fresh = true;
+    let found = poll(Some(&cx.deadline), until, POLL, || {
+        let snap = if std::mem::replace(&mut fresh, true) {
+            cx.recapture()?
+        } else {
+            cx.screen.snapshot()?
+        };
         match find(cx, &snap, target, until)? {
             Ok(i) => {
                 let node = &snap.nodes[i];
                 let handle = node.web.as_ref().map(|w| w.handle).unwrap_or_default();
                 match page(cx, |w| w.actionable(handle, checks, until)) {
                     Ok(Ok(point)) => {
-                        return Ok(Found {
+                        return Ok(Some(Found {
                             handle,
                             point,
                             r#ref: node.r#ref.clone(),
-                        });
+                        }));
                     }
                     Ok(Err(why)) => seen = format!("found [{}] {}, but it is {why}", node.r#ref, node.class_name),
                     // The page changed between the capture and the check: look again.
@@ -82,17 +86,17 @@ pub(super) fn ready(cx: &ToolCx<'_>, target: &Target, checks: Checks, until: Ins
             }
             Err(saw) => seen = saw,
         }
-        if Instant::now() >= until || cx.deadline.expired() {
-            return Err(format!(
-                "waited {} ms for `{}` to be attached and visible{}: {seen}",
-                started.elapsed().as_millis(),
-                target.describe(),
-                wanted(checks)
-            )
-            .into());
-        }
-        cx.sleep(POLL)?;
-    }
+        Ok(None)
+    })?;
+    found.ok_or_else(|| {
+        format!(
+            "waited {} ms for `{}` to be attached and visible{}: {seen}",
+            started.elapsed().as_millis(),
+            target.describe(),
+            wanted(checks)
+        )
+        .into()
+    })
 }
 
 /// Waits until `target` is attached and visible (no other check), or fails at `until`.

@@ -12,8 +12,6 @@ use trailblaze_core::tool::web::{
 };
 use trailblaze_core::tool::{BuiltinEntry, Outcome, ToolCx, ToolFailure};
 
-const POLL: Duration = Duration::from_millis(100);
-
 /// Lower case with runs of white space as one space: how text is compared (as Playwright's
 /// `getByText` compares it).
 fn fold(s: &str) -> String {
@@ -38,14 +36,16 @@ fn retry(
     until: Instant,
     mut check: impl FnMut(&ToolCx<'_>) -> Result<Result<String, String>, ToolFailure>,
 ) -> Result<Result<String, String>, ToolFailure> {
-    loop {
-        let r = check(cx)?;
-        if r.is_ok() || Instant::now() >= until || cx.deadline.expired() {
-            return Ok(r);
+    let mut last = Err(String::new());
+    let mut fresh = false;
+    let passed = trailblaze_core::budget::poll(Some(&cx.deadline), until, super::POLL, || {
+        if std::mem::replace(&mut fresh, true) {
+            cx.screen.invalidate();
         }
-        cx.sleep(POLL)?;
-        cx.screen.invalidate();
-    }
+        last = check(cx)?;
+        Ok::<_, ToolFailure>(last.as_ref().ok().cloned())
+    })?;
+    Ok(passed.map_or(last, Ok))
 }
 
 fn web_verify_text_visible(this: WebVerifyTextVisible, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {

@@ -1,6 +1,6 @@
 //! The view tree the simulated device shows: its current screen as [`ViewNode`]s, and hit testing.
 
-use super::spec;
+use super::app_yaml;
 use super::{SCREEN_HEIGHT, SCREEN_WIDTH, SimDevice};
 use crate::device::{Bounds, ViewNode, ViewTree};
 
@@ -110,7 +110,7 @@ impl SimDevice {
 /// Collects the path of nodes (outermost first) under (x, y), each where `shown` puts it; later
 /// siblings are on top.
 pub(super) fn hit(
-    nodes: &[spec::Node],
+    nodes: &[app_yaml::Node],
     ids: &[usize],
     (x, y): (i32, i32),
     shown: &dyn Fn(usize) -> Option<Bounds>,

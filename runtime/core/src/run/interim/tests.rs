@@ -59,7 +59,8 @@ fn each_finished_trail_reaches_the_files_while_the_run_goes_on() {
     assert!(!dir.path().join("report.json").exists());
     for n in 0..3 {
         report.trails.push(trail(n));
-        interim.trail_finished(&report);
+        let last = report.trails.len() - 1;
+        interim.finished_at(last, &report.trails[last], &report, || report.clone());
         assert_eq!(
             trails_on_disk(dir.path(), n + 1),
             n + 1,
@@ -79,7 +80,8 @@ fn a_burst_of_trails_is_written_in_a_few_writes_not_one_each() {
     let mut interim = InterimReports::start(&report, dir.path());
     for n in 0..300 {
         report.trails.push(trail(n));
-        interim.trail_finished(&report);
+        let last = report.trails.len() - 1;
+        interim.finished_at(last, &report.trails[last], &report, || report.clone());
     }
     // The last interim write holds every trail (the run writes its final reports after `finish`).
     assert_eq!(trails_on_disk(dir.path(), 300), 300);

@@ -45,7 +45,7 @@ use swc_core::{
 mod composite;
 mod refs;
 
-use super::schema::{
+use super::lowered_schema::{
     Additional, Keys, Prims, Shape, allow_null, describe, is_any, is_null, json_type, keys_of, merge_members, number,
     push_unique, strip_null,
 };

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::composed::{ComposedTool, calls_of, schema};
 use super::{ToolDescriptor, ToolFlags, ToolKind};
 use crate::trailmap::ParamSpec;
-use crate::trailmap::nav::NavToolSpec;
+use crate::trailmap::navigation::NavToolSpec;
 
 /// The tool a navigation file with a `tools:` body declares.
 pub fn descriptor(file: &Path, spec: &NavToolSpec, trailmap: &str) -> Result<ToolDescriptor, String> {

@@ -69,7 +69,7 @@ pub(super) fn add(cat: &mut Catalog, maps: &Trailmaps, id: &str, errors: &mut Ve
                 attach.push((file.clone(), spec.id.clone(), edge));
                 continue;
             }
-            let t = match tool::nav::descriptor(file, spec, &m.id) {
+            let t = match tool::routes::descriptor(file, spec, &m.id) {
                 Ok(t) => t,
                 Err(e) => {
                     errors.push(e);

@@ -292,5 +292,5 @@ pub fn strip_nulls(full_schema: &Value, args: &mut Value) {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
+#[path = "minimized_tests.rs"]
 mod tests;

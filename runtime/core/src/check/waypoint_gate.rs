@@ -15,7 +15,7 @@ use crate::catalog::Edge;
 use crate::project::Project;
 use crate::surface::client_files::{Surface, selectors, write_vendored_sdk};
 use crate::surface::{self, check_value, client_dts, json_for_ts, trails_tsconfig};
-use crate::trailmap::nav::NavToolSpec;
+use crate::trailmap::navigation::NavToolSpec;
 use crate::trailmap::{ParamType, Trailmap};
 use crate::waypoint::with_sample_app_id;
 use crate::yaml::{self, Document};
@@ -62,8 +62,8 @@ fn items(map: &Trailmap) -> Vec<Item<'_>> {
     }
     for (file, kind, spec) in &map.nav_tools {
         let what = match kind {
-            crate::trailmap::nav::NavKind::Shortcut => "shortcut",
-            crate::trailmap::nav::NavKind::Trailhead => "trailhead",
+            crate::trailmap::navigation::NavKind::Shortcut => "shortcut",
+            crate::trailmap::navigation::NavKind::Trailhead => "trailhead",
         };
         for (i, entry) in spec.tools.iter().flatten().enumerate() {
             let Some((tool, args)) = entry.as_object().filter(|m| m.len() == 1).and_then(|m| m.iter().next()) else {
@@ -166,7 +166,7 @@ pub fn check_nav(project: &Project, ids: &[String]) -> CheckReport {
 }
 
 fn count(report: &mut CheckReport, map: &Trailmap) {
-    use crate::trailmap::nav::NavKind;
+    use crate::trailmap::navigation::NavKind;
     let n = &mut report.navigation;
     n.waypoints += map.waypoints.len();
     n.shortcuts += map.nav_tools.iter().filter(|(_, k, _)| *k == NavKind::Shortcut).count();
