@@ -139,79 +139,13 @@ impl Catalog {
         let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
         for (m, (found, problems)) in closure.into_iter().zip(discovered) {
             cat.problems.extend(problems);
-            for t in found {
-                let file = match &t.kind {
-                    ToolKind::Scripted(s) => s.file.clone(),
-                    ToolKind::Broken { file, .. } => file.clone(),
-                    ToolKind::Composed(_) => m.dir.join("tools"),
-                    ToolKind::Builtin(_) | ToolKind::Foreign(_) => PathBuf::new(),
-                };
-                if let Some(existing) = cat.tools.get(&t.name) {
-                    match origin.get(&t.name) {
-                        Some(first) => cat.warnings.push(format!(
-                            "tool `{}` is declared in {} and {}; keeping the first",
-                            t.name,
-                            first.display(),
-                            file.display()
-                        )),
-                        None if matches!(existing.kind, ToolKind::Builtin(_) | ToolKind::Foreign(_)) => {
-                            errors.push(format!(
-                                "{}: `{}` is a built-in tool's name; rename the export",
-                                file.display(),
-                                t.name
-                            ))
-                        }
-                        None => {}
-                    }
-                    continue;
-                }
-                origin.insert(t.name.clone(), file);
-                cat.tools.insert(t.name.clone(), Arc::new(t));
-            }
-            for (file, decl) in &m.host_decls {
-                let Some(entry) = cat.registry.get(&decl.class) else {
-                    let known: Vec<&str> = cat.registry.names().collect();
-                    errors.push(format!(
-                        "{}: unknown host function class `{}` (compiled in: {})",
-                        file.display(),
-                        decl.class,
-                        known.join(", ")
-                    ));
-                    continue;
-                };
-                if entry.name != decl.id {
-                    errors.push(format!(
-                        "{}: the id `{}` must equal the function's name `{}`",
-                        file.display(),
-                        decl.id,
-                        entry.name
-                    ));
-                    continue;
-                }
-                if let Some(first) = cat.host_visible.get(&decl.id) {
-                    cat.warnings.push(format!(
-                        "host function `{}` is declared in {} and {}; keeping the first",
-                        decl.id,
-                        first.display(),
-                        file.display()
-                    ));
-                    continue;
-                }
-                cat.host_visible.insert(decl.id.clone(), file.clone());
-            }
+            cat.add_found(m, found, &mut origin, &mut errors);
+            cat.add_host_decls(m, &mut errors);
         }
         edges::add(&mut cat, maps, id, &mut errors);
         break_composed_cycles(&mut cat);
         offer_to_llm(&mut cat, map);
-        if let Some(f) = map.spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref()) {
-            match std::fs::read_to_string(map.dir.join(f)) {
-                Ok(text) => cat.system_prompt = Some(text).filter(|t| !t.trim().is_empty()),
-                Err(e) => errors.push(format!(
-                    "{}: system_prompt_file `{f}`: {e}",
-                    map.dir.join("trailmap.yaml").display()
-                )),
-            }
-        }
+        cat.read_system_prompt(map, &mut errors);
         // The catalog rules hold for built-ins by test; a trailmap's own tools are told at load.
         let own = cat.tools.values().filter(|t| t.trailmap.is_some()).map(|t| t.as_ref());
         let broken_rules = tool::rules::violations(own);
@@ -220,6 +154,94 @@ impl Catalog {
             Ok(cat)
         } else {
             Err(CatalogError { messages: errors })
+        }
+    }
+
+    /// Adds trailmap `m`'s tools: the first of a name wins (a warning names both files); a built-in's
+    /// name is an error.
+    fn add_found(
+        &mut self,
+        m: &crate::trailmap::Trailmap,
+        found: Vec<ToolDescriptor>,
+        origin: &mut BTreeMap<String, PathBuf>,
+        errors: &mut Vec<String>,
+    ) {
+        for t in found {
+            let file = match &t.kind {
+                ToolKind::Scripted(s) => s.file.clone(),
+                ToolKind::Broken { file, .. } => file.clone(),
+                ToolKind::Composed(_) => m.dir.join("tools"),
+                ToolKind::Builtin(_) | ToolKind::Foreign(_) => PathBuf::new(),
+            };
+            if let Some(existing) = self.tools.get(&t.name) {
+                match origin.get(&t.name) {
+                    Some(first) => self.warnings.push(format!(
+                        "tool `{}` is declared in {} and {}; keeping the first",
+                        t.name,
+                        first.display(),
+                        file.display()
+                    )),
+                    None if matches!(existing.kind, ToolKind::Builtin(_) | ToolKind::Foreign(_)) => {
+                        errors.push(format!(
+                            "{}: `{}` is a built-in tool's name; rename the export",
+                            file.display(),
+                            t.name
+                        ))
+                    }
+                    None => {}
+                }
+                continue;
+            }
+            origin.insert(t.name.clone(), file);
+            self.tools.insert(t.name.clone(), Arc::new(t));
+        }
+    }
+
+    /// Makes trailmap `m`'s declared host functions visible: each must be compiled in, under its name.
+    fn add_host_decls(&mut self, m: &crate::trailmap::Trailmap, errors: &mut Vec<String>) {
+        for (file, decl) in &m.host_decls {
+            let Some(entry) = self.registry.get(&decl.class) else {
+                let known: Vec<&str> = self.registry.names().collect();
+                errors.push(format!(
+                    "{}: unknown host function class `{}` (compiled in: {})",
+                    file.display(),
+                    decl.class,
+                    known.join(", ")
+                ));
+                continue;
+            };
+            if entry.name != decl.id {
+                errors.push(format!(
+                    "{}: the id `{}` must equal the function's name `{}`",
+                    file.display(),
+                    decl.id,
+                    entry.name
+                ));
+                continue;
+            }
+            if let Some(first) = self.host_visible.get(&decl.id) {
+                self.warnings.push(format!(
+                    "host function `{}` is declared in {} and {}; keeping the first",
+                    decl.id,
+                    first.display(),
+                    file.display()
+                ));
+                continue;
+            }
+            self.host_visible.insert(decl.id.clone(), file.clone());
+        }
+    }
+
+    /// The target's `system_prompt_file`, read beside its trailmap.yaml.
+    fn read_system_prompt(&mut self, map: &crate::trailmap::Trailmap, errors: &mut Vec<String>) {
+        if let Some(f) = map.spec.target.as_ref().and_then(|t| t.system_prompt_file.as_deref()) {
+            match std::fs::read_to_string(map.dir.join(f)) {
+                Ok(text) => self.system_prompt = Some(text).filter(|t| !t.trim().is_empty()),
+                Err(e) => errors.push(format!(
+                    "{}: system_prompt_file `{f}`: {e}",
+                    map.dir.join("trailmap.yaml").display()
+                )),
+            }
         }
     }
 

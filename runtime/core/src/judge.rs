@@ -95,6 +95,15 @@ pub struct LlmCost {
 }
 
 impl LlmCost {
+    /// What was spent since `earlier` (a tally read before).
+    pub fn since(&self, earlier: &LlmCost) -> LlmCost {
+        LlmCost {
+            requests: self.requests - earlier.requests,
+            input_tokens: self.input_tokens - earlier.input_tokens,
+            output_tokens: self.output_tokens - earlier.output_tokens,
+        }
+    }
+
     pub fn plus(self, other: LlmCost) -> LlmCost {
         LlmCost {
             requests: self.requests + other.requests,

@@ -217,18 +217,7 @@ impl Session {
                 return r;
             }
         };
-        // `config.memory` pre-seeds the session's memory, as the original does: the trail's
-        // `{{name}}` tokens read these values until a `remember*` call replaces one.
-        if !trail.config.memory.is_empty() {
-            let memory = trail.config.memory.clone();
-            let _ = self.run(move |core| {
-                let mut m = core.memory.borrow_mut();
-                for (name, value) in &memory {
-                    // A name no token can spell (a space, say) is never read: nothing to seed.
-                    let _ = m.remember(name, value);
-                }
-            });
-        }
+        self.seed_memory(trail);
         let mut report = blank_report(trail);
         // Room for every step at once: grown by doubling, a long trail's reports were copied and
         // their memory touched twice over (fresh pages, each a fault on this machine).
@@ -265,34 +254,15 @@ impl Session {
             }
             // What the step's own calls asked the judge (`assertWithAi`, ...), beside the agent's turns.
             let now = self.llm_cost();
-            let judged = crate::judge::LlmCost {
-                requests: now.requests - cost.requests,
-                input_tokens: now.input_tokens - cost.input_tokens,
-                output_tokens: now.output_tokens - cost.output_tokens,
-            };
+            sr.llm = crate::judge::LlmCost::total([&sr.llm, &Some(now.since(&cost))]);
             cost = now;
-            sr.llm = crate::judge::LlmCost::total([&sr.llm, &Some(judged)]);
             sr.redact(redact);
             sr.started_ms = step_started.duration_since(started).as_secs_f64() * 1000.0;
             sr.duration_ms = step_started.elapsed().as_secs_f64() * 1000.0;
             let screen = replay.screen_for(&sr, screen);
             sink.step_finished(step, &mut sr, screen);
-            match sr.outcome {
-                Outcome::Failed => {
-                    report.outcome = Outcome::Failed;
-                    stopped = Some(format!("{} failed", step.label()));
-                }
-                Outcome::NotRecorded => {
-                    if report.outcome == Outcome::Passed {
-                        report.outcome = Outcome::NotRecorded;
-                    }
-                    stopped = Some(format!("{} is not recorded", step.label()));
-                }
-                Outcome::Error => {
-                    report.outcome = Outcome::Error;
-                    stopped = Some("the device failed".to_string());
-                }
-                _ => {}
+            if let Some(why) = stops_here(step, &sr.outcome, &mut report.outcome) {
+                stopped = Some(why);
             }
             if let Some(agent) = agent.as_mut() {
                 agent.stepped(&sr);
@@ -310,5 +280,44 @@ impl Session {
         report.redact_head(redact);
         sink.trail_finished(&report);
         report
+    }
+}
+
+/// Why the trail stops after a step that ended `outcome`, if it does; `trail` takes the outcome a
+/// failed, unrecorded or device-failed step gives the whole trail.
+fn stops_here(step: &Step, outcome: &Outcome, trail: &mut Outcome) -> Option<String> {
+    match outcome {
+        Outcome::Failed => {
+            *trail = Outcome::Failed;
+            Some(format!("{} failed", step.label()))
+        }
+        Outcome::NotRecorded => {
+            if *trail == Outcome::Passed {
+                *trail = Outcome::NotRecorded;
+            }
+            Some(format!("{} is not recorded", step.label()))
+        }
+        Outcome::Error => {
+            *trail = Outcome::Error;
+            Some("the device failed".to_string())
+        }
+        _ => None,
+    }
+}
+
+impl Session {
+    /// `config.memory` pre-seeds the session's memory, as the original does: the trail's
+    /// `{{name}}` tokens read these values until a `remember*` call replaces one.
+    fn seed_memory(&self, trail: &Trail) {
+        if !trail.config.memory.is_empty() {
+            let memory = trail.config.memory.clone();
+            let _ = self.run(move |core| {
+                let mut m = core.memory.borrow_mut();
+                for (name, value) in &memory {
+                    // A name no token can spell (a space, say) is never read: nothing to seed.
+                    let _ = m.remember(name, value);
+                }
+            });
+        }
     }
 }

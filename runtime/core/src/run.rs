@@ -81,18 +81,7 @@ pub fn run_trails(
     sink: &mut dyn RunSink,
 ) -> Result<RunOutput, ProjectError> {
     let started = Instant::now();
-    let dir = match &opts.report_dir {
-        Some(d) => d.clone(),
-        None => {
-            new_run_dir(&opts.out, now_ms()).map_err(|e| ProjectError::Usage(format!("{}: {e}", opts.out.display())))?
-        }
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Usage(format!("{}: {e}", dir.display())))?;
-    // A fixed folder may be another run's at this moment (a folder of our own naming is not).
-    let _lock = match &opts.report_dir {
-        Some(_) => Some(lock::lock(&dir).map_err(|e| ProjectError::Usage(e.to_string()))?),
-        None => None,
-    };
+    let (dir, _lock) = open_run_dir(opts)?;
     let latest = point_latest(&opts.out, &dir);
     let mut report = RunReport {
         started_unix_ms: now_ms(),
@@ -166,6 +155,24 @@ pub fn run_trails(
         logs,
         latest,
     })
+}
+
+/// The run's folder, made: `--report-dir` exactly (locked: another run may hold it), else a new
+/// `<out>/run-<stamp>`.
+fn open_run_dir(opts: &RunOptions) -> Result<(PathBuf, Option<lock::DirLock>), ProjectError> {
+    let dir = match &opts.report_dir {
+        Some(d) => d.clone(),
+        None => {
+            new_run_dir(&opts.out, now_ms()).map_err(|e| ProjectError::Usage(format!("{}: {e}", opts.out.display())))?
+        }
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Usage(format!("{}: {e}", dir.display())))?;
+    // A fixed folder may be another run's at this moment (a folder of our own naming is not).
+    let held = match &opts.report_dir {
+        Some(_) => Some(lock::lock(&dir).map_err(|e| ProjectError::Usage(e.to_string()))?),
+        None => None,
+    };
+    Ok((dir, held))
 }
 
 fn write_junit_at(report: &RunReport, path: &Path) -> Result<PathBuf, ProjectError> {

@@ -159,10 +159,56 @@ fn sorted_entries(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Reads the trailmap in `dir`: its manifest, its tools, its host functions and its navigation
+/// files, each error at its file, line and column.
 fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
     let mut errors = Vec::new();
+    let spec = read_manifest(dir, &mut errors);
+    let ToolFiles {
+        scripts,
+        tool_yamls,
+        script_descriptors,
+    } = read_tools(dir, &mut errors);
+    let host_decls = read_host_decls(dir, &mut errors);
+    let app_yaml = Some(dir.join("app.yaml")).filter(|p| p.is_file());
+    let has_target = spec.as_ref().is_some_and(|s| s.target.is_some());
+    let (waypoints, mut bad) = crate::waypoint::discover(dir);
+    if has_target || waypoints.is_empty() {
+        errors.append(&mut bad);
+    } else if let Some(w) = waypoints.first() {
+        // The original's rule: a waypoint is a screen of a target's app.
+        errors.push(file_error(
+            &w.file,
+            "a trailmap with no `target:` (a library) has no screens: move its waypoints to a target trailmap".into(),
+        ));
+    }
+    let (nav_tools, mut bad) = navigation::discover(dir, has_target);
+    errors.append(&mut bad);
+    let listed = spec.as_ref().map(|s| s.toolsets.clone()).unwrap_or_default();
+    let (toolsets, mut bad) = crate::toolset::discover(dir, &listed);
+    errors.append(&mut bad);
+    match spec {
+        Some(spec) if errors.is_empty() => Ok(Trailmap {
+            id: spec.id.clone(),
+            dir: dir.to_path_buf(),
+            spec,
+            scripts,
+            tool_yamls,
+            script_descriptors,
+            host_decls,
+            app_yaml,
+            waypoints,
+            nav_tools,
+            toolsets,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// `trailmap.yaml`, decoded and checked (its id, exemption, network and system prompt file).
+fn read_manifest(dir: &Path, errors: &mut Vec<YamlError>) -> Option<TrailmapSpec> {
     let file = dir.join("trailmap.yaml");
-    let spec: Option<TrailmapSpec> = match yaml::parse_file(&file) {
+    match yaml::parse_file(&file) {
         Ok(doc) => match doc.decode::<TrailmapSpec>() {
             Ok(spec) => {
                 let folder = dir
@@ -209,7 +255,17 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             errors.push(e);
             None
         }
-    };
+    }
+}
+
+/// What `tools/` holds: scripts, `.tool.yaml` composed tools and script descriptors.
+struct ToolFiles {
+    scripts: Vec<PathBuf>,
+    tool_yamls: BTreeMap<String, (PathBuf, ToolYaml)>,
+    script_descriptors: Vec<(PathBuf, ScriptDescriptor)>,
+}
+
+fn read_tools(dir: &Path, errors: &mut Vec<YamlError>) -> ToolFiles {
     let tools_dir = dir.join("tools");
     let mut scripts = Vec::new();
     const NOT_TOOL_YAML: [&str; 5] = [
@@ -267,6 +323,15 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             }
         }
     }
+    ToolFiles {
+        scripts,
+        tool_yamls,
+        script_descriptors,
+    }
+}
+
+/// `host/*.host.yaml`: each declaration's id is its file's name.
+fn read_host_decls(dir: &Path, errors: &mut Vec<YamlError>) -> Vec<(PathBuf, HostDecl)> {
     let mut host_decls = Vec::new();
     for path in sorted_entries(&dir.join("host")).unwrap_or_default() {
         let name = path
@@ -290,37 +355,5 @@ fn load_one(dir: &Path) -> Result<Trailmap, Vec<YamlError>> {
             Err(e) => errors.push(e),
         }
     }
-    let app_yaml = Some(dir.join("app.yaml")).filter(|p| p.is_file());
-    let has_target = spec.as_ref().is_some_and(|s| s.target.is_some());
-    let (waypoints, mut bad) = crate::waypoint::discover(dir);
-    if has_target || waypoints.is_empty() {
-        errors.append(&mut bad);
-    } else if let Some(w) = waypoints.first() {
-        // The original's rule: a waypoint is a screen of a target's app.
-        errors.push(file_error(
-            &w.file,
-            "a trailmap with no `target:` (a library) has no screens: move its waypoints to a target trailmap".into(),
-        ));
-    }
-    let (nav_tools, mut bad) = navigation::discover(dir, has_target);
-    errors.append(&mut bad);
-    let listed = spec.as_ref().map(|s| s.toolsets.clone()).unwrap_or_default();
-    let (toolsets, mut bad) = crate::toolset::discover(dir, &listed);
-    errors.append(&mut bad);
-    match spec {
-        Some(spec) if errors.is_empty() => Ok(Trailmap {
-            id: spec.id.clone(),
-            dir: dir.to_path_buf(),
-            spec,
-            scripts,
-            tool_yamls,
-            script_descriptors,
-            host_decls,
-            app_yaml,
-            waypoints,
-            nav_tools,
-            toolsets,
-        }),
-        _ => Err(errors),
-    }
+    host_decls
 }

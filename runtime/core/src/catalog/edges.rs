@@ -14,8 +14,14 @@ use crate::waypoint::Registry;
 /// Adds trailmap `id`'s waypoints, toolsets and navigation tools (its own and its dependencies')
 /// to `cat`. A problem that makes a tool unusable is an error; a name declared twice is a warning.
 pub(super) fn add(cat: &mut Catalog, maps: &Trailmaps, id: &str, errors: &mut Vec<String>) {
+    add_waypoints(cat, maps, id);
+    add_toolsets(cat, maps, id);
+    add_routes(cat, maps, id, errors);
+}
+
+/// Waypoints: the trailmap's own first, then each dependency's.
+fn add_waypoints(cat: &mut Catalog, maps: &Trailmaps, id: &str) {
     let closure = maps.closure(id);
-    // Waypoints: the trailmap's own first, then each dependency's.
     let mut waypoints = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     for m in &closure {
@@ -40,8 +46,10 @@ pub(super) fn add(cat: &mut Catalog, maps: &Trailmaps, id: &str, errors: &mut Ve
         .map(|t| t.all_app_ids())
         .unwrap_or_default();
     cat.waypoints = Arc::new(Registry::new(waypoints, app_ids));
+}
 
-    // Toolsets: the original pools every trailmap's toolset files across the workspace.
+/// Toolsets: the original pools every trailmap's toolset files across the workspace.
+fn add_toolsets(cat: &mut Catalog, maps: &Trailmaps, id: &str) {
     let mut files: Vec<Toolset> = Vec::new();
     for m in maps.maps.values() {
         for t in &m.toolsets {
@@ -59,8 +67,11 @@ pub(super) fn add(cat: &mut Catalog, maps: &Trailmaps, id: &str, errors: &mut Ve
     let mut toolsets = Toolsets::with(files);
     toolsets.declared = declared(maps, id);
     cat.toolsets = Arc::new(toolsets);
+}
 
-    // Shortcuts and trailheads: a body makes a tool; no body attaches the edge to the tool of that id.
+/// Shortcuts and trailheads: a body makes a tool; no body attaches the edge to the tool of that id.
+fn add_routes(cat: &mut Catalog, maps: &Trailmaps, id: &str, errors: &mut Vec<String>) {
+    let closure = maps.closure(id);
     let mut attach = Vec::new();
     for m in &closure {
         for (file, _, spec) in &m.nav_tools {

@@ -1,7 +1,7 @@
 //! The reports while a run goes on. They are kept current so that a run killed by a CI timeout
 //! (SIGTERM, SIGKILL) still leaves the trails that finished reported; but rendering all of them
-//! after every trail, on the trail loop, grew with the square of the folder (1,000 short trails:
-//! 19 ms a trail, most of it rendering). So a second thread keeps a copy: it takes each finished
+//! after every trail, on the trail loop, would grow with the square of the folder (rendering is
+//! most of a write). So a second thread keeps a copy: it takes each finished
 //! trail, writes the three files once nothing more is waiting, and paces itself so that at most a
 //! fifth of its time goes to writing. A finished trail is on disk within about five writes' time
 //! (milliseconds for a short run) and the trail loop never waits for a write.

@@ -463,37 +463,59 @@ pub(super) fn run(
             job(ctx, device, slots.phones, &shared, &mut here);
         }
     } else {
-        std::thread::scope(|scope| {
-            let (tx, rx) = mpsc::channel();
-            for device in slots.active {
-                let (tx, shared, screens) = (tx.clone(), &shared, &screens);
-                scope.spawn(move || {
-                    let rec = Recorder {
-                        screens,
-                        events: Vec::new(),
-                    };
-                    job(ctx, device, slots.phones, shared, &mut Sent { rec, tx });
-                });
-            }
-            drop(tx);
-            for msg in rx {
-                match msg {
-                    Msg::Done {
-                        index,
-                        report,
-                        events,
-                        open,
-                    } => {
-                        tell(sink, events, open.as_ref());
-                        drop(open);
-                        tally.done(index, *report);
-                    }
-                    Msg::Lost { index, device, again } => tally.lost(sink, index, device, again),
-                }
-            }
-        });
+        threaded(ctx, (slots.active, slots.phones), &shared, &screens, sink, &mut tally);
     }
-    // Every phone was lost: what is left is reported, never skipped in silence.
+    report_left(ctx, &shared, sink, &mut tally);
+    tally
+        .results
+        .into_iter()
+        .zip(ctx.files)
+        .map(|(r, file)| r.unwrap_or_else(|| super::failed_trail(file, "not run".into())))
+        .collect()
+}
+
+/// Several jobs, a thread each: each trail's events reach `sink` in one piece when it ends.
+fn threaded(
+    ctx: &Ctx<'_, '_>,
+    (active, phones): (Vec<DeviceSpec>, bool),
+    shared: &Shared,
+    screens: &Mutex<&mut Screens>,
+    sink: &mut dyn RunSink,
+    tally: &mut Tally<'_, '_>,
+) {
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        for device in active {
+            let tx = tx.clone();
+            scope.spawn(move || {
+                let rec = Recorder {
+                    screens,
+                    events: Vec::new(),
+                };
+                job(ctx, device, phones, shared, &mut Sent { rec, tx });
+            });
+        }
+        drop(tx);
+        for msg in rx {
+            match msg {
+                Msg::Done {
+                    index,
+                    report,
+                    events,
+                    open,
+                } => {
+                    tell(sink, events, open.as_ref());
+                    drop(open);
+                    tally.done(index, *report);
+                }
+                Msg::Lost { index, device, again } => tally.lost(sink, index, device, again),
+            }
+        }
+    });
+}
+
+/// Every phone was lost: what is left is reported, never skipped in silence.
+fn report_left(ctx: &Ctx<'_, '_>, shared: &Shared, sink: &mut dyn RunSink, tally: &mut Tally<'_, '_>) {
     let left: Vec<(usize, Vec<String>)> = shared.lock().pending.drain(..).collect();
     for (index, lost) in left {
         let file = &ctx.files[index];
@@ -509,10 +531,4 @@ pub(super) fn run(
         sink.trail_finished(&report);
         tally.results[index] = Some(report);
     }
-    tally
-        .results
-        .into_iter()
-        .zip(ctx.files)
-        .map(|(r, file)| r.unwrap_or_else(|| super::failed_trail(file, "not run".into())))
-        .collect()
 }

@@ -1,7 +1,7 @@
 //! The one script-side SDK: `sdk-ts/src/index.ts` is its only source. Every runtime serves its
 //! build by the project's own swc: QuickJS as the `@trailblaze/scripting` module, the Node
 //! subprocess as a file it imports. The build is kept beside this file (`sdk.js`) rather than made
-//! at every start, where it was ~2 ms of each process's first engine; a test rebuilds it and fails
+//! at every start (~2 ms of each process's first engine); a test rebuilds it and fails
 //! when it differs (`TRAILBLAZE_BLESS=1` rewrites it).
 
 /// The module name scripts import the SDK by.
@@ -43,7 +43,7 @@ mod tests {
         assert!(
             built == BUILT,
             "runtime/core/src/script/sdk.js is not swc's build of sdk-ts/src/index.ts: \
-             run `TRAILBLAZE_BLESS=1 cargo test -p trailblaze --lib sdk::` and commit it"
+             run `TRAILBLAZE_BLESS=1 cargo test -p trailblaze-core --lib sdk::` and commit it"
         );
     }
 

@@ -14,7 +14,7 @@ use crate::catalog::Catalog;
 use crate::tool::ToolDescriptor;
 
 /// What a reader runs to rewrite `docs/tools.md` after the catalog changed.
-pub const BLESS_COMMAND: &str = "TRAILBLAZE_BLESS=1 cargo test -p trailblaze --lib docs_tools_md";
+pub const BLESS_COMMAND: &str = "TRAILBLAZE_BLESS=1 cargo test -p trailblaze-core --lib docs_tools_md";
 
 /// Nesting rendered inline before a type is shortened to `object`.
 const MAX_DEPTH: usize = 4;

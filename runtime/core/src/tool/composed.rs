@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::{ToolDescriptor, ToolFlags, ToolKind};
-use crate::trailmap::{ParamSpec, ToolYaml};
+use crate::trailmap::{ParamSpec, ToolYaml, Trailmap};
 
 /// A composed tool's definition: its calls with their templates.
 #[derive(Debug, Clone)]
@@ -177,6 +177,25 @@ fn substitute(v: &Value, params: &Value) -> Option<Value> {
         ),
         other => other.clone(),
     })
+}
+
+/// The composed tools of the trailmap's `.tool.yaml` files (those with `tools:` or `parameters:`);
+/// a name a script already took is refused.
+pub(super) fn discover(map: &Trailmap, out: &mut Vec<ToolDescriptor>, problems: &mut Vec<String>) {
+    for (stem, (file, y)) in &map.tool_yamls {
+        if y.tools.is_none() && y.parameters.is_none() {
+            continue;
+        }
+        match descriptor(stem, file, y, &map.id) {
+            Ok(d) if out.iter().any(|t| t.name == d.name) => problems.push(format!(
+                "{}: `{}` is both a scripted and a composed tool",
+                file.display(),
+                d.name
+            )),
+            Ok(d) => out.push(d),
+            Err(e) => problems.push(e),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -67,31 +67,13 @@ impl BuiltinTool for Exec {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("`argv[0]` could not be started: {e}"))?;
-        let read = |stream: Option<Box<dyn Read + Send>>| {
-            std::thread::spawn(move || {
-                let mut kept = Vec::new();
-                let mut dropped = false;
-                if let Some(mut s) = stream {
-                    let mut buf = [0u8; 8192];
-                    while let Ok(n) = s.read(&mut buf) {
-                        if n == 0 {
-                            break;
-                        }
-                        let room = MAX_OUTPUT.saturating_sub(kept.len());
-                        kept.extend_from_slice(&buf[..n.min(room)]);
-                        dropped |= n > room;
-                    }
-                }
-                (kept, dropped)
-            })
-        };
-        let out = read(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-        let err = read(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+        let out = read_capped(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+        let err = read_capped(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
         let limit = self.timeout_seconds.map(Duration::from_secs);
         let started = Instant::now();
         // No limit of its own: the call's deadline ends the wait.
         let until = limit.map_or(started + Duration::from_secs(365 * 24 * 3600), |l| started + l);
-        let exited = crate::budget::poll(Some(&cx.deadline), until, Duration::from_millis(10), || {
+        let exited = crate::budget::poll(Some(cx.deadline), until, Duration::from_millis(10), || {
             child
                 .try_wait()
                 .map_err(|e| ToolFailure::from(format!("waiting for the process failed: {e}")))
@@ -190,4 +172,25 @@ impl BuiltinTool for RunCommand {
 
 pub fn entries() -> Vec<BuiltinEntry> {
     vec![BuiltinEntry::of::<Exec>(), BuiltinEntry::of::<RunCommand>()]
+}
+
+/// Reads `stream` to its end on a thread of its own, keeping its first [`MAX_OUTPUT`] bytes; whether
+/// more was dropped.
+fn read_capped(stream: Option<Box<dyn Read + Send>>) -> std::thread::JoinHandle<(Vec<u8>, bool)> {
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut dropped = false;
+        if let Some(mut s) = stream {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let room = MAX_OUTPUT.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+                dropped |= n > room;
+            }
+        }
+        (kept, dropped)
+    })
 }

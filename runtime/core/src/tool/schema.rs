@@ -12,8 +12,8 @@ const LAST: [&str; 2] = ["$defs", "definitions"];
 
 /// The JSON Schema of `T`, keywords ordered as `serde_json::to_value` of schemars' schema orders
 /// them (`$schema`, `title`, `description`, `type`, ..., `$defs` last): what users read in `tools
-/// --json` and the MCP tool list. Reordering the generated value in place, instead of serializing
-/// it into a new one, took most of the cost out of building the built-in tools at each start.
+/// --json` and the MCP tool list. Reordered in place: serializing into a new value would cost most
+/// of building the built-in tools at each start.
 pub fn of<T: JsonSchema>() -> Value {
     let mut value = schemars::schema_for!(T).to_value();
     order(&mut value, false);

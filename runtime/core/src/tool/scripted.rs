@@ -44,11 +44,21 @@ fn analyze_all(root: &Path, scripts: &[std::path::PathBuf], options: &AnalyzeOpt
         .collect()
 }
 
-/// The scripted tools of one trailmap, and the files the analyzer refused (each also registered as a
-/// broken tool named after its file, so calling it says why).
+/// The tools of one trailmap's `tools/` folder: its scripts (analyzed), the scripts its
+/// descriptors declare, and its composed tools; and the files refused (each analyzer refusal also
+/// registered as a broken tool named after its file, so calling it says why).
 pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
+    from_scripts(root, map, &mut out, &mut problems);
+    from_descriptors(root, map, &mut out, &mut problems);
+    super::composed::discover(map, &mut out, &mut problems);
+    (out, problems)
+}
+
+/// The tools the analyzer finds in the trailmap's `.ts` files, with what their `.tool.yaml` or
+/// descriptor pins.
+fn from_scripts(root: &Path, map: &Trailmap, out: &mut Vec<ToolDescriptor>, problems: &mut Vec<String>) {
     let options = AnalyzeOptions {
         inputs_declared: map
             .tool_yamls
@@ -118,6 +128,10 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
             });
         }
     }
+}
+
+/// The tools of script descriptors whose script is plain JavaScript (a `.ts` one was analyzed).
+fn from_descriptors(root: &Path, map: &Trailmap, out: &mut Vec<ToolDescriptor>, problems: &mut Vec<String>) {
     for (file, d) in &map.script_descriptors {
         let script = file.parent().unwrap_or(&map.dir).join(&d.script);
         // A `.ts` script is read by the analyzer above; the descriptor only pinned its fields.
@@ -156,21 +170,6 @@ pub fn discover(root: &Path, map: &Trailmap) -> (Vec<ToolDescriptor>, Vec<String
             });
         }
     }
-    for (stem, (file, y)) in &map.tool_yamls {
-        if y.tools.is_none() && y.parameters.is_none() {
-            continue;
-        }
-        match super::composed::descriptor(stem, file, y, &map.id) {
-            Ok(d) if out.iter().any(|t| t.name == d.name) => problems.push(format!(
-                "{}: `{}` is both a scripted and a composed tool",
-                file.display(),
-                d.name
-            )),
-            Ok(d) => out.push(d),
-            Err(e) => problems.push(e),
-        }
-    }
-    (out, problems)
 }
 
 /// One tool as a `<name>.yaml` script descriptor declares it (the single or the multi-tool shape).

@@ -53,7 +53,7 @@ pub(super) fn poll(
     let moving = cx.screen.with_device(|d| Ok(d.changes_on_its_own()))?;
     let until = Instant::now() + if moving { budget.min(MAX_WAIT) } else { Duration::ZERO };
     let mut first = true;
-    let held = crate::budget::poll(Some(&cx.deadline), until, POLL, || {
+    let held = crate::budget::poll(Some(cx.deadline), until, POLL, || {
         let snap = if std::mem::take(&mut first) {
             cx.screen.snapshot()?
         } else {
@@ -91,7 +91,7 @@ pub struct AssertNotVisibleWithText {
 pub fn lenient_pattern(text: &str) -> String {
     let text = &crate::selector::java_quoting(text);
     let literal = regex::escape(text);
-    // Asked of every assertion: `is_regex` builds no full DFA (`regex::Regex::new` did, ~0.3 ms).
+    // Asked of every assertion: `is_regex` builds no full DFA (one costs ~0.3 ms).
     if let Some(rest) = text.strip_prefix("(?-i)") {
         return match crate::selector::is_regex(rest) {
             true => format!("(?:{rest}|{})", regex::escape(rest)),

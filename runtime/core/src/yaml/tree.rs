@@ -2,9 +2,8 @@
 //!
 //! A long trail has eight or so nodes a step, so a node is kept small: positions in two `u32`s,
 //! its key as a span of the document's text when the key is written as it reads (no copy of it),
-//! and its children in one boxed slice (a mapping's entries or a sequence's items, in file order).
-//! A mapping's entry was 112 bytes and an allocated key (56 now), and building the tree was a
-//! fifth of a parse.
+//! and its children in one boxed slice (a mapping's entries or a sequence's items, in file order):
+//! building the tree is a large part of a parse.
 
 use super::Pos;
 

@@ -60,7 +60,7 @@ pub(super) fn ready(cx: &ToolCx<'_>, target: &Target, checks: Checks, until: Ins
     let started = Instant::now();
     let mut seen = String::from("nothing yet");
     let mut fresh = false;
-    let found = poll(Some(&cx.deadline), until, POLL, || {
+    let found = poll(Some(cx.deadline), until, POLL, || {
         let snap = if std::mem::replace(&mut fresh, true) {
             cx.recapture()?
         } else {

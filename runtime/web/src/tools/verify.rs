@@ -38,7 +38,7 @@ fn retry(
 ) -> Result<Result<String, String>, ToolFailure> {
     let mut last = Err(String::new());
     let mut fresh = false;
-    let passed = trailblaze_core::budget::poll(Some(&cx.deadline), until, super::POLL, || {
+    let passed = trailblaze_core::budget::poll(Some(cx.deadline), until, super::POLL, || {
         if std::mem::replace(&mut fresh, true) {
             cx.screen.invalidate();
         }

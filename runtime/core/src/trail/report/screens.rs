@@ -1,6 +1,6 @@
 //! A run's screens on disk: each distinct screen written once, as `screens/<sha256>.svg`, when its step
 //! finishes. The report keeps only the path, so a long trail costs memory for its step texts, not for
-//! its screens (a 20,000-step trail used to hold every SVG until the end).
+//! its screens (held until the end, a 20,000-step trail's SVGs would be most of its memory).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
