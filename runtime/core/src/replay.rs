@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use trailblaze::{Project, ProjectOptions, ReplayOptions, SessionOptions, Trail};
+//! use trailblaze_core::{Project, ProjectOptions, ReplayOptions, SessionOptions, Trail};
 //! let project = Project::open("trailmaps".as_ref(), ProjectOptions::default())?;
 //! let trail = Trail::load("trailmaps/demo/trails/sign-in.trail.yaml".as_ref())
 //!     .map_err(|e| format!("{e:?}"))?;

@@ -61,7 +61,7 @@ pub enum TreeError {
 /// added: memory and time stay proportional to the input, and nothing recurses.
 ///
 /// ```
-/// use trailblaze::device::{ViewNode, limits::TreeBuilder};
+/// use trailblaze_core::device::{ViewNode, limits::TreeBuilder};
 /// let mut b = TreeBuilder::new();
 /// b.open(ViewNode { class_name: "Frame".into(), ..ViewNode::default() }).unwrap();
 /// b.leaf(ViewNode { class_name: "Button".into(), ..ViewNode::default() }).unwrap();
