@@ -226,14 +226,17 @@ fn parse_tree(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> {
 
 /// The tree from saphyr's events: all of YAML, and its errors.
 fn parse_events(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> {
-    let fail = |pos: Pos, msg: &str| YamlError::new(file, text, pos, msg);
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut root: Option<(Value, PosNode)> = None;
-    let mut documents = 0;
+    let mut tree = EventTree {
+        file,
+        text,
+        stack: Vec::new(),
+        root: None,
+        documents: 0,
+    };
     for event in saphyr_parser::Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| {
             let m = e.marker();
-            fail(
+            tree.fail(
                 Pos {
                     line: m.line(),
                     col: m.col() + 1,
@@ -245,87 +248,122 @@ fn parse_events(text: &str, file: &Path) -> Result<(Value, PosNode), YamlError> 
             line: span.start.line(),
             col: span.start.col() + 1,
         };
-        let done = match event {
-            Event::DocumentStart(_) => {
-                documents += 1;
-                if documents > 1 {
-                    return Err(fail(
-                        Pos { line: 1, col: 1 },
-                        "expected one YAML document, found several",
-                    ));
-                }
-                None
-            }
-            Event::Alias(_) => return Err(fail(pos, "YAML aliases are not supported")),
-            Event::Scalar(v, style, _, tag) => {
-                let Some(s) = Scalar::parse_from_cow_and_metadata(v, style, tag.as_ref()) else {
-                    return Err(fail(pos, "a value that does not match its tag"));
-                };
-                if let Some(Frame::Map { key: key @ None, .. }) = stack.last_mut() {
-                    *key = Some((
-                        map_key(s).ok_or_else(|| fail(pos, "a mapping key must be a plain name"))?,
-                        pos,
-                    ));
-                    None
-                } else {
-                    let value =
-                        scalar(s).ok_or_else(|| fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
-                    Some((value, PosNode::at(pos)))
-                }
-            }
-            Event::SequenceStart(..) | Event::MappingStart(..) => {
-                if matches!(stack.last(), Some(Frame::Map { key: None, .. })) {
-                    return Err(fail(pos, "a mapping key must be a plain name"));
-                }
-                if stack.len() >= MAX_DEPTH {
-                    return Err(fail(pos, &format!("nested more than {MAX_DEPTH} levels deep")));
-                }
-                let (tree, trees) = (PosNode::at(pos), Vec::new());
-                stack.push(match event {
-                    Event::SequenceStart(..) => Frame::Seq {
-                        items: Vec::new(),
-                        tree,
-                        trees,
-                    },
-                    _ => Frame::Map {
-                        map: serde_json::Map::new(),
-                        tree,
-                        trees,
-                        key: None,
-                    },
-                });
-                None
-            }
-            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
-                // Most collections hold one or two children but a vector grows four at a time:
-                // trimmed, a long trail's value is smaller (and touches fewer pages).
-                Some(Frame::Seq { mut items, tree, trees }) => {
-                    items.shrink_to_fit();
-                    Some((Value::Array(items), tree.with_children(trees)))
-                }
-                Some(Frame::Map { map, tree, trees, .. }) => Some((Value::Object(map), tree.with_children(trees))),
-                None => None,
-            },
-            _ => None,
-        };
-        if let Some((value, tree)) = done {
-            match stack.last_mut() {
-                Some(Frame::Seq { items, trees, .. }) => {
-                    items.push(value);
-                    trees.push(tree);
-                }
-                Some(Frame::Map { map, trees, key, .. }) => {
-                    if let Some((k, at)) = key.take() {
-                        // saphyr's reading: a key of its own (this reader is the rare path).
-                        trees.push(tree.keyed(Key::Own(k.as_str().into()), at));
-                        map.insert(k, value);
-                    }
-                }
-                None => root = Some((value, tree)),
-            }
+        if let Some((value, node)) = tree.event(event, pos)? {
+            tree.attach(value, node);
         }
     }
-    Ok(root.unwrap_or_default())
+    Ok(tree.root.unwrap_or_default())
+}
+
+/// [`parse_events`]' state: the collections open, and the root once closed.
+struct EventTree<'t> {
+    file: &'t Path,
+    text: &'t str,
+    stack: Vec<Frame>,
+    root: Option<(Value, PosNode)>,
+    documents: usize,
+}
+
+impl EventTree<'_> {
+    fn fail(&self, pos: Pos, msg: &str) -> YamlError {
+        YamlError::new(self.file, self.text, pos, msg)
+    }
+
+    /// Applies one event; returns the node it completes, if any.
+    fn event(&mut self, event: Event<'_>, pos: Pos) -> Result<Option<(Value, PosNode)>, YamlError> {
+        match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(self.fail(Pos { line: 1, col: 1 }, "expected one YAML document, found several"));
+                }
+                Ok(None)
+            }
+            Event::Alias(_) => Err(self.fail(pos, "YAML aliases are not supported")),
+            Event::Scalar(v, style, _, tag) => {
+                let Some(s) = Scalar::parse_from_cow_and_metadata(v, style, tag.as_ref()) else {
+                    return Err(self.fail(pos, "a value that does not match its tag"));
+                };
+                self.on_scalar(s, pos)
+            }
+            Event::SequenceStart(..) => self.open(true, pos).map(|()| None),
+            Event::MappingStart(..) => self.open(false, pos).map(|()| None),
+            Event::SequenceEnd | Event::MappingEnd => Ok(self.close()),
+            _ => Ok(None),
+        }
+    }
+
+    /// A scalar: the pending key of the open mapping, or else a value.
+    fn on_scalar(&mut self, s: Scalar<'_>, pos: Pos) -> Result<Option<(Value, PosNode)>, YamlError> {
+        if let Some(Frame::Map { key: None, .. }) = self.stack.last() {
+            let k = map_key(s).ok_or_else(|| self.fail(pos, "a mapping key must be a plain name"))?;
+            if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                *key = Some((k, pos));
+            }
+            Ok(None)
+        } else {
+            let value = scalar(s).ok_or_else(|| self.fail(pos, "a number that JSON cannot hold (NaN or infinity)"))?;
+            Ok(Some((value, PosNode::at(pos))))
+        }
+    }
+
+    /// Opens a sequence (`seq`) or a mapping, within the depth limit.
+    fn open(&mut self, seq: bool, pos: Pos) -> Result<(), YamlError> {
+        if matches!(self.stack.last(), Some(Frame::Map { key: None, .. })) {
+            return Err(self.fail(pos, "a mapping key must be a plain name"));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.fail(pos, &format!("nested more than {MAX_DEPTH} levels deep")));
+        }
+        let (tree, trees) = (PosNode::at(pos), Vec::new());
+        self.stack.push(if seq {
+            Frame::Seq {
+                items: Vec::new(),
+                tree,
+                trees,
+            }
+        } else {
+            Frame::Map {
+                map: serde_json::Map::new(),
+                tree,
+                trees,
+                key: None,
+            }
+        });
+        Ok(())
+    }
+
+    /// Closes the innermost collection into a node.
+    fn close(&mut self) -> Option<(Value, PosNode)> {
+        match self.stack.pop() {
+            // Most collections hold one or two children but a vector grows four at a time:
+            // trimmed, a long trail's value is smaller (and touches fewer pages).
+            Some(Frame::Seq { mut items, tree, trees }) => {
+                items.shrink_to_fit();
+                Some((Value::Array(items), tree.with_children(trees)))
+            }
+            Some(Frame::Map { map, tree, trees, .. }) => Some((Value::Object(map), tree.with_children(trees))),
+            None => None,
+        }
+    }
+
+    /// Puts a completed node in its parent, or makes it the root.
+    fn attach(&mut self, value: Value, tree: PosNode) {
+        match self.stack.last_mut() {
+            Some(Frame::Seq { items, trees, .. }) => {
+                items.push(value);
+                trees.push(tree);
+            }
+            Some(Frame::Map { map, trees, key, .. }) => {
+                if let Some((k, at)) = key.take() {
+                    // saphyr's reading: a key of its own (this reader is the rare path).
+                    trees.push(tree.keyed(Key::Own(k.as_str().into()), at));
+                    map.insert(k, value);
+                }
+            }
+            None => self.root = Some((value, tree)),
+        }
+    }
 }
 
 /// A collection being built from events.

@@ -35,6 +35,10 @@ pub(super) fn check(source: &str, max: usize, counted: Counted) -> Result<(), (u
         line_start: 0,
         max,
         counted,
+        stack: Vec::new(),
+        level: 0,
+        prev_value: false,
+        angles: 0,
     }
     .run()
 }
@@ -63,171 +67,197 @@ struct NestingScan<'a> {
     line_start: usize,
     max: usize,
     counted: Counted,
+    stack: Vec<Open>,
+    level: usize,
+    /// Whether the previous token ends a value: decides unary vs binary `+`/`-`, regex vs
+    /// division, and whether a newline can end the statement.
+    prev_value: bool,
+    /// Levels added by type-argument `<`s since the last bracket or boundary, which their
+    /// `>` take back ([`Counted::TypeArguments`] only).
+    angles: usize,
 }
 
 impl NestingScan<'_> {
     /// `Err((line, col))` of the token that went past the limit.
     fn run(&mut self) -> Result<(), (u32, u32)> {
-        let mut stack: Vec<Open> = Vec::new();
-        let mut level = 0usize;
-        // Whether the previous token ends a value: decides unary vs binary `+`/`-`, regex vs
-        // division, and whether a newline can end the statement.
-        let mut prev_value = false;
-        // Levels added by type-argument `<`s since the last bracket or boundary, which their
-        // `>` take back ([`Counted::TypeArguments`] only).
-        let mut angles = 0usize;
         let operators = self.counted == Counted::Operators;
         loop {
             let newline = self.skip_trivia();
             let Some(&c) = self.b.get(self.i) else {
                 return Ok(());
             };
-            let base = stack.last().map_or(0, |o| o.level());
+            let base = self.stack.last().map_or(0, |o| o.level());
             let starts_statement = is_word_byte(c) || matches!(c, b'"' | b'\'' | b'`' | b'}');
-            if newline && prev_value && starts_statement && !self.next_word_continues() {
-                level = base;
-                angles = 0;
+            if newline && self.prev_value && starts_statement && !self.next_word_continues() {
+                self.level = base;
+                self.angles = 0;
             }
-            let mut nests = false;
-            match c {
-                b'"' | b'\'' => {
-                    self.skip_string(c);
-                    prev_value = true;
-                    continue;
+            if self.structural(c, base, operators)? {
+                continue;
+            }
+            if self.operator(c, operators) && operators {
+                self.level += 1;
+                self.check(self.level)?;
+            }
+        }
+    }
+
+    /// Consumes a token that opens, closes or ends a level or is skipped whole (strings,
+    /// templates, brackets, boundaries, regexes, type-argument angles); false if `c` starts
+    /// none of these.
+    fn structural(&mut self, c: u8, base: usize, operators: bool) -> Result<bool, (u32, u32)> {
+        match c {
+            b'"' | b'\'' => {
+                self.skip_string(c);
+                self.prev_value = true;
+            }
+            b'`' => self.template_start()?,
+            b'(' | b'[' | b'{' => self.open_bracket(c, operators)?,
+            b')' | b']' | b'}' => self.close_bracket(),
+            b';' | b',' => {
+                self.i += 1;
+                if !self.next_word_continues() {
+                    self.level = base;
+                    self.angles = 0;
                 }
-                b'`' => {
-                    self.i += 1;
-                    if self.skip_template_text() {
-                        level += 1;
-                        stack.push(Open::TemplateExpr(level));
-                        self.check(level)?;
-                        prev_value = false;
-                    } else {
-                        prev_value = true;
-                    }
-                    continue;
+                self.prev_value = false;
+            }
+            b'/' if !self.prev_value => {
+                self.skip_regex();
+                self.prev_value = true;
+            }
+            b'<' if !operators => self.type_angle_open()?,
+            b'>' if !operators && self.angles > 0 => {
+                self.i += 1;
+                self.angles -= 1;
+                self.level -= 1;
+                self.prev_value = false;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// A backtick: template text, and a level for each `${` it opens.
+    fn template_start(&mut self) -> Result<(), (u32, u32)> {
+        self.i += 1;
+        if self.skip_template_text() {
+            self.level += 1;
+            self.stack.push(Open::TemplateExpr(self.level));
+            self.check(self.level)?;
+            self.prev_value = false;
+        } else {
+            self.prev_value = true;
+        }
+        Ok(())
+    }
+
+    /// `(`, `[` or `{`: one level in, two for a call or index that lengthens a chain.
+    fn open_bracket(&mut self, c: u8, operators: bool) -> Result<(), (u32, u32)> {
+        self.angles = 0;
+        // A call or an index after a value (`f()()`, `a[0][1]`) is one more link of a
+        // left-leaning chain, which swc nests as deep as it is long.
+        if operators && self.prev_value && c != b'{' {
+            self.level += 1;
+        }
+        self.level += 1;
+        self.check(self.level)?;
+        self.stack.push(Open::Bracket(self.level));
+        self.i += 1;
+        self.prev_value = false;
+        Ok(())
+    }
+
+    /// `)`, `]` or `}`: back to the level before its opener, or on into template text.
+    fn close_bracket(&mut self) {
+        self.angles = 0;
+        self.i += 1;
+        self.prev_value = true;
+        match self.stack.pop() {
+            Some(Open::Bracket(l)) => self.level = l - 1,
+            Some(Open::TemplateExpr(l)) => {
+                self.level = l - 1;
+                if self.skip_template_text() {
+                    self.level += 1;
+                    self.stack.push(Open::TemplateExpr(self.level));
+                    self.prev_value = false;
                 }
-                b'(' | b'[' | b'{' => {
-                    angles = 0;
-                    // A call or an index after a value (`f()()`, `a[0][1]`) is one more link of a
-                    // left-leaning chain, which swc nests as deep as it is long.
-                    if operators && prev_value && c != b'{' {
-                        level += 1;
-                    }
-                    level += 1;
-                    self.check(level)?;
-                    stack.push(Open::Bracket(level));
-                    self.i += 1;
-                    prev_value = false;
-                    continue;
-                }
-                b')' | b']' | b'}' => {
-                    angles = 0;
-                    self.i += 1;
-                    prev_value = true;
-                    match stack.pop() {
-                        Some(Open::Bracket(l)) => level = l - 1,
-                        Some(Open::TemplateExpr(l)) => {
-                            level = l - 1;
-                            if self.skip_template_text() {
-                                level += 1;
-                                stack.push(Open::TemplateExpr(level));
-                                prev_value = false;
-                            }
-                        }
-                        None => level = 0,
-                    }
-                    continue;
-                }
-                b';' | b',' => {
-                    self.i += 1;
-                    if !self.next_word_continues() {
-                        level = base;
-                        angles = 0;
-                    }
-                    prev_value = false;
-                    continue;
-                }
-                b'/' if !prev_value => {
-                    self.skip_regex();
-                    prev_value = true;
-                    continue;
-                }
-                c if is_word_byte(c) => {
-                    let word = self.word();
-                    nests = NESTING_WORDS.contains(&word);
-                    prev_value = !nests && !EXPRESSION_WORDS.contains(&word);
-                }
-                b'=' => match self.b.get(self.i + 1) {
-                    Some(b'>') => {
-                        self.i += 2;
-                        nests = true;
-                        prev_value = false;
-                    }
-                    Some(b'=') => {
-                        self.i += 2;
-                        prev_value = false;
-                    }
-                    _ => {
-                        self.i += 1;
-                        nests = true;
-                        prev_value = false;
-                    }
-                },
-                b'+' | b'-' => {
-                    if self.b.get(self.i + 1) == Some(&c) {
-                        // `++`/`--`: postfix keeps a value, prefix nests.
-                        self.i += 2;
-                        nests = !prev_value;
-                    } else {
-                        self.i += 1;
-                        // Unary nests what follows; binary (`a + b + c`) lengthens a left-leaning
-                        // chain, which nests too.
-                        nests = !prev_value || operators;
-                        prev_value = false;
-                    }
-                }
-                b'<' if !operators => {
-                    // A comparison (`i<n`) is not closed by a `>`: boundaries and brackets
-                    // forget such leftovers, so they do not add up.
-                    let after_word = self
-                        .i
-                        .checked_sub(1)
-                        .and_then(|j| self.b.get(j))
-                        .is_some_and(|&p| is_word_byte(p));
-                    self.i += 1;
-                    if after_word {
-                        angles += 1;
-                        level += 1;
-                        self.check(level)?;
-                    }
-                    prev_value = false;
-                    continue;
-                }
-                b'>' if !operators && angles > 0 => {
-                    self.i += 1;
-                    angles -= 1;
-                    level -= 1;
-                    prev_value = false;
-                    continue;
-                }
-                b'!' | b'~' | b'?' | b':' | b'<' => {
-                    self.i += 1;
+            }
+            None => self.level = 0,
+        }
+    }
+
+    /// `<` when only type arguments count: a level if it follows a word.
+    fn type_angle_open(&mut self) -> Result<(), (u32, u32)> {
+        // A comparison (`i<n`) is not closed by a `>`: boundaries and brackets
+        // forget such leftovers, so they do not add up.
+        let after_word = self
+            .i
+            .checked_sub(1)
+            .and_then(|j| self.b.get(j))
+            .is_some_and(|&p| is_word_byte(p));
+        self.i += 1;
+        if after_word {
+            self.angles += 1;
+            self.level += 1;
+            self.check(self.level)?;
+        }
+        self.prev_value = false;
+        Ok(())
+    }
+
+    /// Consumes a word or operator; says whether it nests what follows.
+    fn operator(&mut self, c: u8, operators: bool) -> bool {
+        let nests;
+        match c {
+            c if is_word_byte(c) => {
+                let word = self.word();
+                nests = NESTING_WORDS.contains(&word);
+                self.prev_value = !nests && !EXPRESSION_WORDS.contains(&word);
+            }
+            b'=' => match self.b.get(self.i + 1) {
+                Some(b'>') => {
+                    self.i += 2;
                     nests = true;
-                    prev_value = false;
+                    self.prev_value = false;
+                }
+                Some(b'=') => {
+                    self.i += 2;
+                    nests = false;
+                    self.prev_value = false;
                 }
                 _ => {
                     self.i += 1;
-                    // After a value, `.`, `*`, `%`, `&`, `|`, `^`, `>` join a left-leaning chain.
-                    nests = operators && prev_value && matches!(c, b'.' | b'*' | b'%' | b'&' | b'|' | b'^' | b'>');
-                    prev_value = false;
+                    nests = true;
+                    self.prev_value = false;
+                }
+            },
+            b'+' | b'-' => {
+                if self.b.get(self.i + 1) == Some(&c) {
+                    // `++`/`--`: postfix keeps a value, prefix nests.
+                    self.i += 2;
+                    nests = !self.prev_value;
+                } else {
+                    self.i += 1;
+                    // Unary nests what follows; binary (`a + b + c`) lengthens a left-leaning
+                    // chain, which nests too.
+                    nests = !self.prev_value || operators;
+                    self.prev_value = false;
                 }
             }
-            if nests && operators {
-                level += 1;
-                self.check(level)?;
+            b'!' | b'~' | b'?' | b':' | b'<' => {
+                self.i += 1;
+                nests = true;
+                self.prev_value = false;
+            }
+            _ => {
+                self.i += 1;
+                // After a value, `.`, `*`, `%`, `&`, `|`, `^`, `>` join a left-leaning chain.
+                nests = operators && self.prev_value && matches!(c, b'.' | b'*' | b'%' | b'&' | b'|' | b'^' | b'>');
+                self.prev_value = false;
             }
         }
+        nests
     }
 
     fn check(&self, level: usize) -> Result<(), (u32, u32)> {
@@ -293,6 +323,10 @@ impl NestingScan<'_> {
             line_start: self.line_start,
             max: self.max,
             counted: self.counted,
+            stack: Vec::new(),
+            level: 0,
+            prev_value: false,
+            angles: 0,
         };
         probe.skip_trivia();
         probe.b.get(probe.i).is_some_and(|&c| is_word_byte(c)) && CONTINUING_WORDS.contains(&probe.word())

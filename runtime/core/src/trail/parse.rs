@@ -364,32 +364,7 @@ impl<'d> Parser<'d> {
         } else {
             self.known_keys(path, map, &STEP_KEYS, step_hint);
         }
-        let text_of = |key: &'static str| map.get(key).map(|t| (key, t));
-        let (kind, key, text) = match (text_of("step"), text_of("verify")) {
-            (Some((k, t)), None) => (StepKind::Step, k, t),
-            (None, Some((k, t))) if !head => (StepKind::Verify, k, t),
-            (Some(_), Some(_)) if !head => {
-                let msg = format!("`{path}` has both `step` and `verify`; a step is one or the other");
-                self.at_key(&child(path, "verify"), msg);
-                return None;
-            }
-            _ if head => {
-                // `verify` in a trailhead was already reported as an unknown key.
-                if !map.contains_key("verify") {
-                    let msg = "the trailhead needs `step: <what it does>`".to_string();
-                    self.at_key(path, msg);
-                }
-                return None;
-            }
-            _ => {
-                // A misspelt `step`/`verify` was already reported as an unknown key, with the fix.
-                if !map.keys().any(|k| nearest(k, &["step", "verify"]).is_some()) {
-                    let msg = format!("`{path}` needs `step: <what to do>` or `verify: <what to check>`");
-                    self.at_value(path, msg);
-                }
-                return None;
-            }
-        };
+        let (kind, key, text) = self.step_kind(map, path, head)?;
         let tpath = child(path, key);
         let text = match text {
             Value::Null => {
@@ -398,24 +373,7 @@ impl<'d> Parser<'d> {
             }
             t => self.text(&tpath, t),
         };
-        let recordable = match map.get("recordable") {
-            Some(Value::Bool(b)) => Some(*b),
-            Some(other) => {
-                self.wrong_type(&child(path, "recordable"), "true or false", other);
-                None
-            }
-            None => None,
-        };
-        let max_retries = match map.get("maxRetries") {
-            None => None,
-            Some(n) => match n.as_u64().and_then(|n| u32::try_from(n).ok()) {
-                Some(n) => Some(n),
-                None => {
-                    self.wrong_type(&child(path, "maxRetries"), "a whole number of retries (0 or more)", n);
-                    None
-                }
-            },
-        };
+        let (recordable, max_retries) = self.step_options(map, path);
         let recording = map
             .get("recording")
             .and_then(|r| self.recording(r, &child(path, "recording")));
@@ -439,6 +397,64 @@ impl<'d> Parser<'d> {
             pos,
             path,
         })
+    }
+
+    /// Whether a step is a `step` or a `verify` (a trailhead only a `step`), with its key and text.
+    fn step_kind<'v>(
+        &mut self,
+        map: &'v Map<String, Value>,
+        path: &str,
+        head: bool,
+    ) -> Option<(StepKind, &'static str, &'v Value)> {
+        let text_of = |key: &'static str| map.get(key).map(|t| (key, t));
+        match (text_of("step"), text_of("verify")) {
+            (Some((k, t)), None) => Some((StepKind::Step, k, t)),
+            (None, Some((k, t))) if !head => Some((StepKind::Verify, k, t)),
+            (Some(_), Some(_)) if !head => {
+                let msg = format!("`{path}` has both `step` and `verify`; a step is one or the other");
+                self.at_key(&child(path, "verify"), msg);
+                None
+            }
+            _ if head => {
+                // `verify` in a trailhead was already reported as an unknown key.
+                if !map.contains_key("verify") {
+                    let msg = "the trailhead needs `step: <what it does>`".to_string();
+                    self.at_key(path, msg);
+                }
+                None
+            }
+            _ => {
+                // A misspelt `step`/`verify` was already reported as an unknown key, with the fix.
+                if !map.keys().any(|k| nearest(k, &["step", "verify"]).is_some()) {
+                    let msg = format!("`{path}` needs `step: <what to do>` or `verify: <what to check>`");
+                    self.at_value(path, msg);
+                }
+                None
+            }
+        }
+    }
+
+    /// A step's `recordable` and `maxRetries`, each checked for its type.
+    fn step_options(&mut self, map: &Map<String, Value>, path: &str) -> (Option<bool>, Option<u32>) {
+        let recordable = match map.get("recordable") {
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                self.wrong_type(&child(path, "recordable"), "true or false", other);
+                None
+            }
+            None => None,
+        };
+        let max_retries = match map.get("maxRetries") {
+            None => None,
+            Some(n) => match n.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) => Some(n),
+                None => {
+                    self.wrong_type(&child(path, "maxRetries"), "a whole number of retries (0 or more)", n);
+                    None
+                }
+            },
+        };
+        (recordable, max_retries)
     }
 
     fn recording(&mut self, v: &Value, path: &str) -> Option<Recording> {

@@ -416,7 +416,7 @@ impl<'a> Reader<'a> {
     /// `limit`; the lines after it are next. Left to saphyr: an indentation digit, leading or
     /// over-long blank lines, a folded line indented more than the first, no line break at the end.
     fn block_scalar(&mut self, line: &Line, p: usize, limit: usize) -> Option<Node> {
-        let (b, text) = (self.b, self.text);
+        let b = self.b;
         let literal = b[p] == b'|';
         let mut i = p + 1;
         let chomp = match b.get(i).filter(|_| i < line.end) {
@@ -430,6 +430,26 @@ impl<'a> Reader<'a> {
         if rest != line.end && !(b[rest] == b'#' && rest > i) {
             return None;
         }
+        let (body, at, end) = self.block_body(line, limit, literal)?;
+        let trailing = body.iter().rev().take_while(|l| l.is_empty()).count();
+        let lines = &body[..body.len() - trailing];
+        if lines.is_empty() {
+            return None;
+        }
+        let value = fold_block(lines, literal, chomp, trailing);
+        let tree = PosNode::at(at?);
+        let node = (Value::String(value), tree);
+        self.at = self.lines.partition_point(|l| l.start < end);
+        if self.lines.get(self.at).is_some_and(|next| next.indent > limit) {
+            return None;
+        }
+        Some(node)
+    }
+
+    /// A block scalar's lines below its header `line` (indentation removed, blank ones empty),
+    /// where its text starts, and the byte where what follows it starts.
+    fn block_body(&self, line: &Line, limit: usize, literal: bool) -> Option<(Vec<&'a str>, Option<Pos>, usize)> {
+        let text = self.text;
         // Raw lines, not `self.lines`: a `#` line inside is text, and blank lines count.
         let mut body: Vec<&str> = Vec::new();
         let mut indent = None;
@@ -464,40 +484,7 @@ impl<'a> Reader<'a> {
             }
             start = stop + 1;
         }
-        let trailing = body.iter().rev().take_while(|l| l.is_empty()).count();
-        let lines = &body[..body.len() - trailing];
-        if lines.is_empty() {
-            return None;
-        }
-        let mut value = String::new();
-        let mut empties = 0;
-        for (k, l) in lines.iter().enumerate() {
-            if l.is_empty() {
-                empties += 1;
-                continue;
-            }
-            if k > 0 {
-                let breaks = if literal { empties + 1 } else { empties };
-                if breaks == 0 {
-                    value.push(' ');
-                }
-                value.extend(std::iter::repeat_n('\n', breaks));
-            }
-            empties = 0;
-            value.push_str(l);
-        }
-        match chomp {
-            b'-' => {}
-            b'+' => value.extend(std::iter::repeat_n('\n', 1 + trailing)),
-            _ => value.push('\n'),
-        }
-        let tree = PosNode::at(at?);
-        let node = (Value::String(value), tree);
-        self.at = self.lines.partition_point(|l| l.start < end);
-        if self.lines.get(self.at).is_some_and(|next| next.indent > limit) {
-            return None;
-        }
-        Some(node)
+        Some((body, at, end))
     }
 
     /// A flow collection that opens at `p` and closes on the same line, and the byte after it.
@@ -660,6 +647,35 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// A block scalar's value from its lines (trailing blank ones cut off and counted in
+/// `trailing`): `literal` keeps line breaks, folded joins lines with a space; `chomp` is the
+/// header's `-`, `+` or a space for neither.
+fn fold_block(lines: &[&str], literal: bool, chomp: u8, trailing: usize) -> String {
+    let mut value = String::new();
+    let mut empties = 0;
+    for (k, l) in lines.iter().enumerate() {
+        if l.is_empty() {
+            empties += 1;
+            continue;
+        }
+        if k > 0 {
+            let breaks = if literal { empties + 1 } else { empties };
+            if breaks == 0 {
+                value.push(' ');
+            }
+            value.extend(std::iter::repeat_n('\n', breaks));
+        }
+        empties = 0;
+        value.push_str(l);
+    }
+    match chomp {
+        b'-' => {}
+        b'+' => value.extend(std::iter::repeat_n('\n', 1 + trailing)),
+        _ => value.push('\n'),
+    }
+    value
 }
 
 #[cfg(test)]

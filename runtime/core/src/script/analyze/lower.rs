@@ -36,9 +36,9 @@ use serde_json::{Value, json};
 use swc_core::{
     common::{Span, Spanned},
     ecma::ast::{
-        Expr, Lit, MemberProp, TsEntityName, TsEnumDecl, TsEnumMemberId, TsFnParam, TsIntersectionType,
-        TsKeywordTypeKind, TsLit, TsType, TsTypeElement, TsTypeOperatorOp, TsTypeParamDecl, TsUnionOrIntersectionType,
-        TsUnionType, UnaryOp,
+        Expr, Lit, MemberProp, TsEntityName, TsEnumDecl, TsEnumMemberId, TsFnParam, TsIntersectionType, TsKeywordType,
+        TsKeywordTypeKind, TsLit, TsLitType, TsTupleType, TsType, TsTypeElement, TsTypeOperatorOp, TsTypeParamDecl,
+        TsTypeRef, TsUnionOrIntersectionType, TsUnionType, UnaryOp,
     },
 };
 
@@ -232,52 +232,8 @@ impl Lowering<'_, '_> {
 
     fn lower_inner(&mut self, m: &Rc<ModuleInfo>, env: &Env, ty: &TsType) -> R<Lowered> {
         let schema = match ty {
-            TsType::TsKeywordType(k) => {
-                use TsKeywordTypeKind::*;
-                match k.kind {
-                    TsAnyKeyword | TsUnknownKeyword => json!({}),
-                    TsNumberKeyword => json!({"type": "number"}),
-                    TsStringKeyword => json!({"type": "string"}),
-                    TsBooleanKeyword => json!({"type": "boolean"}),
-                    TsObjectKeyword => json!({"type": "object"}),
-                    TsNullKeyword => json!({"type": "null"}),
-                    TsUndefinedKeyword | TsVoidKeyword => {
-                        return Ok(Lowered {
-                            schema: json!({"type": "null"}),
-                            undefined: true,
-                        });
-                    }
-                    TsBigIntKeyword | TsSymbolKeyword => {
-                        return Err(self.unsupported(k.span, "has no JSON representation"));
-                    }
-                    TsNeverKeyword | TsIntrinsicKeyword => {
-                        return Err(self.unsupported(k.span, "has no values to describe"));
-                    }
-                }
-            }
-            TsType::TsLitType(lit) => match &lit.lit {
-                TsLit::Str(s) => json!({"type": "string", "enum": [s.value.to_string_lossy()]}),
-                TsLit::Bool(b) => json!({"type": "boolean", "enum": [b.value]}),
-                TsLit::Number(n) => match number(n.value) {
-                    Some(v) => json!({"type": "number", "enum": [v]}),
-                    None => return Err(self.unsupported(lit.span, "is not a finite number")),
-                },
-                TsLit::Tpl(t) if t.types.is_empty() => {
-                    let text: String = t
-                        .quasis
-                        .iter()
-                        .filter_map(|q| q.cooked.as_ref())
-                        .map(|c| c.to_string_lossy().into_owned())
-                        .collect();
-                    json!({"type": "string", "enum": [text]})
-                }
-                TsLit::Tpl(_) => {
-                    return Err(self.unsupported(lit.span, "is a template literal type"));
-                }
-                TsLit::BigInt(_) => {
-                    return Err(self.unsupported(lit.span, "has no JSON representation"));
-                }
-            },
+            TsType::TsKeywordType(k) => return self.keyword(k),
+            TsType::TsLitType(lit) => self.literal(lit)?,
             TsType::TsParenthesizedType(p) => return self.lower(m, env, &p.type_ann),
             TsType::TsTypeOperator(op) => match op.op {
                 TsTypeOperatorOp::ReadOnly => return self.lower(m, env, &op.type_ann),
@@ -291,17 +247,7 @@ impl Lowering<'_, '_> {
             TsType::TsArrayType(a) => {
                 json!({"type": "array", "items": self.lower(m, env, &a.elem_type)?.value()})
             }
-            TsType::TsTupleType(t) => {
-                let mut items = Vec::new();
-                for element in &t.elem_types {
-                    if matches!(&*element.ty, TsType::TsOptionalType(_) | TsType::TsRestType(_)) {
-                        return Err(self.unsupported(element.span, "is an optional or rest tuple element"));
-                    }
-                    items.push(self.lower(m, env, &element.ty)?.value());
-                }
-                let n = items.len();
-                json!({"type": "array", "prefixItems": items, "minItems": n, "maxItems": n})
-            }
+            TsType::TsTupleType(t) => self.tuple(m, env, t)?,
             TsType::TsTypeLit(lit) => {
                 let mut shape = Shape::declared();
                 self.members(m, env, &lit.members, &mut shape)?;
@@ -313,36 +259,105 @@ impl Lowering<'_, '_> {
             TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsIntersectionType(i)) => {
                 self.intersection(m, env, i)?
             }
-            TsType::TsTypeRef(r) => {
-                let path = match &r.type_name {
-                    TsEntityName::Ident(id) => Path::Name(&id.sym),
-                    TsEntityName::TsQualifiedName(q) => match &q.left {
-                        TsEntityName::Ident(left) => Path::Member(&left.sym, &q.right.sym),
-                        TsEntityName::TsQualifiedName(_) => {
-                            return Err(self.unsupported(r.span, "is a nested qualified name"));
-                        }
-                    },
-                };
-                let args = r.type_params.as_deref().map_or(&[][..], |p| &p.params[..]);
-                return self.reference(m, env, path, args, r.span);
-            }
-            TsType::TsFnOrConstructorType(_) => {
-                return Err(self.unsupported(ty.span(), "is a function type, not a JSON value"));
-            }
-            TsType::TsConditionalType(_) => {
-                return Err(self.unsupported(ty.span(), "is a conditional type"));
-            }
-            TsType::TsMappedType(_) => return Err(self.unsupported(ty.span(), "is a mapped type")),
-            TsType::TsTypeQuery(_) => return Err(self.unsupported(ty.span(), "uses `typeof`")),
-            TsType::TsIndexedAccessType(_) => {
-                return Err(self.unsupported(ty.span(), "is an indexed access type"));
-            }
-            TsType::TsImportType(_) => {
-                return Err(self.unsupported(ty.span(), "is an `import()` type; import the type by name instead"));
-            }
-            _ => return Err(self.unsupported(ty.span(), "cannot be lowered to JSON Schema")),
+            TsType::TsTypeRef(r) => return self.type_ref(m, env, r),
+            _ => return Err(self.refused(ty)),
         };
         Ok(Lowered::plain(schema))
+    }
+
+    /// A keyword type (`string`, `undefined`, `never`...).
+    fn keyword(&self, k: &TsKeywordType) -> R<Lowered> {
+        use TsKeywordTypeKind::*;
+        let schema = match k.kind {
+            TsAnyKeyword | TsUnknownKeyword => json!({}),
+            TsNumberKeyword => json!({"type": "number"}),
+            TsStringKeyword => json!({"type": "string"}),
+            TsBooleanKeyword => json!({"type": "boolean"}),
+            TsObjectKeyword => json!({"type": "object"}),
+            TsNullKeyword => json!({"type": "null"}),
+            TsUndefinedKeyword | TsVoidKeyword => {
+                return Ok(Lowered {
+                    schema: json!({"type": "null"}),
+                    undefined: true,
+                });
+            }
+            TsBigIntKeyword | TsSymbolKeyword => {
+                return Err(self.unsupported(k.span, "has no JSON representation"));
+            }
+            TsNeverKeyword | TsIntrinsicKeyword => {
+                return Err(self.unsupported(k.span, "has no values to describe"));
+            }
+        };
+        Ok(Lowered::plain(schema))
+    }
+
+    /// A literal type: a one-value `enum`.
+    fn literal(&self, lit: &TsLitType) -> R<Value> {
+        Ok(match &lit.lit {
+            TsLit::Str(s) => json!({"type": "string", "enum": [s.value.to_string_lossy()]}),
+            TsLit::Bool(b) => json!({"type": "boolean", "enum": [b.value]}),
+            TsLit::Number(n) => match number(n.value) {
+                Some(v) => json!({"type": "number", "enum": [v]}),
+                None => return Err(self.unsupported(lit.span, "is not a finite number")),
+            },
+            TsLit::Tpl(t) if t.types.is_empty() => {
+                let text: String = t
+                    .quasis
+                    .iter()
+                    .filter_map(|q| q.cooked.as_ref())
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                json!({"type": "string", "enum": [text]})
+            }
+            TsLit::Tpl(_) => {
+                return Err(self.unsupported(lit.span, "is a template literal type"));
+            }
+            TsLit::BigInt(_) => {
+                return Err(self.unsupported(lit.span, "has no JSON representation"));
+            }
+        })
+    }
+
+    /// `[A, B]`: a fixed-length array.
+    fn tuple(&mut self, m: &Rc<ModuleInfo>, env: &Env, t: &TsTupleType) -> R<Value> {
+        let mut items = Vec::new();
+        for element in &t.elem_types {
+            if matches!(&*element.ty, TsType::TsOptionalType(_) | TsType::TsRestType(_)) {
+                return Err(self.unsupported(element.span, "is an optional or rest tuple element"));
+            }
+            items.push(self.lower(m, env, &element.ty)?.value());
+        }
+        let n = items.len();
+        Ok(json!({"type": "array", "prefixItems": items, "minItems": n, "maxItems": n}))
+    }
+
+    /// A reference to a named type (`X`, `ns.X`, `X<A>`).
+    fn type_ref(&mut self, m: &Rc<ModuleInfo>, env: &Env, r: &TsTypeRef) -> R<Lowered> {
+        let path = match &r.type_name {
+            TsEntityName::Ident(id) => Path::Name(&id.sym),
+            TsEntityName::TsQualifiedName(q) => match &q.left {
+                TsEntityName::Ident(left) => Path::Member(&left.sym, &q.right.sym),
+                TsEntityName::TsQualifiedName(_) => {
+                    return Err(self.unsupported(r.span, "is a nested qualified name"));
+                }
+            },
+        };
+        let args = r.type_params.as_deref().map_or(&[][..], |p| &p.params[..]);
+        self.reference(m, env, path, args, r.span)
+    }
+
+    /// The error for a kind of type that has no JSON Schema.
+    fn refused(&self, ty: &TsType) -> Fail {
+        let why = match ty {
+            TsType::TsFnOrConstructorType(_) => "is a function type, not a JSON value",
+            TsType::TsConditionalType(_) => "is a conditional type",
+            TsType::TsMappedType(_) => "is a mapped type",
+            TsType::TsTypeQuery(_) => "uses `typeof`",
+            TsType::TsIndexedAccessType(_) => "is an indexed access type",
+            TsType::TsImportType(_) => "is an `import()` type; import the type by name instead",
+            _ => "cannot be lowered to JSON Schema",
+        };
+        self.unsupported(ty.span(), why)
     }
 
     /// Adds an object type's members to `shape` (later ones override, as in an interface

@@ -13,8 +13,8 @@ use swc_core::{
     },
     ecma::{
         ast::{
-            Decl, DefaultDecl, EsVersion, ExportSpecifier, ImportSpecifier, Module, ModuleDecl, ModuleExportName,
-            ModuleItem, Pat, Stmt,
+            Decl, DefaultDecl, EsVersion, ExportSpecifier, ImportDecl, ImportSpecifier, Module, ModuleDecl,
+            ModuleExportName, ModuleItem, NamedExport, Pat, Stmt,
         },
         parser::{Syntax, TsSyntax, parse_file_as_module},
     },
@@ -139,46 +139,8 @@ impl<'l> Analyzer<'l> {
                 ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => {
                     self.add_decl(&mut info, export.decl, export.span, true);
                 }
-                ModuleItem::ModuleDecl(ModuleDecl::Import(import)) => {
-                    let specifier = import.src.value.to_string_lossy().into_owned();
-                    for s in import.specifiers {
-                        let (local, imported) = match s {
-                            ImportSpecifier::Named(n) => {
-                                let imported = n.imported.as_ref().map_or_else(|| n.local.sym.to_string(), export_name);
-                                (n.local.sym.to_string(), Imported::Named(imported))
-                            }
-                            ImportSpecifier::Default(d) => (d.local.sym.to_string(), Imported::Default),
-                            ImportSpecifier::Namespace(n) => (n.local.sym.to_string(), Imported::Namespace),
-                        };
-                        info.imports.insert(
-                            local,
-                            Import {
-                                specifier: specifier.clone(),
-                                imported,
-                                span: import.span,
-                            },
-                        );
-                    }
-                }
-                ModuleItem::ModuleDecl(ModuleDecl::ExportNamed(named)) => {
-                    let specifier = named.src.map(|s| s.value.to_string_lossy().into_owned());
-                    for s in named.specifiers {
-                        let ExportSpecifier::Named(n) = s else {
-                            continue; // `export * as ns from`: not followed for types
-                        };
-                        let orig = export_name(&n.orig);
-                        let name = n.exported.as_ref().map_or_else(|| orig.clone(), export_name);
-                        let export = match &specifier {
-                            Some(specifier) => Export::From {
-                                specifier: specifier.clone(),
-                                orig,
-                                span: n.span,
-                            },
-                            None => Export::Local(orig),
-                        };
-                        info.exports.push((name, export));
-                    }
-                }
+                ModuleItem::ModuleDecl(ModuleDecl::Import(import)) => add_import(&mut info, import),
+                ModuleItem::ModuleDecl(ModuleDecl::ExportNamed(named)) => add_named_exports(&mut info, named),
                 ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultDecl(d)) => {
                     if let DefaultDecl::TsInterfaceDecl(i) = d.decl {
                         let name = i.id.sym.to_string();
@@ -297,6 +259,50 @@ impl<'l> Analyzer<'l> {
         } else {
             text
         }
+    }
+}
+
+/// Records an `import` declaration's names, by local name.
+fn add_import(info: &mut ModuleInfo, import: ImportDecl) {
+    let specifier = import.src.value.to_string_lossy().into_owned();
+    for s in import.specifiers {
+        let (local, imported) = match s {
+            ImportSpecifier::Named(n) => {
+                let imported = n.imported.as_ref().map_or_else(|| n.local.sym.to_string(), export_name);
+                (n.local.sym.to_string(), Imported::Named(imported))
+            }
+            ImportSpecifier::Default(d) => (d.local.sym.to_string(), Imported::Default),
+            ImportSpecifier::Namespace(n) => (n.local.sym.to_string(), Imported::Namespace),
+        };
+        info.imports.insert(
+            local,
+            Import {
+                specifier: specifier.clone(),
+                imported,
+                span: import.span,
+            },
+        );
+    }
+}
+
+/// Records `export { a, b as c }`, local or re-exported `from` a module.
+fn add_named_exports(info: &mut ModuleInfo, named: NamedExport) {
+    let specifier = named.src.map(|s| s.value.to_string_lossy().into_owned());
+    for s in named.specifiers {
+        let ExportSpecifier::Named(n) = s else {
+            continue; // `export * as ns from`: not followed for types
+        };
+        let orig = export_name(&n.orig);
+        let name = n.exported.as_ref().map_or_else(|| orig.clone(), export_name);
+        let export = match &specifier {
+            Some(specifier) => Export::From {
+                specifier: specifier.clone(),
+                orig,
+                span: n.span,
+            },
+            None => Export::Local(orig),
+        };
+        info.exports.push((name, export));
     }
 }
 

@@ -133,79 +133,88 @@ impl Analyzer<'_> {
         };
         let mut spec = Spec::default();
         for prop in &object.props {
-            let PropOrSpread::Prop(prop) = prop else {
-                return Err(self.spec_error(tool, prop.span(), "uses a spread"));
-            };
-            let Prop::KeyValue(kv) = &**prop else {
-                return Err(self.spec_error(tool, prop.span(), "has a property that is not `key: literal`"));
-            };
-            let key = match &kv.key {
-                PropName::Ident(id) => id.sym.to_string(),
-                PropName::Str(s) => s.value.to_string_lossy().into_owned(),
-                _ => return Err(self.spec_error(tool, kv.key.span(), "has a computed key")),
-            };
-            let value = unwrap_expr(&kv.value);
-            let flag = |slot: &mut Option<bool>| match value {
-                Expr::Lit(Lit::Bool(b)) => {
-                    *slot = Some(b.value);
-                    Ok(())
-                }
-                _ => Err(self.spec_error(
-                    tool,
-                    value.span(),
-                    &format!("sets `{key}` to something other than `true` or `false`"),
-                )),
-            };
-            match key.as_str() {
-                "surfaceToLlm" => flag(&mut spec.surface_to_llm)?,
-                "isRecordable" => flag(&mut spec.is_recordable)?,
-                "readOnly" => flag(&mut spec.read_only)?,
-                // The original's registration hints: this host always passes a context and runs
-                // every tool on the host, so both are read (literals only) and need nothing more.
-                "requiresContext" | "requiresHost" => flag(&mut None)?,
-                // The original's trailhead metadata (which waypoint a launch tool reaches): data for
-                // its UI; any object literal is accepted and nothing here reads it.
-                "trailhead" if matches!(value, Expr::Object(_)) => {}
-                "supportedPlatforms" | "supportedDrivers" => {
-                    let list = self.string_list(tool, &key, value)?;
-                    if key == "supportedPlatforms" {
-                        spec.supported_platforms = Some(list);
-                    }
-                }
-                "description" => {
-                    let text = match value {
-                        Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
-                        Expr::Tpl(t) if t.exprs.is_empty() => t
-                            .quasis
-                            .iter()
-                            .filter_map(|q| q.cooked.as_ref())
-                            .map(|c| c.to_string_lossy().into_owned())
-                            .collect(),
-                        _ => {
-                            return Err(self.spec_error(
-                                tool,
-                                value.span(),
-                                "sets `description` to something other than a string literal",
-                            ));
-                        }
-                    };
-                    let text = text.trim();
-                    spec.description = (!text.is_empty()).then(|| text.to_owned());
-                }
-                _ => {
-                    return Err(self.spec_error(
-                        tool,
-                        kv.key.span(),
-                        &format!(
-                            "has the unknown key `{key}` (expected description, surfaceToLlm, \
-                             isRecordable, readOnly, supportedPlatforms, supportedDrivers, \
-                             requiresContext or requiresHost)"
-                        ),
-                    ));
-                }
-            }
+            self.spec_property(tool, prop, &mut spec)?;
         }
         Ok(spec)
+    }
+
+    /// One `key: literal` of the spec, into `spec`.
+    fn spec_property(&self, tool: &str, prop: &PropOrSpread, spec: &mut Spec) -> Result<(), AnalyzeError> {
+        let PropOrSpread::Prop(prop) = prop else {
+            return Err(self.spec_error(tool, prop.span(), "uses a spread"));
+        };
+        let Prop::KeyValue(kv) = &**prop else {
+            return Err(self.spec_error(tool, prop.span(), "has a property that is not `key: literal`"));
+        };
+        let key = match &kv.key {
+            PropName::Ident(id) => id.sym.to_string(),
+            PropName::Str(s) => s.value.to_string_lossy().into_owned(),
+            _ => return Err(self.spec_error(tool, kv.key.span(), "has a computed key")),
+        };
+        let value = unwrap_expr(&kv.value);
+        let flag = |slot: &mut Option<bool>| match value {
+            Expr::Lit(Lit::Bool(b)) => {
+                *slot = Some(b.value);
+                Ok(())
+            }
+            _ => Err(self.spec_error(
+                tool,
+                value.span(),
+                &format!("sets `{key}` to something other than `true` or `false`"),
+            )),
+        };
+        match key.as_str() {
+            "surfaceToLlm" => flag(&mut spec.surface_to_llm)?,
+            "isRecordable" => flag(&mut spec.is_recordable)?,
+            "readOnly" => flag(&mut spec.read_only)?,
+            // The original's registration hints: this host always passes a context and runs
+            // every tool on the host, so both are read (literals only) and need nothing more.
+            "requiresContext" | "requiresHost" => flag(&mut None)?,
+            // The original's trailhead metadata (which waypoint a launch tool reaches): data for
+            // its UI; any object literal is accepted and nothing here reads it.
+            "trailhead" if matches!(value, Expr::Object(_)) => {}
+            "supportedPlatforms" | "supportedDrivers" => {
+                let list = self.string_list(tool, &key, value)?;
+                if key == "supportedPlatforms" {
+                    spec.supported_platforms = Some(list);
+                }
+            }
+            "description" => spec.description = self.spec_description(tool, value)?,
+            _ => {
+                return Err(self.spec_error(
+                    tool,
+                    kv.key.span(),
+                    &format!(
+                        "has the unknown key `{key}` (expected description, surfaceToLlm, \
+                         isRecordable, readOnly, supportedPlatforms, supportedDrivers, \
+                         requiresContext or requiresHost)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The spec's `description`: a string literal, trimmed; blank is none.
+    fn spec_description(&self, tool: &str, value: &Expr) -> Result<Option<String>, AnalyzeError> {
+        let text = match value {
+            Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
+            Expr::Tpl(t) if t.exprs.is_empty() => t
+                .quasis
+                .iter()
+                .filter_map(|q| q.cooked.as_ref())
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect(),
+            _ => {
+                return Err(self.spec_error(
+                    tool,
+                    value.span(),
+                    "sets `description` to something other than a string literal",
+                ));
+            }
+        };
+        let text = text.trim();
+        Ok((!text.is_empty()).then(|| text.to_owned()))
     }
 
     /// `["android", "web"]`: an array of string literals, as the spec's hints must be.

@@ -10,9 +10,9 @@ use swc_core::{
         sync::Lrc,
     },
     ecma::{
-        ast::{EsVersion, Program},
+        ast::{EsVersion, Module, Program},
         codegen::{self, text_writer::JsWriter},
-        parser::{Syntax, TsSyntax, parse_file_as_module},
+        parser::{Syntax, TsSyntax, error::Error as ParseError, parse_file_as_module},
         transforms::{
             base::{fixer::fixer, hygiene::hygiene, resolver},
             typescript::{self, TsImportExportAssignConfig},
@@ -58,6 +58,19 @@ fn position(fm: &SourceFile, cm: &SourceMap, pos: BytePos) -> (u32, u32) {
 pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileError> {
     let cm: Lrc<SourceMap> = Default::default();
     let fm = cm.new_source_file(Lrc::new(FileName::Custom(file.to_owned())), source.to_owned());
+    let module = parse(file, &cm, &fm)?;
+    let program = transform(file, &cm, &fm, module)?;
+    let (code, mappings) = emit(file, &cm, &program, source.len())?;
+    let line_map = build_line_map(&code, &fm, mappings);
+    Ok(Transpiled {
+        code,
+        line_map,
+        bytecode: Default::default(),
+    })
+}
+
+/// Parses `fm` as a TypeScript module; any error, recovered or not, is a syntax error.
+fn parse(file: &str, cm: &SourceMap, fm: &SourceFile) -> Result<Module, TranspileError> {
     let syntax = Syntax::Typescript(TsSyntax {
         // QuickJS-ng cannot run decorators, so let the parser refuse them with a position.
         decorators: false,
@@ -65,35 +78,40 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
     });
 
     let mut recovered = Vec::new();
-    let parsed = parse_file_as_module(&fm, syntax, EsVersion::latest(), None, &mut recovered);
-    let syntax_error = |e: swc_core::ecma::parser::error::Error| {
-        let lo = e.span().lo;
-        let (line, col) = position(&fm, &cm, lo);
-        // With decorators off, swc only says "Expression expected" at the `@`: say why.
-        let at_sign =
-            (lo.0.checked_sub(fm.start_pos.0)).and_then(|offset| fm.src.as_bytes().get(offset as usize)) == Some(&b'@');
-        let message = if at_sign {
-            "decorators are not supported (QuickJS cannot run them)".to_owned()
-        } else {
-            e.kind().msg().into_owned()
-        };
-        TranspileError::Syntax {
-            file: file.to_owned(),
-            line,
-            col,
-            message,
-        }
-    };
+    let parsed = parse_file_as_module(fm, syntax, EsVersion::latest(), None, &mut recovered);
     // The parser recovers from some errors (e.g. strict-mode violations); they are still
     // errors for a module. Report the earliest.
-    let module = match parsed {
-        Err(e) => return Err(syntax_error(e)),
+    match parsed {
+        Err(e) => Err(syntax_error(file, cm, fm, e)),
         Ok(module) => match recovered.into_iter().min_by_key(|e| e.span().lo) {
-            Some(e) => return Err(syntax_error(e)),
-            None => module,
+            Some(e) => Err(syntax_error(file, cm, fm, e)),
+            None => Ok(module),
         },
-    };
+    }
+}
 
+/// A parser error as a [`TranspileError::Syntax`] at its position.
+fn syntax_error(file: &str, cm: &SourceMap, fm: &SourceFile, e: ParseError) -> TranspileError {
+    let lo = e.span().lo;
+    let (line, col) = position(fm, cm, lo);
+    // With decorators off, swc only says "Expression expected" at the `@`: say why.
+    let at_sign =
+        (lo.0.checked_sub(fm.start_pos.0)).and_then(|offset| fm.src.as_bytes().get(offset as usize)) == Some(&b'@');
+    let message = if at_sign {
+        "decorators are not supported (QuickJS cannot run them)".to_owned()
+    } else {
+        e.kind().msg().into_owned()
+    };
+    TranspileError::Syntax {
+        file: file.to_owned(),
+        line,
+        col,
+        message,
+    }
+}
+
+/// resolver → strip types → hygiene → fixer; the first error swc reports on the way fails it.
+fn transform(file: &str, cm: &SourceMap, fm: &SourceFile, module: Module) -> Result<Program, TranspileError> {
     let diagnostics = Arc::new(Mutex::new(Vec::new()));
     let handler = Handler::with_emitter(false, false, Box::new(CaptureEmitter(diagnostics.clone())));
     let program = GLOBALS.set(&Globals::new(), || {
@@ -117,7 +135,7 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
 
     let captured = std::mem::take(&mut *diagnostics.lock().unwrap_or_else(|e| e.into_inner()));
     if let Some(d) = captured.into_iter().find(|d| d.is_error) {
-        let (line, col) = d.span.map_or((0, 0), |s| position(&fm, &cm, s.lo));
+        let (line, col) = d.span.map_or((0, 0), |s| position(fm, cm, s.lo));
         return Err(TranspileError::Unsupported {
             file: file.to_owned(),
             line,
@@ -125,8 +143,17 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
             message: d.message,
         });
     }
+    Ok(program)
+}
 
-    let mut code = Vec::with_capacity(source.len());
+/// Generates the JavaScript, with the codegen's (source position, output position) records.
+fn emit(
+    file: &str,
+    cm: &Lrc<SourceMap>,
+    program: &Program,
+    capacity: usize,
+) -> Result<(String, Vec<(BytePos, LineCol)>), TranspileError> {
+    let mut code = Vec::with_capacity(capacity);
     let mut mappings = Vec::new();
     {
         let mut emitter = codegen::Emitter {
@@ -135,7 +162,7 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
             comments: None,
             wr: JsWriter::new(cm.clone(), "\n", &mut code, Some(&mut mappings)),
         };
-        emitter.emit_program(&program).map_err(|e| TranspileError::Internal {
+        emitter.emit_program(program).map_err(|e| TranspileError::Internal {
             file: file.to_owned(),
             message: format!("code generation failed: {e}"),
         })?;
@@ -144,13 +171,7 @@ pub(super) fn run_swc(file: &str, source: &str) -> Result<Transpiled, TranspileE
         file: file.to_owned(),
         message: format!("code generation produced invalid UTF-8: {e}"),
     })?;
-
-    let line_map = build_line_map(&code, &fm, mappings);
-    Ok(Transpiled {
-        code,
-        line_map,
-        bytecode: Default::default(),
-    })
+    Ok((code, mappings))
 }
 
 /// The codegen records (source position, output line/col) for each token it emits. An output

@@ -123,95 +123,116 @@ impl Parser<'_> {
         };
         let mut out = Vec::new();
         for (name, decl) in map {
-            let path = format!("config.args.{name}");
-            let mut chars = name.chars();
-            let ident = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !ident {
-                let msg = format!(
-                    "argument name `{name}` is not an identifier ([A-Za-z_][A-Za-z0-9_]*), so `{{{{args.{name}}}}}` could not name it"
-                );
-                self.at_key(&path, msg);
-            }
-            let pos = self.doc.position(&self.full(&path));
-            let arg = |ty, description, default| TrailArg {
-                name: name.clone(),
-                ty,
-                description,
-                default,
-                pos,
-            };
-            match decl {
-                // The shorthand: `recipient: string`.
-                Value::String(ty) => match ArgType::from_name(ty) {
-                    Some(ty) => out.push(arg(ty, None, None)),
-                    None => self.bad_arg_type(&path),
-                },
-                Value::Object(m) => {
-                    self.known_keys(&path, m, &ARG_KEYS, |_| None);
-                    let ty = match m.get("type") {
-                        None => Some(ArgType::String),
-                        Some(Value::String(t)) => ArgType::from_name(t).or_else(|| {
-                            self.bad_arg_type(&child(&path, "type"));
-                            None
-                        }),
-                        Some(other) => {
-                            self.wrong_type(&child(&path, "type"), "a type name", other);
-                            None
-                        }
-                    };
-                    let description = match m.get("description") {
-                        Some(d) if !d.is_null() => self.text(&child(&path, "description"), d),
-                        _ => None,
-                    };
-                    let required = match m.get("required") {
-                        Some(Value::Bool(b)) => Some(*b),
-                        Some(other) => {
-                            self.wrong_type(&child(&path, "required"), "true or false", other);
-                            None
-                        }
-                        None => None,
-                    };
-                    let default = m.get("default").cloned();
-                    let dpath = child(&path, "default");
-                    match (&default, required) {
-                        (Some(Value::Null), _) => self.at_value(
-                            &dpath,
-                            format!("`{dpath}`: an argument has no null; write `''` for empty text or drop `default` to make it required"),
-                        ),
-                        (Some(_), Some(true)) => self.at_key(
-                            &child(&path, "required"),
-                            format!("`{path}` has a default, so it is optional: drop `required: true` or the default"),
-                        ),
-                        (None, Some(false)) => self.at_key(
-                            &child(&path, "required"),
-                            format!("`{path}` is optional only with a `default`; add one"),
-                        ),
-                        _ => {}
-                    }
-                    if let (Some(ty), Some(d)) = (ty, &default)
-                        && !d.is_null()
-                        && !ty.admits(d)
-                    {
-                        let msg = format!(
-                            "`{dpath}`: expected {} (the declared type), found {}",
-                            ty.name(),
-                            kind(d)
-                        );
-                        self.at_value(&dpath, msg);
-                    }
-                    if let Some(ty) = ty {
-                        out.push(arg(ty, description, default));
-                    }
+            out.extend(self.arg(name, decl));
+        }
+        out
+    }
+
+    /// One `config.args` entry: the shorthand `name: type` or a declaration map.
+    fn arg(&mut self, name: &str, decl: &Value) -> Option<TrailArg> {
+        let path = format!("config.args.{name}");
+        let mut chars = name.chars();
+        let ident = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ident {
+            let msg = format!(
+                "argument name `{name}` is not an identifier ([A-Za-z_][A-Za-z0-9_]*), so `{{{{args.{name}}}}}` could not name it"
+            );
+            self.at_key(&path, msg);
+        }
+        let pos = self.doc.position(&self.full(&path));
+        let (ty, description, default) = match decl {
+            // The shorthand: `recipient: string`.
+            Value::String(ty) => match ArgType::from_name(ty) {
+                Some(ty) => (ty, None, None),
+                None => {
+                    self.bad_arg_type(&path);
+                    return None;
                 }
-                other => self.wrong_type(
+            },
+            Value::Object(m) => self.arg_decl(&path, m)?,
+            other => {
+                self.wrong_type(
                     &path,
                     "a type name or a map with `type`, `description`, `default`",
                     other,
-                ),
+                );
+                return None;
             }
+        };
+        Some(TrailArg {
+            name: name.to_owned(),
+            ty,
+            description,
+            default,
+            pos,
+        })
+    }
+
+    /// An argument's declaration map: its type, description and default, each checked.
+    fn arg_decl(
+        &mut self,
+        path: &str,
+        m: &serde_json::Map<String, Value>,
+    ) -> Option<(ArgType, Option<String>, Option<Value>)> {
+        self.known_keys(path, m, &ARG_KEYS, |_| None);
+        let ty = match m.get("type") {
+            None => Some(ArgType::String),
+            Some(Value::String(t)) => ArgType::from_name(t).or_else(|| {
+                self.bad_arg_type(&child(path, "type"));
+                None
+            }),
+            Some(other) => {
+                self.wrong_type(&child(path, "type"), "a type name", other);
+                None
+            }
+        };
+        let description = match m.get("description") {
+            Some(d) if !d.is_null() => self.text(&child(path, "description"), d),
+            _ => None,
+        };
+        let required = match m.get("required") {
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                self.wrong_type(&child(path, "required"), "true or false", other);
+                None
+            }
+            None => None,
+        };
+        let default = m.get("default").cloned();
+        self.check_arg_default(path, ty, default.as_ref(), required);
+        Some((ty?, description, default))
+    }
+
+    /// A default must be a value of the declared type, and makes `required: true` a contradiction.
+    fn check_arg_default(&mut self, path: &str, ty: Option<ArgType>, default: Option<&Value>, required: Option<bool>) {
+        let dpath = child(path, "default");
+        match (default, required) {
+            (Some(Value::Null), _) => self.at_value(
+                &dpath,
+                format!("`{dpath}`: an argument has no null; write `''` for empty text or drop `default` to make it required"),
+            ),
+            (Some(_), Some(true)) => self.at_key(
+                &child(path, "required"),
+                format!("`{path}` has a default, so it is optional: drop `required: true` or the default"),
+            ),
+            (None, Some(false)) => self.at_key(
+                &child(path, "required"),
+                format!("`{path}` is optional only with a `default`; add one"),
+            ),
+            _ => {}
         }
-        out
+        if let (Some(ty), Some(d)) = (ty, default)
+            && !d.is_null()
+            && !ty.admits(d)
+        {
+            let msg = format!(
+                "`{dpath}`: expected {} (the declared type), found {}",
+                ty.name(),
+                kind(d)
+            );
+            self.at_value(&dpath, msg);
+        }
     }
 
     fn bad_arg_type(&mut self, path: &str) {

@@ -133,49 +133,10 @@ impl Steps<'_> {
         let col = p - line.start();
         let pos = c.pos(&line, p);
         let path = format!("trail[{i}]");
-        let (mut kind, mut text, mut recordable, mut max_retries, mut recording) = (None, None, None, None, None);
-        let mut seen = 0u8;
+        let mut f = StepFields::default();
         loop {
             let line = c.line()?;
-            let (key, after) = c.key(&line, p)?;
-            let bit = match key.as_str() {
-                "step" => 1,
-                "verify" => 2,
-                "recordable" => 4,
-                "maxRetries" => 8,
-                "recording" => 16,
-                _ => return None,
-            };
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
-            let q = c.skip_spaces(after, line.end());
-            if bit == 16 {
-                // A block mapping below, no more (the flow form and anything else: the walk's).
-                if !c.ends(&line, q) {
-                    return None;
-                }
-                c.advance();
-                let next = c.line()?;
-                if next.indent() <= col || c.is_entry(&next, next.indent()) {
-                    return None;
-                }
-                recording = Some(self.recording(c, next.indent(), &path)?);
-            } else {
-                if c.ends(&line, q) {
-                    return None; // a collection below, or an empty value
-                }
-                let v = c.inline(&line, q, col, STEP_DEPTH)?;
-                match bit {
-                    1 | 2 => {
-                        kind = Some(if bit == 1 { StepKind::Step } else { StepKind::Verify });
-                        text = Some(text_of(v)?);
-                    }
-                    4 => recordable = Some(v.as_bool()?),
-                    _ => max_retries = Some(v.as_u64().and_then(|n| u32::try_from(n).ok())?),
-                }
-            }
+            self.step_entry(c, &line, p, col, &path, &mut f)?;
             match c.line() {
                 Some(next) if next.indent() == col && !c.is_entry(&next, col) => p = next.start() + col,
                 Some(next) if next.indent() > col => return None,
@@ -183,11 +144,11 @@ impl Steps<'_> {
             }
         }
         // One of `step` and `verify`; no recording beside `recordable: false`.
-        if seen & 3 == 3 {
+        if f.seen & 3 == 3 {
             return None;
         }
-        if recordable == Some(false)
-            && let Some(rec) = &recording
+        if f.recordable == Some(false)
+            && let Some(rec) = &f.recording
             && rec
                 .entries
                 .iter()
@@ -197,14 +158,67 @@ impl Steps<'_> {
         }
         Some(Step {
             number: i + 1,
-            kind: kind?,
-            text: text?,
-            recordable,
-            max_retries,
-            recording,
+            kind: f.kind?,
+            text: f.text?,
+            recordable: f.recordable,
+            max_retries: f.max_retries,
+            recording: f.recording,
             pos,
             path,
         })
+    }
+
+    /// One `key: value` of a step at `p` on `line`, the step's keys at column `col`, into `f`;
+    /// `None` for anything the walk should read.
+    fn step_entry(
+        &self,
+        c: &mut Cursor<'_>,
+        line: &Line,
+        p: usize,
+        col: usize,
+        path: &str,
+        f: &mut StepFields,
+    ) -> Option<()> {
+        let (key, after) = c.key(line, p)?;
+        let bit = match key.as_str() {
+            "step" => 1,
+            "verify" => 2,
+            "recordable" => 4,
+            "maxRetries" => 8,
+            "recording" => 16,
+            _ => return None,
+        };
+        if f.seen & bit != 0 {
+            return None;
+        }
+        f.seen |= bit;
+        let q = c.skip_spaces(after, line.end());
+        if bit == 16 {
+            // A block mapping below, no more (the flow form and anything else: the walk's).
+            if !c.ends(line, q) {
+                return None;
+            }
+            c.advance();
+            let next = c.line()?;
+            if next.indent() <= col || c.is_entry(&next, next.indent()) {
+                return None;
+            }
+            f.recording = Some(self.recording(c, next.indent(), path)?);
+        } else {
+            if c.ends(line, q) {
+                return None; // a collection below, or an empty value
+            }
+            let v = c.inline(line, q, col, STEP_DEPTH)?;
+            match bit {
+                1 | 2 => {
+                    f.kind = Some(if bit == 1 { StepKind::Step } else { StepKind::Verify });
+                    f.text = Some(text_of(v)?);
+                }
+                4 => f.recordable = Some(v.as_bool()?),
+                _ => f.max_retries = Some(v.as_u64().and_then(|n| u32::try_from(n).ok())?),
+            }
+        }
+        Some(())
     }
 
     /// A step's `recording:`, its keys at column `col` from the cursor's line.
@@ -301,6 +315,17 @@ impl Steps<'_> {
 /// by its longest match; left to it).
 fn plain_name(name: &str) -> bool {
     !name.contains(['.', '[', ']'])
+}
+
+/// A step's fields as the quick path reads them, and which keys it has seen (one bit each).
+#[derive(Default)]
+struct StepFields {
+    kind: Option<StepKind>,
+    text: Option<String>,
+    recordable: Option<bool>,
+    max_retries: Option<u32>,
+    recording: Option<Recording>,
+    seen: u8,
 }
 
 /// A step's text: text, or a number or true/false as its text (the walk's reading).

@@ -139,46 +139,67 @@ impl Lowering<'_, '_> {
                 }
                 shape.into_value()
             }
-            "Record" => {
-                let value = match rest.first() {
-                    // `Record<string, never>`, the usual "no arguments": an empty object.
-                    Some(v) if is_never(v) => return Ok(Some(Lowered::plain(Shape::declared().into_value()))),
-                    Some(v) => self.lower(m, env, v)?.value(),
-                    None => json!({}),
-                };
-                match keys_of(&lowered.value()) {
-                    Some(Keys::AnyString) => json!({"type": "object", "additionalProperties": value}),
-                    Some(Keys::Listed(keys)) => {
-                        let mut shape = Shape::declared();
-                        for key in keys {
-                            shape.set(key, value.clone(), true);
-                        }
-                        shape.into_value()
-                    }
-                    None => {
-                        return Err(self.unsupported(
-                            first.span(),
-                            "cannot key a `Record`: keys must be `string` or string literals",
-                        ));
-                    }
-                }
-            }
+            "Record" => self.record(m, env, first, lowered, rest)?,
             _ => {
                 // Pick, Omit
-                let mut shape = self.shape_of(lowered.value(), first, name)?;
-                let keys = match rest.first() {
-                    Some(k) => keys_of(&self.lower(m, env, k)?.value()),
-                    None => None,
-                };
-                let Some(Keys::Listed(keys)) = keys else {
-                    return Err(self.unsupported(span, &format!("names keys that are not string literals in `{name}`")));
-                };
-                let keep = name == "Pick";
-                shape.props.retain(|p| keys.contains(&p.name) == keep);
-                shape.into_value()
+                let shape = self.shape_of(lowered.value(), first, name)?;
+                self.pick_or_omit(m, env, name, shape, rest, span)?
             }
         };
         Ok(Some(Lowered::plain(schema)))
+    }
+
+    /// `Record<K, V>`, `K` lowered already.
+    fn record(
+        &mut self,
+        m: &Rc<ModuleInfo>,
+        env: &Env,
+        first: &TsType,
+        keys: Lowered,
+        rest: &[Box<TsType>],
+    ) -> R<Value> {
+        let value = match rest.first() {
+            // `Record<string, never>`, the usual "no arguments": an empty object.
+            Some(v) if is_never(v) => return Ok(Shape::declared().into_value()),
+            Some(v) => self.lower(m, env, v)?.value(),
+            None => json!({}),
+        };
+        match keys_of(&keys.value()) {
+            Some(Keys::AnyString) => Ok(json!({"type": "object", "additionalProperties": value})),
+            Some(Keys::Listed(keys)) => {
+                let mut shape = Shape::declared();
+                for key in keys {
+                    shape.set(key, value.clone(), true);
+                }
+                Ok(shape.into_value())
+            }
+            None => Err(self.unsupported(
+                first.span(),
+                "cannot key a `Record`: keys must be `string` or string literals",
+            )),
+        }
+    }
+
+    /// `Pick<T, K>` or `Omit<T, K>` (`name`), `T` lowered to `shape` already.
+    fn pick_or_omit(
+        &mut self,
+        m: &Rc<ModuleInfo>,
+        env: &Env,
+        name: &str,
+        mut shape: Shape,
+        rest: &[Box<TsType>],
+        span: Span,
+    ) -> R<Value> {
+        let keys = match rest.first() {
+            Some(k) => keys_of(&self.lower(m, env, k)?.value()),
+            None => None,
+        };
+        let Some(Keys::Listed(keys)) = keys else {
+            return Err(self.unsupported(span, &format!("names keys that are not string literals in `{name}`")));
+        };
+        let keep = name == "Pick";
+        shape.props.retain(|p| keys.contains(&p.name) == keep);
+        Ok(shape.into_value())
     }
 
     fn shape_of(&self, schema: Value, ty: &TsType, utility: &str) -> R<Shape> {
