@@ -417,10 +417,35 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
     };
     let selectors = selectors();
     let scratch = scratch::Scratch::new(project.cache_dir())?;
-    // Per target trailmap: the gen files and their line tables.
-    let mut groups: BTreeMap<String, Vec<(usize, PathBuf, Vec<surface::LineEntry>)>> = BTreeMap::new();
+    let groups = write_gen_files(&targets, &mut catalogs, scratch.path(), &mut report)?;
+    let run = TscRun {
+        project,
+        tsc: &tsc,
+        targets: &targets,
+        selectors,
+        dir: scratch.path(),
+    };
+    for (n, (id, gens)) in groups.iter().enumerate() {
+        let Ok((_, surface)) = catalogs.get(id) else { continue };
+        run.check_group(n, id, gens, surface, &mut report)?;
+    }
+    sort(&mut report.findings);
+    Ok(report)
+}
+
+/// A trail's generated check file: the trail's index in the targets, the file and its line table.
+type GenFile = (usize, PathBuf, Vec<surface::LineEntry>);
+
+/// Writes a `.trail.gen.ts` into `dir` for every checkable target; returns them by target trailmap.
+fn write_gen_files(
+    targets: &[Target],
+    catalogs: &mut Catalogs<'_>,
+    dir: &Path,
+    report: &mut CheckReport,
+) -> Result<BTreeMap<String, Vec<GenFile>>, TscCheckError> {
+    let mut groups: BTreeMap<String, Vec<GenFile>> = BTreeMap::new();
     for (i, t) in targets.iter().enumerate() {
-        if !checkable(t, &mut catalogs, &mut report) {
+        if !checkable(t, catalogs, report) {
             continue;
         }
         let Some(id) = t.map.clone() else { continue };
@@ -442,15 +467,39 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         let (text, table) = trail_gen_ts(&format!("// {}", t.trail.file.display()), &calls);
         // Numbered: two trails of one name in different folders get different gen files.
         let stem = crate::trail::trail_stem(&t.trail.file);
-        let gen_file = scratch.path().join(format!("{i}-{stem}.trail.gen.ts"));
+        let gen_file = dir.join(format!("{i}-{stem}.trail.gen.ts"));
         std::fs::write(&gen_file, &text)?;
         groups.entry(id).or_default().push((i, gen_file, table));
     }
-    for (n, (id, gens)) in groups.iter().enumerate() {
-        let Ok((_, surface)) = catalogs.get(id) else { continue };
-        let warning = exempt(project, id);
-        let Some(map) = project.trailmaps.get(id) else { continue };
-        let dir = scratch.path();
+    Ok(groups)
+}
+
+/// What every target trailmap's tsc run shares.
+struct TscRun<'a> {
+    project: &'a Project,
+    tsc: &'a Path,
+    targets: &'a [Target],
+    selectors: &'a Value,
+    /// The scratch folder the generated files go in.
+    dir: &'a Path,
+}
+
+impl TscRun<'_> {
+    /// Compiles the gen files of the trailmap `id` (the `n`th) against its `surface`, adding the
+    /// findings to `report`.
+    fn check_group(
+        &self,
+        n: usize,
+        id: &str,
+        gens: &[GenFile],
+        surface: &Surface,
+        report: &mut CheckReport,
+    ) -> Result<(), TscCheckError> {
+        let warning = exempt(self.project, id);
+        let Some(map) = self.project.trailmaps.get(id) else {
+            return Ok(());
+        };
+        let dir = self.dir;
         let dts = dir.join(format!("{n}.trails.d.ts"));
         std::fs::write(&dts, client_dts(&surface.recordable_tools(), &surface.host_functions))?;
         let abs = |p: &Path| {
@@ -466,56 +515,59 @@ pub fn check_tsc(project: &Project, files: &[PathBuf]) -> Result<CheckReport, Ts
         )?);
         let config = dir.join(format!("tsconfig.{n}.json"));
         std::fs::write(&config, trails_tsconfig(&sdk, &abs(&dts), &gen_refs))?;
-        for d in surface::run_tsc(&tsc, &config)? {
-            let file = std::path::absolute(dir.join(&d.file)).unwrap_or_default();
-            let Some((i, _, table)) = gens
-                .iter()
-                .find(|(_, g, _)| std::path::absolute(g).ok().as_ref() == Some(&file))
-            else {
-                report.findings.push(Finding {
-                    file,
-                    line: d.line,
-                    col: d.col,
-                    step: None,
-                    tool: None,
-                    message: format!("{}: {}", d.code, d.message),
-                    warning: false,
-                });
-                continue;
-            };
-            let trail = &targets[*i].trail;
-            match surface::entry_for_line(table, d.line) {
-                Some(e) => report.findings.push(Finding {
-                    file: trail.file.clone(),
-                    line: e.yaml_line,
-                    col: e.yaml_col,
-                    step: Some(e.step.clone()),
-                    tool: Some(e.tool.clone()),
-                    message: format!("{}: {}", d.code, d.message),
-                    warning,
-                }),
-                None => report.findings.push(Finding {
-                    file: trail.file.clone(),
-                    line: 1,
-                    col: 1,
-                    step: None,
-                    tool: None,
-                    message: format!("the generated check file failed to compile: {}: {}", d.code, d.message),
-                    warning: false,
-                }),
-            }
+        for d in surface::run_tsc(self.tsc, &config)? {
+            report.findings.push(self.finding(&d, gens, warning));
         }
         // TypeScript cannot tell a valid regular expression from an invalid one; the native gate
         // can, and both gates must refuse one, so its regex findings join tsc's.
         for (i, _, _) in gens {
-            let (_, native) = check_trail(&targets[*i].trail, surface, selectors, warning);
+            let (_, native) = check_trail(&self.targets[*i].trail, surface, self.selectors, warning);
             report
                 .findings
                 .extend(native.into_iter().filter(|f| f.message.contains(REGEX_FINDING)));
         }
+        Ok(())
     }
-    sort(&mut report.findings);
-    Ok(report)
+
+    /// The finding for tsc's diagnostic `d`: at its trail · step when it is in one of `gens`.
+    fn finding(&self, d: &surface::tsc::TscDiagnostic, gens: &[GenFile], warning: bool) -> Finding {
+        let file = std::path::absolute(self.dir.join(&d.file)).unwrap_or_default();
+        let Some((i, _, table)) = gens
+            .iter()
+            .find(|(_, g, _)| std::path::absolute(g).ok().as_ref() == Some(&file))
+        else {
+            return Finding {
+                file,
+                line: d.line,
+                col: d.col,
+                step: None,
+                tool: None,
+                message: format!("{}: {}", d.code, d.message),
+                warning: false,
+            };
+        };
+        let trail = &self.targets[*i].trail;
+        match surface::entry_for_line(table, d.line) {
+            Some(e) => Finding {
+                file: trail.file.clone(),
+                line: e.yaml_line,
+                col: e.yaml_col,
+                step: Some(e.step.clone()),
+                tool: Some(e.tool.clone()),
+                message: format!("{}: {}", d.code, d.message),
+                warning,
+            },
+            None => Finding {
+                file: trail.file.clone(),
+                line: 1,
+                col: 1,
+                step: None,
+                tool: None,
+                message: format!("the generated check file failed to compile: {}: {}", d.code, d.message),
+                warning: false,
+            },
+        }
+    }
 }
 
 /// What every invalid-regex finding says (see [`crate::selector::check_pattern`]).

@@ -18,10 +18,10 @@ use trailblaze_host_functions::decode::{DecodeError, nearest_names};
 
 pub use host::call_host;
 
-use crate::script::port::{Callbacks, HostInvoke, ScriptRuntime};
+use crate::script::port::{Callbacks, HostInvoke, ScriptRuntime, ScriptedTool};
 use crate::state::SessionCore;
 use crate::state::log::Event;
-use crate::tool::{Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
+use crate::tool::{BuiltinEntry, Outcome, ToolCx, ToolDescriptor, ToolFailure, ToolKind};
 
 /// Why a call failed. Messages never quote argument values.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -193,56 +193,7 @@ fn run_tool(
     depth: u32,
 ) -> Result<Value, CallError> {
     match &tool.kind {
-        ToolKind::Builtin(entry) => {
-            // A secret where the tool would compute on it is refused before it is resolved.
-            if let Some(path) = secret_gate::secret_outside(&args, entry.secret_args, &s.redact) {
-                return Err(CallError::Failed {
-                    tool: name.to_string(),
-                    message: secret_gate::refusal(name, &path, entry.secret_args),
-                });
-            }
-            let secret_input = secret_gate::holds_secret(&args, &s.redact);
-            if entry.delegates {
-                // An expansion's error may name what it was given: redacted like a step's.
-                let outcome =
-                    run_builtin(s, name, &args, |a, cx| entry.run(a, cx)).map_err(|e| e.redacted(&s.redact))?;
-                return match outcome {
-                    Outcome::Delegate(calls) => run_expansion(s, rt, calls),
-                    Outcome::Sequence(calls) => {
-                        llm_visible_only(s, name, &calls)?;
-                        run_expansion(s, rt, calls)
-                    }
-                    Outcome::Trail(path) => run_expansion(s, rt, expand::trail_calls(s, name, &path)?),
-                    Outcome::Script { source, input } => {
-                        let calls = expand::script_calls(s, rt, name, &source, input)?;
-                        run_expansion(s, rt, calls)
-                    }
-                    Outcome::Done(v) => Ok(v),
-                };
-            }
-            step(s, name, args, depth, true, |resolved| {
-                // What memory tokens put in is held to the same rule (a value read off the screen).
-                if let Some(path) = secret_gate::secret_outside(resolved, entry.secret_args, &s.redact) {
-                    return Err(CallError::Failed {
-                        tool: name.to_string(),
-                        message: secret_gate::refusal(name, &path, entry.secret_args),
-                    });
-                }
-                let outcome = run_builtin(s, name, resolved, |a, cx| {
-                    cx.secret_input = secret_input;
-                    entry.run(a, cx)
-                })?;
-                match outcome {
-                    Outcome::Done(v) => Ok((v, tool.flags.read_only)),
-                    Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) | Outcome::Script { .. } => {
-                        Err(CallError::Failed {
-                            tool: name.to_string(),
-                            message: "an executable tool tried to delegate".into(),
-                        })
-                    }
-                }
-            })
-        }
+        ToolKind::Builtin(entry) => run_builtin_tool(s, rt, name, tool, entry, args, depth),
         ToolKind::Composed(composed) => run_expansion(s, rt, crate::tool::composed::expand(composed, &args)),
         // An embedder's device that says it is a browser still has no driver for these here.
         ToolKind::Foreign(p) => Err(CallError::Failed {
@@ -253,33 +204,116 @@ fn run_tool(
             tool: name.to_string(),
             message: message.clone(),
         }),
-        ToolKind::Scripted(script) => step(s, name, args, depth, false, |args| {
-            // A tool's own budget (`timeoutMs` in its tool.yaml) replaces the session's when it is
-            // the top-level call; called from another tool it runs in its caller's budget.
-            let own = script.timeout.filter(|_| depth == 0);
-            if let Some(timeout) = own {
-                s.deadline.begin(&crate::budget::Limits {
-                    timeout,
-                    ..s.settings.limits.clone()
-                });
-            }
-            // Scripts receive placeholders, never resolved secrets: they resolve at the device.
-            let back = Back { core: s, runtime: rt };
-            let out = s
-                .as_script(name, || rt.run_tool(&back, script, name, args))
-                .map_err(|message| CallError::Script {
-                    tool: name.to_string(),
-                    message: match own {
-                        // The runtimes word a timeout with the session's limit; this call had its own.
-                        Some(t) if s.deadline.stopped() == Some(crate::budget::Stop::TimedOut) => {
-                            format!("exceeded its time limit of {} ms (timeoutMs)", t.as_millis())
-                        }
-                        _ => message,
-                    },
-                })?;
-            Ok((out.value, tool.flags.read_only || out.read_only))
-        }),
+        ToolKind::Scripted(script) => run_scripted(s, rt, name, tool, script, args, depth),
     }
+}
+
+/// Runs a built-in tool: the calls it expands into when it delegates, else one step.
+fn run_builtin_tool(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    tool: &ToolDescriptor,
+    entry: &BuiltinEntry,
+    args: Value,
+    depth: u32,
+) -> Result<Value, CallError> {
+    // A secret where the tool would compute on it is refused before it is resolved.
+    if let Some(path) = secret_gate::secret_outside(&args, entry.secret_args, &s.redact) {
+        return Err(CallError::Failed {
+            tool: name.to_string(),
+            message: secret_gate::refusal(name, &path, entry.secret_args),
+        });
+    }
+    let secret_input = secret_gate::holds_secret(&args, &s.redact);
+    if entry.delegates {
+        return run_delegating(s, rt, name, entry, &args);
+    }
+    step(s, name, args, depth, true, |resolved| {
+        // What memory tokens put in is held to the same rule (a value read off the screen).
+        if let Some(path) = secret_gate::secret_outside(resolved, entry.secret_args, &s.redact) {
+            return Err(CallError::Failed {
+                tool: name.to_string(),
+                message: secret_gate::refusal(name, &path, entry.secret_args),
+            });
+        }
+        let outcome = run_builtin(s, name, resolved, |a, cx| {
+            cx.secret_input = secret_input;
+            entry.run(a, cx)
+        })?;
+        match outcome {
+            Outcome::Done(v) => Ok((v, tool.flags.read_only)),
+            Outcome::Delegate(_) | Outcome::Sequence(_) | Outcome::Trail(_) | Outcome::Script { .. } => {
+                Err(CallError::Failed {
+                    tool: name.to_string(),
+                    message: "an executable tool tried to delegate".into(),
+                })
+            }
+        }
+    })
+}
+
+/// Runs a delegating built-in, then the calls it expanded into.
+fn run_delegating(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    entry: &BuiltinEntry,
+    args: &Value,
+) -> Result<Value, CallError> {
+    // An expansion's error may name what it was given: redacted like a step's.
+    let outcome = run_builtin(s, name, args, |a, cx| entry.run(a, cx)).map_err(|e| e.redacted(&s.redact))?;
+    match outcome {
+        Outcome::Delegate(calls) => run_expansion(s, rt, calls),
+        Outcome::Sequence(calls) => {
+            llm_visible_only(s, name, &calls)?;
+            run_expansion(s, rt, calls)
+        }
+        Outcome::Trail(path) => run_expansion(s, rt, expand::trail_calls(s, name, &path)?),
+        Outcome::Script { source, input } => {
+            let calls = expand::script_calls(s, rt, name, &source, input)?;
+            run_expansion(s, rt, calls)
+        }
+        Outcome::Done(v) => Ok(v),
+    }
+}
+
+/// Runs a scripted tool as one step, in its own time budget when it has one and is the top-level call.
+fn run_scripted(
+    s: &SessionCore,
+    rt: &dyn ScriptRuntime,
+    name: &str,
+    tool: &ToolDescriptor,
+    script: &ScriptedTool,
+    args: Value,
+    depth: u32,
+) -> Result<Value, CallError> {
+    step(s, name, args, depth, false, |args| {
+        // A tool's own budget (`timeoutMs` in its tool.yaml) replaces the session's when it is
+        // the top-level call; called from another tool it runs in its caller's budget.
+        let own = script.timeout.filter(|_| depth == 0);
+        if let Some(timeout) = own {
+            s.deadline.begin(&crate::budget::Limits {
+                timeout,
+                ..s.settings.limits.clone()
+            });
+        }
+        // Scripts receive placeholders, never resolved secrets: they resolve at the device.
+        let back = Back { core: s, runtime: rt };
+        let out = s
+            .as_script(name, || rt.run_tool(&back, script, name, args))
+            .map_err(|message| CallError::Script {
+                tool: name.to_string(),
+                message: match own {
+                    // The runtimes word a timeout with the session's limit; this call had its own.
+                    Some(t) if s.deadline.stopped() == Some(crate::budget::Stop::TimedOut) => {
+                        format!("exceeded its time limit of {} ms (timeoutMs)", t.as_millis())
+                    }
+                    _ => message,
+                },
+            })?;
+        Ok((out.value, tool.flags.read_only || out.read_only))
+    })
 }
 
 /// A tool's arguments as its step records them when one of them is a secret by its meaning
@@ -413,41 +447,12 @@ fn step(
     resolve_secrets: bool,
     work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
 ) -> Result<Value, CallError> {
-    let (seq, logged) = {
-        // A secret's value typed literally is logged (and so recorded) as its placeholder: a
-        // recording replays the same text, where `***` would type the wrong one.
-        let recorded = s.placeholders.recorded(&args);
-        let masked = secret_arguments_masked(name, recorded.as_ref().unwrap_or(&args));
-        let mut log = s.log.borrow_mut();
-        let seq = log.next_seq();
-        log.append(Event::StepStarted {
-            seq,
-            depth,
-            tool: name,
-            args: masked.as_ref().or(recorded.as_ref()).unwrap_or(&args),
-            masked: masked.is_some(),
-        });
-        // What was logged, kept for the step's record at its end (not copied now).
-        (seq, masked.or(recorded))
-    };
+    let (seq, logged) = log_step_started(s, name, &args, depth);
     let given = args;
     let args = &given;
     let started = Instant::now();
     let outcome = if resolve_secrets {
-        // A built-in works the device: its time counts against the wall clock, not the script's.
-        s.deadline.pause();
-        // Memory tokens (`{{total}}`) and secrets in one pass at the last moment, so the step keeps
-        // the placeholders, a recording replays with its own run's values, and nothing a
-        // placeholder put in (text off the screen) is expanded again.
-        let expanded = crate::placeholder::expand(args, &s.memory.borrow(), s.secrets());
-        let outcome = expanded
-            .map_err(|message| CallError::Failed {
-                tool: name.to_string(),
-                message,
-            })
-            .and_then(|resolved| work(resolved.as_ref().unwrap_or(args)));
-        s.deadline.resume();
-        outcome
+        work_resolved(s, name, args, work)
     } else {
         work(args)
     };
@@ -466,9 +471,65 @@ fn step(
     if !matches!(outcome, Ok((_, true))) {
         s.screen.invalidate();
     }
+    log_step_finished(s, seq, name, logged.unwrap_or(given), &outcome, millis);
+    outcome.map(|(v, _)| v)
+}
+
+/// Logs the start of a step; returns its sequence number and the arguments as logged when they
+/// differ from `args` (placeholders put back, a secret masked).
+fn log_step_started(s: &SessionCore, name: &str, args: &Value, depth: u32) -> (u64, Option<Value>) {
+    // A secret's value typed literally is logged (and so recorded) as its placeholder: a
+    // recording replays the same text, where `***` would type the wrong one.
+    let recorded = s.placeholders.recorded(args);
+    let masked = secret_arguments_masked(name, recorded.as_ref().unwrap_or(args));
     let mut log = s.log.borrow_mut();
-    log.give_args(seq, logged.unwrap_or(given));
-    match &outcome {
+    let seq = log.next_seq();
+    log.append(Event::StepStarted {
+        seq,
+        depth,
+        tool: name,
+        args: masked.as_ref().or(recorded.as_ref()).unwrap_or(args),
+        masked: masked.is_some(),
+    });
+    // What was logged, kept for the step's record at its end (not copied now).
+    (seq, masked.or(recorded))
+}
+
+/// Runs `work` on `args` with memory tokens and secrets resolved, the deadline paused meanwhile.
+fn work_resolved(
+    s: &SessionCore,
+    name: &str,
+    args: &Value,
+    work: impl FnOnce(&Value) -> Result<(Value, bool), CallError>,
+) -> Result<(Value, bool), CallError> {
+    // A built-in works the device: its time counts against the wall clock, not the script's.
+    s.deadline.pause();
+    // Memory tokens (`{{total}}`) and secrets in one pass at the last moment, so the step keeps
+    // the placeholders, a recording replays with its own run's values, and nothing a
+    // placeholder put in (text off the screen) is expanded again.
+    let expanded = crate::placeholder::expand(args, &s.memory.borrow(), s.secrets());
+    let outcome = expanded
+        .map_err(|message| CallError::Failed {
+            tool: name.to_string(),
+            message,
+        })
+        .and_then(|resolved| work(resolved.as_ref().unwrap_or(args)));
+    s.deadline.resume();
+    outcome
+}
+
+/// Logs the end of step `seq`, handing the log the arguments it recorded.
+fn log_step_finished(
+    s: &SessionCore,
+    seq: u64,
+    name: &str,
+    logged: Value,
+    outcome: &Result<(Value, bool), CallError>,
+    millis: f64,
+) {
+    let mut log = s.log.borrow_mut();
+    log.give_args(seq, logged);
+    match outcome {
         Ok((value, _)) => log.append(Event::StepFinished {
             seq,
             tool: name,
@@ -489,7 +550,6 @@ fn step(
             })
         }
     }
-    outcome.map(|(v, _)| v)
 }
 
 #[cfg(test)]

@@ -163,6 +163,7 @@ impl SessionLog {
         self.write_line(json!({ "event": "host_calls", "calls": calls }));
     }
 
+    /// Writes one event as a line (a host call is tallied by `append`, never written here).
     fn write(&mut self, event: Event<'_>) {
         let line = match event {
             Event::StepStarted {
@@ -171,24 +172,7 @@ impl SessionLog {
                 tool,
                 args,
                 masked,
-            } => {
-                let fast = StartedLine {
-                    event: "step_started",
-                    seq,
-                    depth,
-                    tool,
-                    args,
-                };
-                if let Some(bytes) = self.clean_line(&fast) {
-                    // The arguments are the caller's until the step ends (`give_args`): a copy
-                    // here was a step's largest allocation.
-                    self.record_started(seq, depth, tool, Value::Null, masked);
-                    self.awaiting.push(seq);
-                    return self.write_bytes(bytes);
-                }
-                let line = json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args });
-                return self.write_step_started(line, masked);
-            }
+            } => return self.write_started(seq, depth, tool, args, masked),
             Event::StepFinished {
                 seq,
                 tool,
@@ -196,30 +180,7 @@ impl SessionLog {
                 result: Some(result),
                 error,
                 millis,
-            } => {
-                // A result can be large (a snapshot's tree, on every `snapshot` call): serialized
-                // once, straight from the caller's value, not copied into the line and walked again.
-                let ms = round(millis);
-                let fast = FinishedHead {
-                    event: "step_finished",
-                    seq,
-                    tool,
-                    ok,
-                    error,
-                    ms,
-                };
-                if let Some(head) = self.clean_line(&fast) {
-                    let raw = self.result_bytes(result);
-                    self.record_finished(seq, ok, error, ms);
-                    return self.write_bytes(joined(head, "result", &raw));
-                }
-                let head = json!({
-                    "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
-                    "error": error, "ms": round(millis),
-                });
-                let raw = self.result_bytes(result);
-                return self.write_line_raw(head, Some(("result", raw)));
-            }
+            } => return self.write_finished(seq, tool, ok, result, error, millis),
             Event::StepFinished {
                 seq,
                 tool,
@@ -247,6 +208,52 @@ impl SessionLog {
             Event::HostCall { .. } => return,
         };
         self.write_line(line);
+    }
+
+    /// A step's start: serialized straight from the caller's arguments when no secret is in them.
+    fn write_started(&mut self, seq: u64, depth: u32, tool: &str, args: &Value, masked: bool) {
+        let fast = StartedLine {
+            event: "step_started",
+            seq,
+            depth,
+            tool,
+            args,
+        };
+        if let Some(bytes) = self.clean_line(&fast) {
+            // The arguments are the caller's until the step ends (`give_args`): a copy
+            // here was a step's largest allocation.
+            self.record_started(seq, depth, tool, Value::Null, masked);
+            self.awaiting.push(seq);
+            return self.write_bytes(bytes);
+        }
+        let line = json!({ "event": "step_started", "seq": seq, "depth": depth, "tool": tool, "args": args });
+        self.write_step_started(line, masked);
+    }
+
+    /// A step's end with its result.
+    fn write_finished(&mut self, seq: u64, tool: &str, ok: bool, result: &Value, error: Option<&str>, millis: f64) {
+        // A result can be large (a snapshot's tree, on every `snapshot` call): serialized
+        // once, straight from the caller's value, not copied into the line and walked again.
+        let ms = round(millis);
+        let fast = FinishedHead {
+            event: "step_finished",
+            seq,
+            tool,
+            ok,
+            error,
+            ms,
+        };
+        if let Some(head) = self.clean_line(&fast) {
+            let raw = self.result_bytes(result);
+            self.record_finished(seq, ok, error, ms);
+            return self.write_bytes(joined(head, "result", &raw));
+        }
+        let head = json!({
+            "event": "step_finished", "seq": seq, "tool": tool, "ok": ok,
+            "error": error, "ms": round(millis),
+        });
+        let raw = self.result_bytes(result);
+        self.write_line_raw(head, Some(("result", raw)));
     }
 
     fn write_line(&mut self, line: Value) {

@@ -28,9 +28,42 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
     for name in ["trail-call", "trail-calls", "trail-recording", "trail-step"] {
         defs.insert(name.into(), Value::Null);
     }
+    let props = tool_props(tools, &mut defs);
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    insert_trail_defs(&mut defs, &names, props);
+    let text = json!({ "type": ["string", "number", "boolean"] });
+    let recording = json!({ "$ref": "#/definitions/trail-recording" });
+    json!({
+        "$schema": DRAFT,
+        "title": "A trail (`*.trail.yaml`)",
+        "definitions": defs,
+        "anyOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["trail"],
+                "properties": {
+                    "config": config_schema(),
+                    "trailhead": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["step"],
+                        "properties": { "step": text, "recording": recording },
+                    },
+                    "trail": { "type": "array", "items": { "$ref": "#/definitions/trail-step" } },
+                },
+            },
+            // The original's older list form (`trailblaze migrate` rewrites it): its shape only.
+            { "type": "array", "minItems": 1 }
+        ],
+    })
+}
+
+/// Each tool's argument schema by tool name, its own definitions hoisted into `defs`.
+fn tool_props(tools: &[SurfaceEntry], defs: &mut Map<String, Value>) -> Map<String, Value> {
     let mut props = Map::new();
     for t in tools {
-        let mut args = hoist_defs(&t.name, (*t.args).clone(), &mut defs);
+        let mut args = hoist_defs(&t.name, (*t.args).clone(), defs);
         if let Value::Object(m) = &mut args {
             m.remove("$schema");
             m.remove("title");
@@ -50,7 +83,12 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
         };
         props.insert(t.name.clone(), args);
     }
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    props
+}
+
+/// Fills the trail's own definitions: a call of one of `names` (arguments `props`), a list of
+/// calls, a recording and a step.
+fn insert_trail_defs(defs: &mut Map<String, Value>, names: &[&str], props: Map<String, Value>) {
     defs.insert(
         "trail-call".into(),
         json!({
@@ -73,8 +111,6 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
         }),
     );
     let text = json!({ "type": ["string", "number", "boolean"] });
-    let opt_text = json!({ "type": ["string", "number", "boolean", "null"] });
-    let text_map = json!({ "type": ["object", "null"], "additionalProperties": text });
     let calls = json!({ "$ref": "#/definitions/trail-calls" });
     defs.insert(
         "trail-recording".into(),
@@ -100,7 +136,14 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
             "oneOf": [{ "required": ["step"] }, { "required": ["verify"] }],
         }),
     );
-    let config = json!({
+}
+
+/// The schema of a trail's `config:` block.
+fn config_schema() -> Value {
+    let text = json!({ "type": ["string", "number", "boolean"] });
+    let opt_text = json!({ "type": ["string", "number", "boolean", "null"] });
+    let text_map = json!({ "type": ["object", "null"], "additionalProperties": text });
+    json!({
         "type": "object",
         "additionalProperties": false,
         "properties": {
@@ -114,30 +157,6 @@ pub fn trail_schema(tools: &[SurfaceEntry]) -> Value {
             ] },
             "args": { "type": ["object", "null"] },
         },
-    });
-    json!({
-        "$schema": DRAFT,
-        "title": "A trail (`*.trail.yaml`)",
-        "definitions": defs,
-        "anyOf": [
-            {
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["trail"],
-                "properties": {
-                    "config": config,
-                    "trailhead": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "required": ["step"],
-                        "properties": { "step": text, "recording": recording },
-                    },
-                    "trail": { "type": "array", "items": { "$ref": "#/definitions/trail-step" } },
-                },
-            },
-            // The original's older list form (`trailblaze migrate` rewrites it): its shape only.
-            { "type": "array", "minItems": 1 }
-        ],
     })
 }
 

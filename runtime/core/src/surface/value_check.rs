@@ -264,6 +264,7 @@ fn list_literals(values: &[&Value]) -> String {
     shown.join(", ")
 }
 
+/// Holds `value` (at `path`) to `schema`, adding what does not fit to `out`.
 fn check<'a>(
     schema: &'a Value,
     defs: Defs<'a>,
@@ -301,41 +302,8 @@ fn check<'a>(
     }
 
     // Literal sets first: "expected one of `BACK`, `ENTER`" says more than "expected string".
-    if let Some(allowed) = kw.one_of_values.and_then(Value::as_array) {
-        if !allowed.contains(value) {
-            let values: Vec<&Value> = allowed.iter().collect();
-            return push(out, path, not_one_of(&values, value));
-        }
-    } else if let Some(c) = kw.constant
-        && c != value
-    {
-        return push(out, path, not_one_of(&[c], value));
-    }
-
-    // Tested without collecting the type names: they are only listed when the value does not fit.
-    let fits = match kw.ty {
-        Some(Value::String(t)) => has_type(value, t),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| has_type(value, t)),
-        _ => true,
-    };
-    if !fits && let Some(types) = type_list(obj) {
-        let expected: Vec<String> = types.iter().map(|t| t.to_string()).collect();
-        let found = match value.as_f64() {
-            Some(f) if types.contains(&"integer") && f.fract() != 0.0 => "number with a fractional part",
-            Some(_) if types.contains(&"integer") => "number with a decimal point",
-            _ => kind(value),
-        };
-        // A mismatched kind says it all; descending would only add noise.
-        let joined = join_or(&expected);
-        return push_kind(
-            out,
-            path,
-            format!("expected {joined}, found {found}"),
-            FindingKind::WrongType {
-                expected: joined,
-                found,
-            },
-        );
+    if !literal_fits(&kw, value, path, out) || !type_fits(obj, &kw, value, path, out) {
+        return;
     }
 
     for branches in [kw.any_of, kw.one_of].into_iter().flatten() {
@@ -348,7 +316,77 @@ fn check<'a>(
             check(s, defs, value, path, depth + 1, out);
         }
     }
+    check_inside(obj, &kw, defs, value, path, depth, out);
+}
 
+/// Holds `value` to the schema's `enum` or `const`; false, after a finding, when it is not one of them.
+fn literal_fits(kw: &Keywords<'_>, value: &Value, path: &[Seg<'_>], out: &mut Vec<Finding>) -> bool {
+    if let Some(allowed) = kw.one_of_values.and_then(Value::as_array) {
+        if !allowed.contains(value) {
+            let values: Vec<&Value> = allowed.iter().collect();
+            push(out, path, not_one_of(&values, value));
+            return false;
+        }
+    } else if let Some(c) = kw.constant
+        && c != value
+    {
+        push(out, path, not_one_of(&[c], value));
+        return false;
+    }
+    true
+}
+
+/// Holds `value` to the schema's `type`; false, after a finding, when it is of another kind.
+fn type_fits(
+    obj: &Map<String, Value>,
+    kw: &Keywords<'_>,
+    value: &Value,
+    path: &[Seg<'_>],
+    out: &mut Vec<Finding>,
+) -> bool {
+    // Tested without collecting the type names: they are only listed when the value does not fit.
+    let fits = match kw.ty {
+        Some(Value::String(t)) => has_type(value, t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| has_type(value, t)),
+        _ => true,
+    };
+    if fits {
+        return true;
+    }
+    let Some(types) = type_list(obj) else {
+        return true;
+    };
+    let expected: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    let found = match value.as_f64() {
+        Some(f) if types.contains(&"integer") && f.fract() != 0.0 => "number with a fractional part",
+        Some(_) if types.contains(&"integer") => "number with a decimal point",
+        _ => kind(value),
+    };
+    // A mismatched kind says it all; descending would only add noise.
+    let joined = join_or(&expected);
+    push_kind(
+        out,
+        path,
+        format!("expected {joined}, found {found}"),
+        FindingKind::WrongType {
+            expected: joined,
+            found,
+        },
+    );
+    false
+}
+
+/// The checks that depend on what `value` is: a pattern's syntax, a number's bounds, an object's
+/// properties, an array's items.
+fn check_inside<'a>(
+    obj: &'a Map<String, Value>,
+    kw: &Keywords<'a>,
+    defs: Defs<'a>,
+    value: &'a Value,
+    path: &mut Vec<Seg<'a>>,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
     match value {
         // A `{{name}}` token (a remembered value, an argument) resolves when the call runs, and the
         // pattern is checked then: `{{` alone reads as a bad repetition.

@@ -174,6 +174,19 @@ pub fn discover(dir: &Path, has_target: bool) -> (Vec<(PathBuf, NavKind, NavTool
 /// The original's rules for a navigation file, each an error at its key.
 fn validate(doc: &Document, spec: &NavToolSpec, kind: NavKind, has_target: bool, errors: &mut Vec<YamlError>) {
     let mut err = |path: &str, message: String| errors.push(doc.error_at(path, message));
+    check_edge(spec, kind, &mut err);
+    if kind == NavKind::Trailhead && !has_target {
+        err(
+            "trailhead",
+            "a trailmap with no `target:` (a library) has no app to bring to a start state: move the trailhead to a target trailmap".into(),
+        );
+    }
+    check_body(spec, &mut err);
+    check_parameters(spec, &mut err);
+}
+
+/// The `shortcut:` or `trailhead:` block the file's kind asks for, and the waypoints it names.
+fn check_edge(spec: &NavToolSpec, kind: NavKind, err: &mut impl FnMut(&str, String)) {
     match (kind, &spec.shortcut, &spec.trailhead) {
         (_, Some(_), Some(_)) => err(
             "trailhead",
@@ -182,8 +195,8 @@ fn validate(doc: &Document, spec: &NavToolSpec, kind: NavKind, has_target: bool,
         (NavKind::Shortcut, None, _) => err("", "a `.shortcut.yaml` needs a `shortcut: {from, to}` block".into()),
         (NavKind::Trailhead, _, None) => err("", "a `.trailhead.yaml` needs a `trailhead: {to}` block".into()),
         (NavKind::Shortcut, Some(s), None) => {
-            check_waypoint_id(&mut err, "shortcut.from", &s.from);
-            check_waypoint_id(&mut err, "shortcut.to", &s.to);
+            check_waypoint_id(err, "shortcut.from", &s.from);
+            check_waypoint_id(err, "shortcut.to", &s.to);
             if s.variant.as_deref().is_some_and(|v| v.trim().is_empty()) {
                 err("shortcut.variant", "`variant` is empty: leave it out, or name what tells this shortcut apart".into());
             }
@@ -193,7 +206,7 @@ fn validate(doc: &Document, spec: &NavToolSpec, kind: NavKind, has_target: bool,
                 "trailhead.to",
                 "a `dynamic: true` trailhead lands where its arguments take it, so it names no `to`".into(),
             ),
-            (Some(to), false) => check_waypoint_id(&mut err, "trailhead.to", to),
+            (Some(to), false) => check_waypoint_id(err, "trailhead.to", to),
             (None, false) => err(
                 "trailhead",
                 "a trailhead names the waypoint it lands on (`to:`), or says `dynamic: true`".into(),
@@ -201,12 +214,10 @@ fn validate(doc: &Document, spec: &NavToolSpec, kind: NavKind, has_target: bool,
             (None, true) => {}
         },
     }
-    if kind == NavKind::Trailhead && !has_target {
-        err(
-            "trailhead",
-            "a trailmap with no `target:` (a library) has no app to bring to a start state: move the trailhead to a target trailmap".into(),
-        );
-    }
+}
+
+/// A `tools:` body declares the tool (and needs a description); without one the file is only an edge.
+fn check_body(spec: &NavToolSpec, err: &mut impl FnMut(&str, String)) {
     if spec.class.is_some() && spec.tools.is_some() {
         err(
             "class",
@@ -238,6 +249,10 @@ fn validate(doc: &Document, spec: &NavToolSpec, kind: NavKind, has_target: bool,
             }
         }
     }
+}
+
+/// Each parameter's name is an identifier, declared once.
+fn check_parameters(spec: &NavToolSpec, err: &mut impl FnMut(&str, String)) {
     let mut seen = std::collections::BTreeSet::new();
     for (i, p) in spec.parameters.iter().enumerate() {
         let valid = p.name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')

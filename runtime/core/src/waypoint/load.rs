@@ -124,78 +124,9 @@ pub fn read(doc: &Document) -> Result<Waypoint, Vec<YamlError>> {
         if RESERVED.contains(&key.as_str()) {
             continue;
         }
-        if RETIRED.contains(&key.as_str()) {
-            errors.push(doc.error_at(
-                key,
-                format!(
-                    "`{key}` belongs inside a device classifier's block (`android:`, `ios:`, `web:`), as the \
-                     original's current format has it; `platforms` is gone"
-                ),
-            ));
-            continue;
+        if let Some(block) = block(doc, key, value, &mut errors) {
+            blocks.push((key.clone(), block));
         }
-        let near = trailblaze_host_functions::decode::nearest(key, &RESERVED)
-            .or_else(|| trailblaze_host_functions::decode::nearest(key, &KNOWN_CLASSIFIERS));
-        if !is_classifier(key) || near.is_some_and(|n| n != key) && !is_platform_variant(key) {
-            let hint = near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
-            errors.push(doc.error_at(
-                key,
-                format!(
-                    "unknown key `{key}`: a waypoint holds `id`, `description`, `route` and one block per device \
-                     classifier (lowercase words joined by `-`){hint}"
-                ),
-            ));
-            continue;
-        }
-        let spec: BlockSpec = match value {
-            // `ios: {}` or `ios:` says the platform exists with no conditions.
-            Value::Null => BlockSpec {
-                route: None,
-                required: Vec::new(),
-                forbidden: Vec::new(),
-                example: None,
-            },
-            v => match doc.decode_at(key, v) {
-                Ok(s) => s,
-                Err(e) => {
-                    errors.push(e);
-                    continue;
-                }
-            },
-        };
-        let conditions = |list: Vec<ConditionSpec>, which: &str, errors: &mut Vec<YamlError>| {
-            let mut out = Vec::new();
-            for (i, c) in list.into_iter().enumerate() {
-                let at = format!("{key}.{which}[{i}]");
-                if c.min_count < 1 || c.min_count > u32::MAX as i64 {
-                    errors.push(doc.error_at(&format!("{at}.minCount"), "`minCount` must be at least 1"));
-                    continue;
-                }
-                let path = if c.selector.is_some() {
-                    format!("{at}.selector")
-                } else {
-                    at
-                };
-                out.push(Condition {
-                    description: c.description,
-                    min_count: c.min_count as u32,
-                    selector: c.selector,
-                    pos: doc.position(&path),
-                    path,
-                });
-            }
-            out
-        };
-        let required = conditions(spec.required, "required", &mut errors);
-        let forbidden = conditions(spec.forbidden, "forbidden", &mut errors);
-        blocks.push((
-            key.clone(),
-            Block {
-                route: spec.route,
-                required,
-                forbidden,
-            },
-        ));
     }
     let Some(id) = id else {
         if errors.is_empty() {
@@ -213,6 +144,95 @@ pub fn read(doc: &Document) -> Result<Waypoint, Vec<YamlError>> {
         file: doc.file.clone(),
         blocks,
     })
+}
+
+/// The block of the classifier `key`, or `None` after an error when the key or its block is wrong.
+fn block(doc: &Document, key: &str, value: &Value, errors: &mut Vec<YamlError>) -> Option<Block> {
+    if !classifier_key(doc, key, errors) {
+        return None;
+    }
+    let spec: BlockSpec = match value {
+        // `ios: {}` or `ios:` says the platform exists with no conditions.
+        Value::Null => BlockSpec {
+            route: None,
+            required: Vec::new(),
+            forbidden: Vec::new(),
+            example: None,
+        },
+        v => match doc.decode_at(key, v) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(e);
+                return None;
+            }
+        },
+    };
+    let required = conditions(doc, key, spec.required, "required", errors);
+    let forbidden = conditions(doc, key, spec.forbidden, "forbidden", errors);
+    Some(Block {
+        route: spec.route,
+        required,
+        forbidden,
+    })
+}
+
+/// Whether the top-level `key` names a device classifier; when not, an error says what it is.
+fn classifier_key(doc: &Document, key: &str, errors: &mut Vec<YamlError>) -> bool {
+    if RETIRED.contains(&key) {
+        errors.push(doc.error_at(
+            key,
+            format!(
+                "`{key}` belongs inside a device classifier's block (`android:`, `ios:`, `web:`), as the \
+                 original's current format has it; `platforms` is gone"
+            ),
+        ));
+        return false;
+    }
+    let near = trailblaze_host_functions::decode::nearest(key, &RESERVED)
+        .or_else(|| trailblaze_host_functions::decode::nearest(key, &KNOWN_CLASSIFIERS));
+    if !is_classifier(key) || near.is_some_and(|n| n != key) && !is_platform_variant(key) {
+        let hint = near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+        errors.push(doc.error_at(
+            key,
+            format!(
+                "unknown key `{key}`: a waypoint holds `id`, `description`, `route` and one block per device \
+                 classifier (lowercase words joined by `-`){hint}"
+            ),
+        ));
+        return false;
+    }
+    true
+}
+
+/// The conditions of `key`'s `which` list (`required` or `forbidden`), each placed in `doc`.
+fn conditions(
+    doc: &Document,
+    key: &str,
+    list: Vec<ConditionSpec>,
+    which: &str,
+    errors: &mut Vec<YamlError>,
+) -> Vec<Condition> {
+    let mut out = Vec::new();
+    for (i, c) in list.into_iter().enumerate() {
+        let at = format!("{key}.{which}[{i}]");
+        if c.min_count < 1 || c.min_count > u32::MAX as i64 {
+            errors.push(doc.error_at(&format!("{at}.minCount"), "`minCount` must be at least 1"));
+            continue;
+        }
+        let path = if c.selector.is_some() {
+            format!("{at}.selector")
+        } else {
+            at
+        };
+        out.push(Condition {
+            description: c.description,
+            min_count: c.min_count as u32,
+            selector: c.selector,
+            pos: doc.position(&path),
+            path,
+        });
+    }
+    out
 }
 
 /// A device classifier: lowercase words joined by `-` (`android`, `android-tablet`, `ios-iphone`).

@@ -225,99 +225,9 @@ pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
     }
     let mut screens = Vec::new();
     for (name, screen) in spec.screens {
-        let at = format!("screens.{name}");
-        let mut cx = ScreenCx {
-            problems: &mut problems,
-            nodes: Vec::new(),
-            explicit: Vec::new(),
-            ids: HashMap::new(),
-            taps: Vec::new(),
-            enter: None,
-        };
-        let back = match &screen.back {
-            None => Back::Pop,
-            Some(None) => Back::Stay,
-            Some(Some(to)) => match index.get(to.as_str()) {
-                Some(&i) => Back::To(i),
-                None => {
-                    cx.problems.push(problem(
-                        format!("{at}.back"),
-                        format!("names screen `{to}`, which is not defined (screens: {})", known()),
-                    ));
-                    Back::Stay
-                }
-            },
-        };
-        let mut roots = Vec::new();
-        let mut top = STATUS_BAR;
-        if let Some(title) = screen.title {
-            roots.push(cx.nodes.len());
-            cx.nodes.push(Node {
-                id: None,
-                class: "android.widget.TextView".to_owned(),
-                text: Some(title),
-                hint: None,
-                content_description: None,
-                editable: false,
-                password: false,
-                enabled: true,
-                toggle: false,
-                checked: None,
-                tap: None,
-                bounds: Bounds {
-                    left: 0,
-                    top,
-                    right: SCREEN_WIDTH,
-                    bottom: top + TITLE_HEIGHT,
-                },
-                children: Vec::new(),
-                scroll: None,
-                scroller: None,
-            });
-            cx.explicit.push(None);
-            top += TITLE_HEIGHT;
+        if let Some(screen) = ScreenCx::new(&mut problems).screen(name, screen, &index, &known) {
+            screens.push(screen);
         }
-        let first = roots.len();
-        for (i, node) in screen.nodes.into_iter().enumerate() {
-            roots.push(cx.add(node, &format!("{at}.nodes[{i}]"), 1, None));
-        }
-        if cx.nodes.len() > MAX_NODES_PER_SCREEN {
-            cx.problems.push(problem(
-                format!("{at}.nodes"),
-                format!(
-                    "{} nodes; a screen holds at most {MAX_NODES_PER_SCREEN}",
-                    cx.nodes.len()
-                ),
-            ));
-            // Laying out that many rows could overflow i32; the app is refused anyway.
-            continue;
-        }
-        for (node, tap, at) in std::mem::take(&mut cx.taps) {
-            let resolved = cx.tap(tap, &at, &index, &known);
-            cx.nodes[node].tap = resolved;
-        }
-        let last = layout(
-            &mut cx.nodes,
-            &cx.explicit,
-            &roots[first..],
-            MARGIN,
-            SCREEN_WIDTH - MARGIN,
-            top + GAP,
-        );
-        let banner_top = last.max(top) + GAP;
-        screens.push(Screen {
-            back,
-            roots,
-            enter: cx.enter.map(|(i, _)| i),
-            banner: Bounds {
-                left: MARGIN,
-                top: banner_top,
-                right: SCREEN_WIDTH - MARGIN,
-                bottom: banner_top + ROW,
-            },
-            nodes: cx.nodes,
-            name,
-        });
     }
     match start {
         Some(start) if problems.is_empty() => Ok(App {
@@ -326,6 +236,59 @@ pub(super) fn compile(spec: AppSpec) -> Result<App, Vec<Problem>> {
             screens,
         }),
         _ => Err(problems),
+    }
+}
+
+/// The title bar of a screen, a text row at `top`.
+fn title_node(title: String, top: i32) -> Node {
+    Node {
+        id: None,
+        class: "android.widget.TextView".to_owned(),
+        text: Some(title),
+        hint: None,
+        content_description: None,
+        editable: false,
+        password: false,
+        enabled: true,
+        toggle: false,
+        checked: None,
+        tap: None,
+        bounds: Bounds {
+            left: 0,
+            top,
+            right: SCREEN_WIDTH,
+            bottom: top + TITLE_HEIGHT,
+        },
+        children: Vec::new(),
+        scroll: None,
+        scroller: None,
+    }
+}
+
+impl NodeSpec {
+    /// The node as the device shows it, before layout and tap resolution.
+    fn into_node(self, scroller: Option<usize>) -> Node {
+        Node {
+            id: self.id,
+            class: self.class,
+            text: self.text,
+            hint: self.hint,
+            content_description: self.content_description,
+            editable: self.editable,
+            password: self.password,
+            enabled: self.enabled,
+            toggle: self.toggle,
+            checked: if self.toggle {
+                Some(self.checked.unwrap_or(false))
+            } else {
+                self.checked
+            },
+            tap: None,
+            bounds: Bounds::default(),
+            children: Vec::new(),
+            scroll: self.scrollable.then_some(0),
+            scroller,
+        }
     }
 }
 
@@ -340,15 +303,136 @@ struct ScreenCx<'a> {
     enter: Option<(usize, String)>,
 }
 
-impl ScreenCx<'_> {
+impl<'a> ScreenCx<'a> {
+    /// An empty screen that reports into `problems`.
+    fn new(problems: &'a mut Vec<Problem>) -> Self {
+        ScreenCx {
+            problems,
+            nodes: Vec::new(),
+            explicit: Vec::new(),
+            ids: HashMap::new(),
+            taps: Vec::new(),
+            enter: None,
+        }
+    }
+
     fn problem(&mut self, path: String, what: impl Into<String>) {
         self.problems.push(problem(path, what));
     }
 
+    /// Checks and lays out the screen `name`; `None` when it holds too many nodes to lay out.
+    fn screen(
+        mut self,
+        name: String,
+        screen: ScreenSpec,
+        index: &HashMap<&str, usize>,
+        known: &dyn Fn() -> String,
+    ) -> Option<Screen> {
+        let at = format!("screens.{name}");
+        let back = self.back(screen.back.as_ref(), &at, index, known);
+        let mut roots = Vec::new();
+        let mut top = STATUS_BAR;
+        if let Some(title) = screen.title {
+            roots.push(self.nodes.len());
+            self.nodes.push(title_node(title, top));
+            self.explicit.push(None);
+            top += TITLE_HEIGHT;
+        }
+        let first = roots.len();
+        for (i, node) in screen.nodes.into_iter().enumerate() {
+            roots.push(self.add(node, &format!("{at}.nodes[{i}]"), 1, None));
+        }
+        if self.nodes.len() > MAX_NODES_PER_SCREEN {
+            let msg = format!(
+                "{} nodes; a screen holds at most {MAX_NODES_PER_SCREEN}",
+                self.nodes.len()
+            );
+            self.problem(format!("{at}.nodes"), msg);
+            // Laying out that many rows could overflow i32; the app is refused anyway.
+            return None;
+        }
+        for (node, tap, at) in std::mem::take(&mut self.taps) {
+            let resolved = self.tap(tap, &at, index, known);
+            self.nodes[node].tap = resolved;
+        }
+        let last = layout(
+            &mut self.nodes,
+            &self.explicit,
+            &roots[first..],
+            MARGIN,
+            SCREEN_WIDTH - MARGIN,
+            top + GAP,
+        );
+        let banner_top = last.max(top) + GAP;
+        Some(Screen {
+            back,
+            roots,
+            enter: self.enter.map(|(i, _)| i),
+            banner: Bounds {
+                left: MARGIN,
+                top: banner_top,
+                right: SCREEN_WIDTH - MARGIN,
+                bottom: banner_top + ROW,
+            },
+            nodes: self.nodes,
+            name,
+        })
+    }
+
+    /// Resolves the screen's `back` (found under `at`).
+    fn back(
+        &mut self,
+        back: Option<&Option<String>>,
+        at: &str,
+        index: &HashMap<&str, usize>,
+        known: &dyn Fn() -> String,
+    ) -> Back {
+        match back {
+            None => Back::Pop,
+            Some(None) => Back::Stay,
+            Some(Some(to)) => match index.get(to.as_str()) {
+                Some(&i) => Back::To(i),
+                None => {
+                    let msg = format!("names screen `{to}`, which is not defined (screens: {})", known());
+                    self.problem(format!("{at}.back"), msg);
+                    Back::Stay
+                }
+            },
+        }
+    }
+
     /// Appends `spec` (found at `at`, inside the scroll container `scroller`) and its children in
     /// document order; returns its index.
-    fn add(&mut self, spec: NodeSpec, at: &str, depth: usize, scroller: Option<usize>) -> usize {
+    fn add(&mut self, mut spec: NodeSpec, at: &str, depth: usize, scroller: Option<usize>) -> usize {
         let me = self.nodes.len();
+        self.check_node(&spec, at, me, scroller);
+        let explicit = spec.bounds.and_then(|bounds| self.bounds(bounds, at));
+        let tap = spec.tap.take();
+        let children = std::mem::take(&mut spec.children);
+        let scrollable = spec.scrollable;
+        self.nodes.push(spec.into_node(scroller));
+        self.explicit.push(explicit);
+        if let Some(tap) = tap {
+            self.taps.push((me, tap, format!("{at}.tap")));
+        }
+        if depth >= MAX_DEPTH && !children.is_empty() {
+            self.problem(
+                format!("{at}.children"),
+                format!("nodes nest deeper than {MAX_DEPTH} levels"),
+            );
+            return me;
+        }
+        let inner = if scrollable { Some(me) } else { scroller };
+        let mut added = Vec::with_capacity(children.len());
+        for (i, child) in children.into_iter().enumerate() {
+            added.push(self.add(child, &format!("{at}.children[{i}]"), depth + 1, inner));
+        }
+        self.nodes[me].children = added;
+        me
+    }
+
+    /// Checks the fields of the node `me` (found at `at`) and records its id and `enterTaps`.
+    fn check_node(&mut self, spec: &NodeSpec, at: &str, me: usize, scroller: Option<usize>) {
         if let Some(id) = &spec.id {
             let valid = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
             if id.is_empty() || !id.chars().all(valid) {
@@ -388,64 +472,25 @@ impl ScreenCx<'_> {
                 None => self.enter = Some((me, at.to_owned())),
             }
         }
-        let explicit = spec.bounds.and_then(|[left, top, right, bottom]| {
-            let inside = |v: i32| (0..=MAX_COORD).contains(&v);
-            if left < right && top < bottom && [left, top, right, bottom].into_iter().all(inside) {
-                Some(Bounds {
-                    left,
-                    top,
-                    right,
-                    bottom,
-                })
-            } else {
-                self.problem(
-                    format!("{at}.bounds"),
-                    format!(
-                        "must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"
-                    ),
-                );
-                None
-            }
-        });
-        self.nodes.push(Node {
-            id: spec.id,
-            class: spec.class,
-            text: spec.text,
-            hint: spec.hint,
-            content_description: spec.content_description,
-            editable: spec.editable,
-            password: spec.password,
-            enabled: spec.enabled,
-            toggle: spec.toggle,
-            checked: if spec.toggle {
-                Some(spec.checked.unwrap_or(false))
-            } else {
-                spec.checked
-            },
-            tap: None,
-            bounds: Bounds::default(),
-            children: Vec::new(),
-            scroll: spec.scrollable.then_some(0),
-            scroller,
-        });
-        self.explicit.push(explicit);
-        if let Some(tap) = spec.tap {
-            self.taps.push((me, tap, format!("{at}.tap")));
-        }
-        if depth >= MAX_DEPTH && !spec.children.is_empty() {
+    }
+
+    /// The explicit `bounds` of the node at `at`, if they are well formed.
+    fn bounds(&mut self, [left, top, right, bottom]: [i32; 4], at: &str) -> Option<Bounds> {
+        let inside = |v: i32| (0..=MAX_COORD).contains(&v);
+        if left < right && top < bottom && [left, top, right, bottom].into_iter().all(inside) {
+            Some(Bounds {
+                left,
+                top,
+                right,
+                bottom,
+            })
+        } else {
             self.problem(
-                format!("{at}.children"),
-                format!("nodes nest deeper than {MAX_DEPTH} levels"),
+                format!("{at}.bounds"),
+                format!("must be [left, top, right, bottom] with left < right, top < bottom, all in 0..={MAX_COORD}"),
             );
-            return me;
+            None
         }
-        let inner = if spec.scrollable { Some(me) } else { scroller };
-        let mut children = Vec::with_capacity(spec.children.len());
-        for (i, child) in spec.children.into_iter().enumerate() {
-            children.push(self.add(child, &format!("{at}.children[{i}]"), depth + 1, inner));
-        }
-        self.nodes[me].children = children;
-        me
     }
 
     /// Resolves the tap at `at` (a `...tap` path).

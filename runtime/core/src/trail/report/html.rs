@@ -244,27 +244,7 @@ fn step_html(out: &mut String, file: &str, s: &StepReport, index: usize) {
         s.outcome.class(),
         s.number
     );
-    out.push_str("<div><span class=\"num\">");
-    write_step_name(out, s, true);
-    out.push_str("</span><span class=\"kind\">");
-    esc(out, &s.kind);
-    out.push_str("</span>");
-    esc(out, &s.text);
-    let _ = write!(
-        out,
-        " <span class=\"badge {}\">{}</span>",
-        s.outcome.class(),
-        s.outcome.word()
-    );
-    if s.attempts > 1 {
-        let _ = write!(out, "<span class=\"attempts\">{} attempts</span>", s.attempts);
-    }
-    if s.line > 0 {
-        out.push_str("<span class=\"where\">");
-        esc(out, file);
-        let _ = write!(out, ":{}</span>", s.line);
-    }
-    out.push_str("</div>\n");
+    step_heading(out, file, s);
     if let Outcome::Skipped { reason } = &s.outcome {
         let _ = writeln!(out, "<div class=\"meta\">{}</div>", e(reason));
     }
@@ -293,31 +273,62 @@ fn step_html(out: &mut String, file: &str, s: &StepReport, index: usize) {
     }
     out.push_str("</div>\n");
     if let Some(src) = &s.screen {
-        // As an image, not inline: whatever the SVG holds, it cannot break this page's markup.
-        let _ = write!(
-            out,
-            "<details class=\"screen\"><summary title=\"enlarge\"><span class=\"shot\"><img loading=\"lazy\" alt=\"the screen after {}\" src=\"{}\"/>",
-            e(&step_name(s)),
-            e(src)
-        );
-        let tap = s.calls.iter().rev().find_map(|c| c.tap);
-        if let (Some(p), Some(size)) = (tap, s.screen_size)
-            && size.x > 0
-            && size.y > 0
-        {
-            let pct = |v: i64, of: i64| (v as f64 / of as f64 * 100.0).clamp(0.0, 100.0);
-            let _ = write!(
-                out,
-                "<span class=\"tap\" title=\"tapped at ({}, {})\" style=\"left:{:.2}%;top:{:.2}%\"></span>",
-                p.x,
-                p.y,
-                pct(p.x, size.x),
-                pct(p.y, size.y)
-            );
-        }
-        out.push_str("</span></summary></details>\n");
+        screen_html(out, s, src);
     }
     out.push_str("</li>\n");
+}
+
+/// The step's first line: its name, kind, text, outcome, attempts and where it is in `file`.
+fn step_heading(out: &mut String, file: &str, s: &StepReport) {
+    out.push_str("<div><span class=\"num\">");
+    write_step_name(out, s, true);
+    out.push_str("</span><span class=\"kind\">");
+    esc(out, &s.kind);
+    out.push_str("</span>");
+    esc(out, &s.text);
+    let _ = write!(
+        out,
+        " <span class=\"badge {}\">{}</span>",
+        s.outcome.class(),
+        s.outcome.word()
+    );
+    if s.attempts > 1 {
+        let _ = write!(out, "<span class=\"attempts\">{} attempts</span>", s.attempts);
+    }
+    if s.line > 0 {
+        out.push_str("<span class=\"where\">");
+        esc(out, file);
+        let _ = write!(out, ":{}</span>", s.line);
+    }
+    out.push_str("</div>\n");
+}
+
+/// The screen after step `s` (the image at `src`), with a mark where its last tap landed.
+fn screen_html(out: &mut String, s: &StepReport, src: &str) {
+    let e = xml_escape;
+    // As an image, not inline: whatever the SVG holds, it cannot break this page's markup.
+    let _ = write!(
+        out,
+        "<details class=\"screen\"><summary title=\"enlarge\"><span class=\"shot\"><img loading=\"lazy\" alt=\"the screen after {}\" src=\"{}\"/>",
+        e(&step_name(s)),
+        e(src)
+    );
+    let tap = s.calls.iter().rev().find_map(|c| c.tap);
+    if let (Some(p), Some(size)) = (tap, s.screen_size)
+        && size.x > 0
+        && size.y > 0
+    {
+        let pct = |v: i64, of: i64| (v as f64 / of as f64 * 100.0).clamp(0.0, 100.0);
+        let _ = write!(
+            out,
+            "<span class=\"tap\" title=\"tapped at ({}, {})\" style=\"left:{:.2}%;top:{:.2}%\"></span>",
+            p.x,
+            p.y,
+            pct(p.x, size.x),
+            pct(p.y, size.y)
+        );
+    }
+    out.push_str("</span></summary></details>\n");
 }
 
 /// An agent step: who ran it and at what cost, what the model said each turn, how it concluded,
