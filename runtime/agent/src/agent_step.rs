@@ -3,7 +3,7 @@
 //! the step's recording for this device.
 
 use crate::write_back::{self, StepEdit};
-use crate::{Agent, AgentCall, End, Objective, WriteBack};
+use crate::{Agent, AgentCall, End, Objective, ObjectiveRun, WriteBack};
 use trailblaze_core::Session;
 use trailblaze_core::replay::{Notice, RunSink, StepAgent, TrailAgent};
 use trailblaze_core::replay::{Replayer, nested_calls, step_report, tap_of};
@@ -107,6 +107,8 @@ fn run(
     by_agent(at, (step, original), None, edits)
 }
 
+/// Runs `step` by the agent (`failed`: its recorded run, when this heals it); its report, its
+/// recording to `edits` when it passed.
 fn by_agent(
     at: &mut At<'_, '_>,
     (step, original): (&Step, &Step),
@@ -114,34 +116,9 @@ fn by_agent(
     edits: &mut Vec<StepEdit>,
 ) -> StepReport {
     let healing = failed.as_ref().map(|f| f.error.clone().unwrap_or_default());
-    let config = &at.trail.config;
-    let objective = Objective {
-        verify: step.kind == StepKind::Verify,
-        text: &step.text,
-        trail_title: config.title.as_deref(),
-        trail_description: config.description.as_deref(),
-        context: config.context.as_deref(),
-        healing: healing.as_deref(),
-        before: Some(at.before),
-    };
-    let session = at.replay.session;
-    let run = at
-        .agent
-        .run(session, &session.catalog(), &objective, &mut at.replay.last_seq);
+    let run = run_objective(at, step, healing.as_deref());
     let calls: Vec<CallReport> = run.calls.iter().map(call_report).collect();
-    // A heal keeps the recorded calls that ran before the failing one: the agent went on from there.
-    let kept = failed
-        .as_ref()
-        .map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
-    let mut recording: Vec<(String, serde_json::Value)> = at
-        .replay
-        .calls_of(original)
-        .unwrap_or_default()
-        .iter()
-        .take(kept)
-        .map(|c| (c.tool.clone(), c.args.clone()))
-        .collect();
-    recording.extend(run.recording.iter().cloned());
+    let recording = healed_recording(at, original, failed.as_ref(), &run);
     let outcome = match &run.end {
         End::Completed { .. } => Outcome::Passed,
         End::Device { .. } => Outcome::Error,
@@ -162,18 +139,70 @@ fn by_agent(
         input_tokens,
         output_tokens,
     });
-    let (mut recorded_calls, mut recorded_error) = (Vec::new(), None);
+    let mut recorded = (Vec::new(), None);
     if let Some(f) = failed {
         sr.attempts = f.attempts + 1;
         sr.retried = f.retried;
         sr.retried.extend(f.error.clone());
-        recorded_calls = f.calls;
-        recorded_error = f.error;
+        recorded = (f.calls, f.error);
     }
-    sr.agent = Some(AgentReport {
-        provider: at.agent.provider_name().to_string(),
-        model: at.agent.model().to_string(),
-        reason: if healing.is_some() {
+    sr.agent = Some(agent_report(at.agent, &run, healing.is_some(), recording, recorded));
+    sr
+}
+
+/// The agent's run of `step`'s objective, in the trail it is part of (`healing`: the recorded
+/// run's error).
+fn run_objective(at: &mut At<'_, '_>, step: &Step, healing: Option<&str>) -> ObjectiveRun {
+    let config = &at.trail.config;
+    let objective = Objective {
+        verify: step.kind == StepKind::Verify,
+        text: &step.text,
+        trail_title: config.title.as_deref(),
+        trail_description: config.description.as_deref(),
+        context: config.context.as_deref(),
+        healing,
+        before: Some(at.before),
+    };
+    let session = at.replay.session;
+    at.agent
+        .run(session, &session.catalog(), &objective, &mut at.replay.last_seq)
+}
+
+/// The step's new recording: what the agent recorded, after the recorded calls a heal keeps.
+fn healed_recording(
+    at: &At<'_, '_>,
+    original: &Step,
+    failed: Option<&StepReport>,
+    run: &ObjectiveRun,
+) -> Vec<(String, serde_json::Value)> {
+    // A heal keeps the recorded calls that ran before the failing one: the agent went on from there.
+    let kept = failed.map_or(0, |f| f.calls.iter().take_while(|c| c.ok).count());
+    let mut recording: Vec<(String, serde_json::Value)> = at
+        .replay
+        .calls_of(original)
+        .unwrap_or_default()
+        .iter()
+        .take(kept)
+        .map(|c| (c.tool.clone(), c.args.clone()))
+        .collect();
+    recording.extend(run.recording.iter().cloned());
+    recording
+}
+
+/// What the agent did, for the step's report (`recorded`: the calls and error of the recorded
+/// run it healed).
+fn agent_report(
+    agent: &Agent,
+    run: &ObjectiveRun,
+    healed: bool,
+    recording: Vec<(String, serde_json::Value)>,
+    (recorded_calls, recorded_error): (Vec<CallReport>, Option<String>),
+) -> AgentReport {
+    let (input_tokens, output_tokens) = run.tokens();
+    AgentReport {
+        provider: agent.provider_name().to_string(),
+        model: agent.model().to_string(),
+        reason: if healed {
             "self-heal".into()
         } else {
             "not recorded".into()
@@ -209,8 +238,7 @@ fn by_agent(
                 calls: Vec::new(),
             })
             .collect(),
-    });
-    sr
+    }
 }
 
 fn call_report(c: &AgentCall) -> CallReport {

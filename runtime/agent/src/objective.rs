@@ -2,18 +2,20 @@
 //! the one dispatcher (`Session::call_with_steps`), its result or its error back; until it calls
 //! `objectiveStatus` with COMPLETED or FAILED, or a budget runs out.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use super::prompt::{self, Objective};
-use super::provider::{ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
+use super::provider::{ChatReply, ChatRequest, Message, Provider, ProviderError, ToolCall, UserPart};
 use super::{AgentConfig, minimized};
 use trailblaze_core::catalog::{Catalog, ToolDefinition};
 use trailblaze_core::recording::SessionRecording;
 use trailblaze_core::secret::Redaction;
 use trailblaze_core::session::Session;
 use trailblaze_core::state::log::LogEntry;
+use trailblaze_core::tools::ToolDescriptor;
 
 /// The tool that ends an objective.
 pub const OBJECTIVE_STATUS: &str = "objectiveStatus";
@@ -194,14 +196,7 @@ impl Agent {
             turns: Vec::new(),
             recording: Vec::new(),
         };
-        let mut system = prompt::system(objective.verify, &self.secret_names);
-        if let Some(about) = &catalog.system_prompt {
-            system.push_str(&prompt::about_the_app(&self.scrub(about)));
-        }
-        let screen = screen_text(session, seen);
-        let mut first = vec![UserPart::Text(self.scrub(&prompt::objective(objective, &screen)))];
-        first.extend(self.eyes.screen(session, self.provider.kind()));
-        let mut messages = vec![Message::User(first)];
+        let (system, mut messages) = self.opening(session, catalog, objective, seen);
         let mut recording = SessionRecording::new();
         for turn in 1..=self.max_turns {
             // Asked every turn: `setActiveToolSets` and a move to another waypoint change it.
@@ -214,77 +209,31 @@ impl Agent {
                 };
                 break;
             }
-            let reply = match self.eyes.complete(
-                self.provider.as_ref(),
-                &ChatRequest {
-                    system: &system,
-                    tools: &tools,
-                    messages: &messages,
-                },
-            ) {
+            let request = ChatRequest {
+                system: &system,
+                tools: &tools,
+                messages: &messages,
+            };
+            let reply = match self.eyes.complete(self.provider.as_ref(), &request) {
                 Ok(r) => r,
                 Err(e) => {
                     run.end = End::Provider(e);
                     break;
                 }
             };
-            self.used.fetch_add(
-                reply.usage.input + reply.usage.output,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-            let text = reply.text.as_deref().map(|t| self.scrub(t));
-            // What the model said goes back as it was, less any secret value it might echo; a call
-            // whose arguments held one is refused (it would type `***`).
-            let mut echoed = Vec::new();
-            let calls: Vec<ToolCall> = reply
-                .calls
-                .into_iter()
-                .map(|mut c| {
-                    if let Ok(args) = &mut c.args {
-                        let before = args.clone();
-                        self.redact.value(args);
-                        if *args != before {
-                            echoed.push(c.id.clone());
-                        }
-                    }
-                    c
-                })
-                .collect();
-            run.turns.push(Turn {
-                text: text.clone(),
-                calls: calls.len(),
-                input_tokens: reply.usage.input,
-                output_tokens: reply.usage.output,
-            });
-            messages.push(Message::Assistant {
-                text,
-                calls: calls.clone(),
-            });
+            let (calls, echoed) = self.take_reply(reply, &mut run.turns, &mut messages);
             if calls.is_empty() {
                 messages.push(Message::User(vec![UserPart::Text(prompt::NUDGE.into())]));
                 continue;
             }
-            let mut parts = Vec::new();
-            let mut changed = false;
-            let mut end = None;
-            for call in &calls {
-                if end.is_some() {
-                    parts.push(result_part(call, "not run: the objective was concluded", true));
-                    continue;
-                }
-                let step = Call {
-                    session,
-                    catalog,
-                    objective,
-                    tools: &tools,
-                    echoed: echoed.contains(&call.id),
-                };
-                let done = self.call(&step, call, turn, seen, &mut recording, &run.calls);
-                changed |= done.changed;
-                end = done.end;
-                parts.push(result_part(call, &self.scrub(&done.reply), !done.call.ok));
-                run.calls.push(done.call);
-            }
+            let at = Call {
+                session,
+                catalog,
+                objective,
+                tools: &tools,
+                echoed: &echoed,
+            };
+            let (mut parts, changed, end) = self.run_calls(&at, &calls, turn, seen, &mut recording, &mut run.calls);
             if let Some(e) = end {
                 run.end = e;
                 break;
@@ -301,22 +250,97 @@ impl Agent {
                 run.end = End::OutOfTurns { turns: turn };
             }
         }
-        run.recording = recording
-            .steps()
-            .iter()
-            .flat_map(|s| s.calls.iter().cloned())
-            .filter(|(tool, _)| tool != OBJECTIVE_STATUS)
-            .collect();
-        if run.recording.is_empty()
-            && let End::Completed { explanation } = &run.end
-        {
-            // The goal held already: the replay reports the same, so the step counts as recorded.
-            run.recording = vec![(
-                OBJECTIVE_STATUS.to_string(),
-                json!({ "explanation": explanation, "status": "COMPLETED" }),
-            )];
-        }
+        run.recording = recorded_calls(&recording, &run.end);
         run
+    }
+
+    /// The system prompt, and the first message: the objective and the screen.
+    fn opening(
+        &self,
+        session: &Session,
+        catalog: &Catalog,
+        objective: &Objective<'_>,
+        seen: &mut u64,
+    ) -> (String, Vec<Message>) {
+        let mut system = prompt::system(objective.verify, &self.secret_names);
+        if let Some(about) = &catalog.system_prompt {
+            system.push_str(&prompt::about_the_app(&self.scrub(about)));
+        }
+        let screen = screen_text(session, seen);
+        let mut first = vec![UserPart::Text(self.scrub(&prompt::objective(objective, &screen)))];
+        first.extend(self.eyes.screen(session, self.provider.kind()));
+        (system, vec![Message::User(first)])
+    }
+
+    /// Counts a reply's tokens and keeps it as a turn and in the conversation; its calls, and the
+    /// ids of those whose arguments held a secret's value.
+    fn take_reply(
+        &self,
+        reply: ChatReply,
+        turns: &mut Vec<Turn>,
+        messages: &mut Vec<Message>,
+    ) -> (Vec<ToolCall>, Vec<String>) {
+        self.used.fetch_add(
+            reply.usage.input + reply.usage.output,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        let text = reply.text.as_deref().map(|t| self.scrub(t));
+        // What the model said goes back as it was, less any secret value it might echo; a call
+        // whose arguments held one is refused (it would type `***`).
+        let mut echoed = Vec::new();
+        let calls: Vec<ToolCall> = reply
+            .calls
+            .into_iter()
+            .map(|mut c| {
+                if let Ok(args) = &mut c.args {
+                    let before = args.clone();
+                    self.redact.value(args);
+                    if *args != before {
+                        echoed.push(c.id.clone());
+                    }
+                }
+                c
+            })
+            .collect();
+        turns.push(Turn {
+            text: text.clone(),
+            calls: calls.len(),
+            input_tokens: reply.usage.input,
+            output_tokens: reply.usage.output,
+        });
+        messages.push(Message::Assistant {
+            text,
+            calls: calls.clone(),
+        });
+        (calls, echoed)
+    }
+
+    /// One turn's calls in order, each after the one that concluded the objective not run; their
+    /// results for the model, whether any changed the screen, and how the objective ended.
+    fn run_calls(
+        &self,
+        at: &Call<'_>,
+        calls: &[ToolCall],
+        turn: u32,
+        seen: &mut u64,
+        recording: &mut SessionRecording,
+        done_calls: &mut Vec<AgentCall>,
+    ) -> (Vec<UserPart>, bool, Option<End>) {
+        let mut parts = Vec::new();
+        let mut changed = false;
+        let mut end = None;
+        for call in calls {
+            if end.is_some() {
+                parts.push(result_part(call, "not run: the objective was concluded", true));
+                continue;
+            }
+            let done = self.call(at, call, turn, seen, recording, done_calls);
+            changed |= done.changed;
+            end = done.end;
+            parts.push(result_part(call, &self.scrub(&done.reply), !done.call.ok));
+            done_calls.push(done.call);
+        }
+        (parts, changed, end)
     }
 
     pub(super) fn provider(&self) -> &dyn Provider {
@@ -367,67 +391,42 @@ impl Agent {
             changed: false,
             end: None,
         };
-        let refuse = |mut done: Done, why: String| {
-            done.call.error = Some(why.clone());
-            done.reply = why;
-            done.call.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            done
+        let (tool, args, status) = match admit(at, call, before) {
+            Ok(admitted) => admitted,
+            Err(why) => {
+                done.call.error = Some(why.clone());
+                done.reply = why;
+                done.call.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                return done;
+            }
         };
-        let mut args = match &call.args {
-            Ok(v) => v.clone(),
-            Err(why) => return refuse(done, format!("{}: {why}", call.name)),
-        };
-        let tool = match at.catalog.llm_tool(&call.name) {
-            Ok(t) => t.clone(),
-            Err(e) => return refuse(done, e.to_string()),
-        };
-        if !at.tools.iter().any(|t| t.name == tool.name) {
-            return refuse(done, format!("`{}` is not offered here", tool.name));
-        }
-        if at.objective.verify && !tool.flags.read_only {
-            return refuse(
-                done,
-                format!(
-                    "`{}` acts on the device, and this step is a check: use read-only tools \
-                     (snapshot, assertVisible, assertNotVisibleWithText, ...), then objectiveStatus",
-                    tool.name
-                ),
-            );
-        }
-        if at.echoed {
-            return refuse(
-                done,
-                "the arguments hold a secret's value: type a secret as its placeholder, `{{secret:NAME}}`".to_string(),
-            );
-        }
-        minimized::strip_nulls(&tool.advertised_schema(), &mut args);
-        let status = (tool.name == OBJECTIVE_STATUS)
-            .then(|| args.get("status").and_then(Value::as_str).map(str::to_string))
-            .flatten();
-        if at.objective.verify
-            && status.as_deref() == Some("COMPLETED")
-            && !before.iter().any(|c| c.ok && recorded_something(at.catalog, c))
-        {
-            return refuse(
-                done,
-                "a check is concluded after an assertion that proves it (assertVisible with the ref of \
-                 the node that shows it, or assertNotVisibleWithText), so a replay checks it again"
-                    .to_string(),
-            );
-        }
         let (result, steps) = at.session.call_with_steps(&tool.name, args.clone(), *seen);
         *seen = steps.last().map_or(*seen, |s| s.seq);
         recording.add_call(at.catalog, &tool.name, &args, &steps);
         done.call.args = args.clone();
         done.call.records = steps;
         done.call.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        self.conclude(&mut done, &tool, &args, status.as_deref(), result);
+        done
+    }
+
+    /// Sets what a dispatched call did in `done`: its result or error, and whether it ended the
+    /// objective (`status`: the `objectiveStatus` it asked for, if it was that).
+    fn conclude(
+        &self,
+        done: &mut Done,
+        tool: &ToolDescriptor,
+        args: &Value,
+        status: Option<&str>,
+        result: Result<Value, trailblaze_core::dispatch::CallError>,
+    ) {
         match result {
             Ok(v) => {
                 done.call.ok = true;
                 done.changed = !tool.flags.read_only;
                 done.reply = reply_text(&tool.name, &v);
                 done.call.result = Some(v);
-                if status.as_deref() == Some("COMPLETED") {
+                if status == Some("COMPLETED") {
                     done.end = Some(End::Completed {
                         explanation: self.scrub(args.get("explanation").and_then(Value::as_str).unwrap_or_default()),
                     });
@@ -438,9 +437,7 @@ impl Agent {
                 if e.is_device_failure() {
                     done.end = Some(End::Device { message: text.clone() });
                 }
-                if status.as_deref() == Some("FAILED")
-                    && matches!(e, trailblaze_core::dispatch::CallError::Failed { .. })
-                {
+                if status == Some("FAILED") && matches!(e, trailblaze_core::dispatch::CallError::Failed { .. }) {
                     done.end = Some(End::Failed {
                         explanation: self.scrub(args.get("explanation").and_then(Value::as_str).unwrap_or_default()),
                     });
@@ -449,8 +446,75 @@ impl Agent {
                 done.reply = format!("error: {text}");
             }
         }
-        done
     }
+}
+
+/// A call the model may make here: its tool, its arguments (nulls the schema does not take
+/// dropped) and the status it concludes with, if it is `objectiveStatus`; or why it is refused.
+fn admit(
+    at: &Call<'_>,
+    call: &ToolCall,
+    before: &[AgentCall],
+) -> Result<(Arc<ToolDescriptor>, Value, Option<String>), String> {
+    let mut args = match &call.args {
+        Ok(v) => v.clone(),
+        Err(why) => return Err(format!("{}: {why}", call.name)),
+    };
+    let tool = match at.catalog.llm_tool(&call.name) {
+        Ok(t) => t.clone(),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !at.tools.iter().any(|t| t.name == tool.name) {
+        return Err(format!("`{}` is not offered here", tool.name));
+    }
+    if at.objective.verify && !tool.flags.read_only {
+        return Err(format!(
+            "`{}` acts on the device, and this step is a check: use read-only tools \
+             (snapshot, assertVisible, assertNotVisibleWithText, ...), then objectiveStatus",
+            tool.name
+        ));
+    }
+    if at.echoed.contains(&call.id) {
+        return Err(
+            "the arguments hold a secret's value: type a secret as its placeholder, `{{secret:NAME}}`".to_string(),
+        );
+    }
+    minimized::strip_nulls(&tool.advertised_schema(), &mut args);
+    let status = (tool.name == OBJECTIVE_STATUS)
+        .then(|| args.get("status").and_then(Value::as_str).map(str::to_string))
+        .flatten();
+    if at.objective.verify
+        && status.as_deref() == Some("COMPLETED")
+        && !before.iter().any(|c| c.ok && recorded_something(at.catalog, c))
+    {
+        return Err(
+            "a check is concluded after an assertion that proves it (assertVisible with the ref of \
+             the node that shows it, or assertNotVisibleWithText), so a replay checks it again"
+                .to_string(),
+        );
+    }
+    Ok((tool, args, status))
+}
+
+/// The recordable calls of an objective's run, less `objectiveStatus`; a completion with none
+/// is recorded as its `objectiveStatus`.
+fn recorded_calls(recording: &SessionRecording, end: &End) -> Vec<(String, Value)> {
+    let calls: Vec<(String, Value)> = recording
+        .steps()
+        .iter()
+        .flat_map(|s| s.calls.iter().cloned())
+        .filter(|(tool, _)| tool != OBJECTIVE_STATUS)
+        .collect();
+    if calls.is_empty()
+        && let End::Completed { explanation } = end
+    {
+        // The goal held already: the replay reports the same, so the step counts as recorded.
+        return vec![(
+            OBJECTIVE_STATUS.to_string(),
+            json!({ "explanation": explanation, "status": "COMPLETED" }),
+        )];
+    }
+    calls
 }
 
 /// What one call needs to know about where it runs.
@@ -459,8 +523,8 @@ struct Call<'a> {
     catalog: &'a Catalog,
     objective: &'a Objective<'a>,
     tools: &'a [ToolDefinition],
-    /// The model's arguments held a secret's value (scrubbed on the way in).
-    echoed: bool,
+    /// The calls whose arguments held a secret's value (scrubbed on the way in), by id.
+    echoed: &'a [String],
 }
 
 struct Done {

@@ -207,51 +207,10 @@ fn plan(doc: &Document, lines: &[&str], e: &StepEdit) -> Option<Splice> {
     let entries = doc.children(&rec_path).filter(|c| !c.is_empty());
     let block = rec_at.line > rec_key.line && char_at(lines, rec_at).is_some_and(|c| c != '{' && c != '[');
     match entries {
-        Some(entries) if block => {
-            let rec_indent = " ".repeat(entries[0].1.col.saturating_sub(1));
-            let mut text = String::new();
-            emit_entry(&mut text, &rec_indent, &e.key, &e.calls);
-            match entries.iter().position(|(k, _)| k.as_deref() == Some(e.key.as_str())) {
-                Some(i) => {
-                    let from = entries[i].1.line - 1;
-                    let to = entries.get(i + 1).map_or(rec_end, |(_, p)| p.line - 1);
-                    Some(Splice {
-                        from,
-                        to: content_end(lines, from, to),
-                        text,
-                    })
-                }
-                None => {
-                    let after = content_end(lines, rec_start, rec_end);
-                    Some(Splice {
-                        from: after,
-                        to: after,
-                        text,
-                    })
-                }
-            }
-        }
+        Some(entries) if block => Some(block_entry(lines, &entries, (rec_start, rec_end), e)),
         // `recording: {}`, `recording:` with nothing, or a flow map: the entry written anew whole.
         _ => {
-            let mut text = format!("{indent}recording:\n");
-            let existing = doc
-                .value
-                .pointer(&json_pointer(&rec_path))
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            for (k, v) in &existing {
-                if *k == e.key {
-                    continue;
-                }
-                let calls: Vec<(String, Value)> = v
-                    .as_array()?
-                    .iter()
-                    .filter_map(|c| c.as_object()?.iter().next().map(|(t, a)| (t.clone(), a.clone())))
-                    .collect();
-                emit_entry(&mut text, &format!("{indent}  "), k, &calls);
-            }
-            emit_entry(&mut text, &format!("{indent}  "), &e.key, &e.calls);
+            let text = whole_recording(doc, &rec_path, &indent, e)?;
             Some(Splice {
                 from: rec_start,
                 to: content_end(lines, rec_start, rec_end),
@@ -259,6 +218,63 @@ fn plan(doc: &Document, lines: &[&str], e: &StepEdit) -> Option<Splice> {
             })
         }
     }
+}
+
+/// The edit's key set in a block-style `recording:` whose entries are `entries` (lines
+/// `rec_start..rec_end`): its lines replaced when it is there, new lines after the last otherwise.
+fn block_entry(
+    lines: &[&str],
+    entries: &[(Option<String>, yaml::Pos)],
+    (rec_start, rec_end): (usize, usize),
+    e: &StepEdit,
+) -> Splice {
+    let rec_indent = " ".repeat(entries[0].1.col.saturating_sub(1));
+    let mut text = String::new();
+    emit_entry(&mut text, &rec_indent, &e.key, &e.calls);
+    match entries.iter().position(|(k, _)| k.as_deref() == Some(e.key.as_str())) {
+        Some(i) => {
+            let from = entries[i].1.line - 1;
+            let to = entries.get(i + 1).map_or(rec_end, |(_, p)| p.line - 1);
+            Splice {
+                from,
+                to: content_end(lines, from, to),
+                text,
+            }
+        }
+        None => {
+            let after = content_end(lines, rec_start, rec_end);
+            Splice {
+                from: after,
+                to: after,
+                text,
+            }
+        }
+    }
+}
+
+/// The step's `recording:` (at `rec_path`) written anew in block style, `indent` before it: its
+/// other keys as they were, then the edit's. `None` when a key's value is not a list of calls.
+fn whole_recording(doc: &Document, rec_path: &str, indent: &str, e: &StepEdit) -> Option<String> {
+    let mut text = format!("{indent}recording:\n");
+    let existing = doc
+        .value
+        .pointer(&json_pointer(rec_path))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (k, v) in &existing {
+        if *k == e.key {
+            continue;
+        }
+        let calls: Vec<(String, Value)> = v
+            .as_array()?
+            .iter()
+            .filter_map(|c| c.as_object()?.iter().next().map(|(t, a)| (t.clone(), a.clone())))
+            .collect();
+        emit_entry(&mut text, &format!("{indent}  "), k, &calls);
+    }
+    emit_entry(&mut text, &format!("{indent}  "), &e.key, &e.calls);
+    Some(text)
 }
 
 /// `trail[2].recording` → `/trail/2/recording`.

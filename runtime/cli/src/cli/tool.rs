@@ -77,17 +77,7 @@ pub struct SnapshotArgs {
 }
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
-    // A tool that is not built in runs a script: the engine's own modules (the SDK, its glue)
-    // compile on a second thread while the trailmaps load, and the session's engine loads them.
-    let name = a.name.clone();
-    std::thread::spawn(move || {
-        if trailblaze::Catalog::builtins_only(std::path::Path::new(""))
-            .tool(&name)
-            .is_none()
-        {
-            let _ = trailblaze::scripting::precompile_engine_modules();
-        }
-    });
+    precompile_unless_builtin(a.name.clone());
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let spec = a.session.device.spec()?;
     let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
@@ -125,30 +115,7 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
         });
         super::output::out_json!(&out);
     } else {
-        if let Ok(v) = &result {
-            super::output::out_json!(v);
-        }
-        if !steps.is_empty() {
-            err!("steps:");
-        }
-        for s in &steps {
-            let mark = match s.ok {
-                Some(true) => "ok",
-                Some(false) => "FAILED",
-                None => "unfinished",
-            };
-            err!(
-                "  {:>3} {}{} {} [{mark}, {:.1} ms]",
-                s.seq,
-                "  ".repeat(s.depth as usize),
-                s.tool,
-                s.args,
-                s.millis
-            );
-        }
-        if let Some(log) = log {
-            err!("log: {}", log.display());
-        }
+        print_call(result.as_ref().ok(), &steps, log.as_deref());
     }
     result.map(|_| ()).map_err(|e| match e {
         // The call never ran: bad usage, exit 2.
@@ -159,6 +126,48 @@ pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
         CallError::Device { .. } => Failure::Usage(anyhow!(e)),
         _ => Failure::Failed(anyhow!(e)),
     })
+}
+
+/// Starts compiling the script engine's modules on another thread, unless `name` is a built-in tool.
+fn precompile_unless_builtin(name: String) {
+    // A tool that is not built in runs a script: the engine's own modules (the SDK, its glue)
+    // compile on a second thread while the trailmaps load, and the session's engine loads them.
+    std::thread::spawn(move || {
+        if trailblaze::Catalog::builtins_only(std::path::Path::new(""))
+            .tool(&name)
+            .is_none()
+        {
+            let _ = trailblaze::scripting::precompile_engine_modules();
+        }
+    });
+}
+
+/// A call's result (on stdout) and its steps and log (on stderr), for people.
+fn print_call(result: Option<&Value>, steps: &[trailblaze::state::log::LogEntry], log: Option<&std::path::Path>) {
+    if let Some(v) = result {
+        super::output::out_json!(v);
+    }
+    if !steps.is_empty() {
+        err!("steps:");
+    }
+    for s in steps {
+        let mark = match s.ok {
+            Some(true) => "ok",
+            Some(false) => "FAILED",
+            None => "unfinished",
+        };
+        err!(
+            "  {:>3} {}{} {} [{mark}, {:.1} ms]",
+            s.seq,
+            "  ".repeat(s.depth as usize),
+            s.tool,
+            s.args,
+            s.millis
+        );
+    }
+    if let Some(log) = log {
+        err!("log: {}", log.display());
+    }
 }
 
 /// The named tool if the LLM may see it; otherwise the library's answer (hidden, or the nearest
@@ -467,7 +476,6 @@ fn print_agent_tokens(
         .map(|(f, m)| (m.name.clone(), count(json_text(m)), count(json_text(f))))
         .collect();
     rows.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-    let (total_min, total_full): (usize, usize) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
     // The start screen of the trailmap's simulated app, as the first request would show it.
     let session = project
         .sim_device(id)
@@ -503,7 +511,23 @@ fn print_agent_tokens(
         &project.secrets.names(),
     );
     let request_tokens = count(request.to_string());
-    let image = picture.as_ref().map(|p| {
+    if json_out {
+        print_agent_tokens_json(&rows, request_tokens, picture.as_ref());
+    } else {
+        print_agent_tokens_text(&rows, request_tokens, picture.as_ref());
+    }
+    Ok(())
+}
+
+/// `tools --tokens --agent --json`: `rows` are each tool's name, minimized and full cost.
+fn print_agent_tokens_json(
+    rows: &[(String, usize, usize)],
+    request_tokens: usize,
+    picture: Option<&trailblaze::agent::vision::Image>,
+) {
+    use trailblaze::agent::ProviderKind;
+    let (total_min, total_full): (usize, usize) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
+    let image = picture.map(|p| {
         json!({
             "width": p.width, "height": p.height, "pngBytes": p.data.len(),
             "base64Chars": p.data.len().div_ceil(3) * 4,
@@ -511,38 +535,44 @@ fn print_agent_tokens(
             "anthropicTokens": p.tokens(ProviderKind::Anthropic),
         })
     });
-    if json_out {
-        let tools: Vec<Value> = rows
-            .iter()
-            .map(|(n, m, f)| json!({ "name": n, "tokens": m, "fullTokens": f }))
-            .collect();
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "tokenizer": "o200k_base", "tools": tools, "total": total_min, "fullTotal": total_full,
-                "firstRequest": request_tokens, "firstRequestImage": image,
-            }))
-            .unwrap_or_default()
-        );
-    } else {
-        for (name, m, f) in &rows {
-            out!("{m:>6}  {name} (full: {f})");
-        }
-        out!("{total_min:>6}  total as the agent sends them (full: {total_full}), o200k_base");
-        out!(
-            "{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)"
-        );
-        if let Some(p) = &picture {
-            out!(
-                "{:>6}  with the screen's picture ({}×{} PNG, {} bytes): +{} tokens at OpenAI (85 + 170 a 512-px tile), +{} at Anthropic (w×h/750)",
-                request_tokens as u64 + p.tokens(ProviderKind::OpenAi),
-                p.width,
-                p.height,
-                p.data.len(),
-                p.tokens(ProviderKind::OpenAi),
-                p.tokens(ProviderKind::Anthropic)
-            );
-        }
+    let tools: Vec<Value> = rows
+        .iter()
+        .map(|(n, m, f)| json!({ "name": n, "tokens": m, "fullTokens": f }))
+        .collect();
+    out!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "tokenizer": "o200k_base", "tools": tools, "total": total_min, "fullTotal": total_full,
+            "firstRequest": request_tokens, "firstRequestImage": image,
+        }))
+        .unwrap_or_default()
+    );
+}
+
+/// `tools --tokens --agent` for people: `rows` are each tool's name, minimized and full cost.
+fn print_agent_tokens_text(
+    rows: &[(String, usize, usize)],
+    request_tokens: usize,
+    picture: Option<&trailblaze::agent::vision::Image>,
+) {
+    use trailblaze::agent::ProviderKind;
+    let (total_min, total_full): (usize, usize) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
+    for (name, m, f) in rows {
+        out!("{m:>6}  {name} (full: {f})");
     }
-    Ok(())
+    out!("{total_min:>6}  total as the agent sends them (full: {total_full}), o200k_base");
+    out!(
+        "{request_tokens:>6}  the agent's first request for one step on the start screen (system prompt, tools, step, screen)"
+    );
+    if let Some(p) = picture {
+        out!(
+            "{:>6}  with the screen's picture ({}×{} PNG, {} bytes): +{} tokens at OpenAI (85 + 170 a 512-px tile), +{} at Anthropic (w×h/750)",
+            request_tokens as u64 + p.tokens(ProviderKind::OpenAi),
+            p.width,
+            p.height,
+            p.data.len(),
+            p.tokens(ProviderKind::OpenAi),
+            p.tokens(ProviderKind::Anthropic)
+        );
+    }
 }

@@ -33,45 +33,7 @@ pub fn capture(
     viewport: (u32, u32),
     deadline: Instant,
 ) -> Result<(ViewTree, Captured), PageError> {
-    // The main frame first: a page without frames costs one call.
-    let main = page.main_frame();
-    let mut first = read(page, &main, generation, MAX_NODES, deadline)?;
-    let iframes: Vec<&str> = first
-        .get("nodes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.get("fr").and_then(Value::as_str))
-        .collect();
-    let untagged = iframes.iter().any(|f| f.is_empty());
-    let (frames, lists) = if iframes.is_empty() {
-        (vec![main], vec![first])
-    } else {
-        let frames = page.frames(deadline)?;
-        // Each child frame's owner is marked in its parent first, so the parent's capture names it.
-        for f in frames.iter().skip(1) {
-            if let Some(parent) = frames.iter().find(|p| Some(&p.id) == f.parent.as_ref()) {
-                // A frame whose owner cannot be found (it is going away) is simply not stitched in.
-                let _ = page.tag_owner(parent, f, deadline);
-            }
-        }
-        if untagged {
-            first = read(page, &main, generation, MAX_NODES, deadline)?;
-        }
-        let mut budget = MAX_NODES.saturating_sub(count(&first));
-        let mut lists = vec![first];
-        for f in frames.iter().skip(1) {
-            let v = match read(page, f, generation, budget.max(1), deadline) {
-                Ok(v) => v,
-                // A child frame that cannot be read (navigating, detached) leaves a hole.
-                Err(e) if !matches!(e, PageError::Cdp(super::cdp::CdpError::Timeout { .. })) => Value::Null,
-                Err(e) => return Err(e),
-            };
-            budget = budget.saturating_sub(count(&v));
-            lists.push(v);
-        }
-        (frames, lists)
-    };
+    let (frames, lists) = read_frames(page, generation, deadline)?;
     let url = lists
         .first()
         .and_then(|m| m.get("url"))
@@ -85,16 +47,7 @@ pub fn capture(
         offsets: vec![(0.0, 0.0); frames.len()],
         left_out: 0,
     };
-    let mut root = b.frame_tree(0, (0.0, 0.0), 0).unwrap_or_else(|| ViewNode {
-        class_name: "document".into(),
-        enabled: true,
-        web: Some(Box::new(WebNode {
-            role: "document".into(),
-            tag: "body".into(),
-            ..WebNode::default()
-        })),
-        ..ViewNode::default()
-    });
+    let mut root = b.frame_tree(0, (0.0, 0.0), 0).unwrap_or_else(empty_document);
     let truncated: u64 = lists
         .iter()
         .map(|l| l.get("truncated").and_then(Value::as_u64).unwrap_or(0))
@@ -127,6 +80,62 @@ pub fn capture(
             offsets,
         },
     ))
+}
+
+/// Every frame of `page` and its capture, the main frame first.
+fn read_frames(page: &Page, generation: u64, deadline: Instant) -> Result<(Vec<Frame>, Vec<Value>), PageError> {
+    // The main frame first: a page without frames costs one call.
+    let main = page.main_frame();
+    let mut first = read(page, &main, generation, MAX_NODES, deadline)?;
+    let iframes: Vec<&str> = first
+        .get("nodes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.get("fr").and_then(Value::as_str))
+        .collect();
+    let untagged = iframes.iter().any(|f| f.is_empty());
+    if iframes.is_empty() {
+        return Ok((vec![main], vec![first]));
+    }
+    let frames = page.frames(deadline)?;
+    // Each child frame's owner is marked in its parent first, so the parent's capture names it.
+    for f in frames.iter().skip(1) {
+        if let Some(parent) = frames.iter().find(|p| Some(&p.id) == f.parent.as_ref()) {
+            // A frame whose owner cannot be found (it is going away) is simply not stitched in.
+            let _ = page.tag_owner(parent, f, deadline);
+        }
+    }
+    if untagged {
+        first = read(page, &main, generation, MAX_NODES, deadline)?;
+    }
+    let mut budget = MAX_NODES.saturating_sub(count(&first));
+    let mut lists = vec![first];
+    for f in frames.iter().skip(1) {
+        let v = match read(page, f, generation, budget.max(1), deadline) {
+            Ok(v) => v,
+            // A child frame that cannot be read (navigating, detached) leaves a hole.
+            Err(e) if !matches!(e, PageError::Cdp(super::cdp::CdpError::Timeout { .. })) => Value::Null,
+            Err(e) => return Err(e),
+        };
+        budget = budget.saturating_sub(count(&v));
+        lists.push(v);
+    }
+    Ok((frames, lists))
+}
+
+/// The root of a page whose main frame gave no elements.
+fn empty_document() -> ViewNode {
+    ViewNode {
+        class_name: "document".into(),
+        enabled: true,
+        web: Some(Box::new(WebNode {
+            role: "document".into(),
+            tag: "body".into(),
+            ..WebNode::default()
+        })),
+        ..ViewNode::default()
+    }
 }
 
 /// One frame's capture, at most `max` elements.

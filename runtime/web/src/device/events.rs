@@ -112,8 +112,22 @@ pub fn listener(conn: &Arc<Connection>, shared: &Arc<Shared>, session: String) -
     Arc::new(move |method: &str, p: &Value| on_event(&conn, &shared, &session, method, p))
 }
 
+/// Keeps what one event tells in the page's state, and wakes its waiters when it told anything.
 fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method: &str, p: &Value) {
     let mut st = shared.lock();
+    let kept = on_page(&mut st, conn, session, method, p)
+        || on_runtime(&mut st, session, method, p)
+        || on_network(&mut st, method, p)
+        || on_target(&mut st, conn, shared, method, p);
+    if !kept {
+        return;
+    }
+    drop(st);
+    shared.changed.notify_all();
+}
+
+/// A `Page.*` event: navigations, loads and dialogs. False when `method` is none of these.
+fn on_page(st: &mut State, conn: &Weak<Connection>, session: &str, method: &str, p: &Value) -> bool {
     match method {
         "Page.lifecycleEvent" => {
             if s(p, "frameId") == st.main_frame && s(p, "name") == "load" {
@@ -154,6 +168,14 @@ fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method
                 );
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// A `Runtime.*` event: isolated worlds and console errors. False when `method` is none of these.
+fn on_runtime(st: &mut State, session: &str, method: &str, p: &Value) -> bool {
+    match method {
         "Runtime.executionContextCreated" => {
             let ctx = p.get("context").unwrap_or(&Value::Null);
             let aux = ctx.get("auxData").unwrap_or(&Value::Null);
@@ -191,6 +213,14 @@ fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method
             let first = text.lines().next().unwrap_or("").to_string();
             push(&mut st.console_errors, format!("uncaught {first}"));
         }
+        _ => return false,
+    }
+    true
+}
+
+/// A `Network.*` event: requests sent and failed. False when `method` is none of these.
+fn on_network(st: &mut State, method: &str, p: &Value) -> bool {
+    match method {
         "Network.requestWillBeSent" => {
             let req = p.get("request").unwrap_or(&Value::Null);
             let url = s(req, "url").to_string();
@@ -221,6 +251,15 @@ fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method
                 push(&mut st.failed_requests, line);
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// A `Target.*` or `Inspector.*` event: out-of-process frames, and the page's end. False when
+/// `method` is none of these.
+fn on_target(st: &mut State, conn: &Weak<Connection>, shared: &Arc<Shared>, method: &str, p: &Value) -> bool {
+    match method {
         "Target.attachedToTarget" => {
             let info = p.get("targetInfo").unwrap_or(&Value::Null);
             let child = s(p, "sessionId").to_string();
@@ -243,10 +282,9 @@ fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method
             }
         }
         "Inspector.detached" | "Inspector.targetCrashed" => st.closed = true,
-        _ => return,
+        _ => return false,
     }
-    drop(st);
-    shared.changed.notify_all();
+    true
 }
 
 /// A console argument as text.
