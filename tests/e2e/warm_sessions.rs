@@ -37,16 +37,7 @@ fn fixture() -> Fixture {
 }
 
 fn open(project: &Project) -> trailblaze::Session {
-    let device = project.sim_device("warm").expect("device");
-    project
-        .open_session(
-            "warm",
-            trailblaze::SessionOptions {
-                device: Some(device),
-                ..Default::default()
-            },
-        )
-        .expect("session")
+    open_with(project, Settings::default()).expect("session")
 }
 
 fn counts(project: &Project) -> Vec<Value> {

@@ -226,7 +226,7 @@ fn gate(
             Some(e) => format!("target `{id}` does not load: {e}"),
         },
     };
-    // Positioned only for a finding: a trail the quick path read has no document until asked.
+    // Positioned only for a finding.
     let pos = trail.doc().position("config.target");
     findings.push(Finding {
         file: trail.file.clone(),

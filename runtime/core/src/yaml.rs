@@ -20,8 +20,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use trailblaze_host_functions::decode::{self, DecodeError, DecodeErrorKind};
 
-pub(crate) use lean::Line;
-pub(crate) use lean::cursor::{Cursor, lines as content_lines};
 use tree::{Key, PosNode};
 
 /// A 1-based line and column.
@@ -204,7 +202,7 @@ pub fn parse_owned(text: String, file: &Path) -> Result<Document, YamlError> {
     })
 }
 
-/// [`parse`] of a text already read once (a trail the quick path took, whose positions are asked
+/// [`parse`] of a text already read once (a trail made without its document, whose positions are asked
 /// for later). Should it fail where it should not, the document has no value and every position
 /// is its first line's: an error then points at the file, not at nothing.
 pub(crate) fn parse_again(text: &str, file: &Path) -> Document {

@@ -164,45 +164,22 @@ mod gif_frames {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trailblaze_core::report::{Outcome, StepReport};
 
-    fn step(n: usize, screen: Option<&str>) -> StepReport {
-        StepReport {
-            number: n,
-            kind: "step".into(),
-            text: format!("step {n}"),
-            line: 0,
-            outcome: Outcome::Passed,
-            started_ms: 0.0,
-            duration_ms: 0.0,
-            attempts: 1,
-            retried: Vec::new(),
-            calls: Vec::new(),
-            error: None,
-            screen: screen.map(str::to_string),
-            screen_size: None,
-            agent: None,
-            page: None,
-            llm: None,
-        }
-    }
-
-    fn trail(steps: Vec<StepReport>) -> TrailReport {
-        TrailReport {
-            file: "t.trail.yaml".into(),
-            id: None,
-            title: None,
-            outcome: Outcome::Passed,
-            duration_ms: 0.0,
-            steps,
-            error: None,
-            log: Some("t/log.jsonl".into()),
-            written: None,
-            device: None,
-            lost_devices: Vec::new(),
-            storyboard: None,
-            llm: None,
-        }
+    /// A passed trail logged at `t/log.jsonl`, a step per screen (`None`: a step with no screen),
+    /// as a run's `report.json` holds it.
+    fn trail(screens: &[Option<&str>]) -> TrailReport {
+        let steps: Vec<serde_json::Value> = screens
+            .iter()
+            .enumerate()
+            .map(|(n, screen)| {
+                serde_json::json!({ "number": n, "kind": "step", "text": format!("step {n}"),
+                    "outcome": { "status": "passed" }, "calls": [], "error": null, "screen": screen })
+            })
+            .collect();
+        let report = serde_json::json!({ "file": "t.trail.yaml", "id": null, "title": null,
+            "outcome": { "status": "passed" }, "duration_ms": 0.0, "steps": steps, "error": null,
+            "log": "t/log.jsonl" });
+        serde_json::from_value(report).expect("a trail report")
     }
 
     #[test]
@@ -218,9 +195,9 @@ mod tests {
         std::fs::write(dir.path().join("screens/a.svg"), svg("a")).unwrap();
         std::fs::write(dir.path().join("screens/b.svg"), svg("bbbb")).unwrap();
         let mut trails = vec![
-            trail(vec![step(0, Some("screens/a.svg")), step(1, Some("screens/b.svg"))]),
+            trail(&[Some("screens/a.svg"), Some("screens/b.svg")]),
             // A path that leaves the screens folder is not read.
-            trail(vec![step(0, Some("screens/../../etc/passwd"))]),
+            trail(&[Some("screens/../../etc/passwd")]),
         ];
         trails[1].log = Some("u/log.jsonl".into());
         write_all(&mut trails, dir.path());

@@ -31,19 +31,7 @@ fn main() {
     )
     .expect("the demo trailmap opens");
     // Warm the transpile cache (and check the tool works) once.
-    let first = |project: &Project| {
-        let device = project.sim_device("demo").expect("device");
-        let session = project
-            .open_session(
-                "demo",
-                trailblaze::SessionOptions {
-                    device: Some(device),
-                    ..Default::default()
-                },
-            )
-            .expect("session");
-        session.call(TOOL, json!({})).expect("the tool runs")
-    };
+    let first = |project: &Project| open(project).call(TOOL, json!({})).expect("the tool runs");
     first(&project);
 
     // `cargo bench` passes `--bench`; under `cargo test` this is a smoke-sized pass.
@@ -61,16 +49,7 @@ fn main() {
         .map(|_| {
             std::thread::sleep(Duration::from_millis(10));
             let t = Instant::now();
-            let device = project.sim_device("demo").expect("device");
-            let session = project
-                .open_session(
-                    "demo",
-                    trailblaze::SessionOptions {
-                        device: Some(device),
-                        ..Default::default()
-                    },
-                )
-                .expect("session");
+            let session = open(&project);
             let opened = t.elapsed();
             session.call(TOOL, json!({})).expect("the tool runs");
             let called = t.elapsed();
@@ -170,4 +149,18 @@ fn write_node_bundle(project: &Project, dir: &Path) {
          if (!Array.isArray(r.subjects)) throw new Error('unexpected result');\n"
     );
     std::fs::write(dir.join("run.mjs"), runner).expect("write");
+}
+
+/// A session on the demo's simulated device, as a command opens one (the device made first).
+fn open(project: &Project) -> trailblaze::Session {
+    let device = project.sim_device("demo").expect("device");
+    project
+        .open_session(
+            "demo",
+            trailblaze::SessionOptions {
+                device: Some(device),
+                ..Default::default()
+            },
+        )
+        .expect("session")
 }

@@ -28,7 +28,7 @@ pub struct Trail {
     /// The file's text, as read.
     pub text: String,
     /// The parsed file, to position findings anywhere in it: made when first asked for (see
-    /// [`Trail::doc`]), as a trail read by the quick path is positioned by its model alone.
+    /// [`Trail::doc`]) when a trail was made without it.
     pub(super) doc: OnceLock<Document>,
 }
 

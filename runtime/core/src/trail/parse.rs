@@ -14,7 +14,6 @@ use crate::yaml::{self, Document, YamlError};
 
 mod args;
 mod config;
-mod quick;
 
 use args::move_args;
 
@@ -68,16 +67,6 @@ pub fn parse_trail(text: &str, file: &Path) -> Result<Trail, Vec<YamlError>> {
 
 /// [`parse_trail`] of text the trail may keep (no copy of it).
 pub fn parse_trail_owned(text: String, file: &Path) -> Result<Trail, Vec<YamlError>> {
-    if let Some((config, trailhead, steps)) = quick::read(&text, file) {
-        return Ok(Trail {
-            file: file.to_path_buf(),
-            config,
-            trailhead,
-            steps,
-            text,
-            doc: OnceLock::new(),
-        });
-    }
     parse_walked(text, file)
 }
 

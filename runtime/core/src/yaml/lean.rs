@@ -15,7 +15,6 @@ use serde_json::{Map, Value};
 
 use super::{Key, Pos, PosNode};
 
-pub(crate) mod cursor;
 mod scalars;
 use scalars::{escape, plain, plain_key};
 
@@ -29,7 +28,7 @@ type Node = (Value, PosNode);
 
 /// The document's value and positions, or `None` when it leaves the subset (saphyr reads it then).
 pub(super) fn parse(text: &str) -> Option<Node> {
-    let lines = cursor::lines(text)?;
+    let lines = content_lines(text)?;
     let mut r = Reader::new(text, &lines, 0, 0);
     let Some(first) = r.lines.first().copied() else {
         return Some((Value::Null, PosNode::default()));
@@ -40,7 +39,7 @@ pub(super) fn parse(text: &str) -> Option<Node> {
 
 /// A line with content (not blank, not only a comment).
 #[derive(Clone, Copy)]
-pub(crate) struct Line {
+struct Line {
     /// 1-based.
     no: usize,
     start: usize,
@@ -49,6 +48,20 @@ pub(crate) struct Line {
     /// Leading spaces.
     indent: usize,
     ascii: bool,
+}
+
+/// A document's lines with content, or `None` when the document leaves the subset at its first
+/// byte or line (a byte-order mark, a tab, a carriage return, a document marker, a first line
+/// indented).
+fn content_lines(text: &str) -> Option<Vec<Line>> {
+    if text.starts_with('\u{feff}') || text.bytes().any(|b| b == b'\t' || b == b'\r') {
+        return None;
+    }
+    let lines = lines(text)?;
+    match lines.first() {
+        Some(first) if first.indent != 0 => None,
+        _ => Some(lines),
+    }
 }
 
 fn lines(text: &str) -> Option<Vec<Line>> {
