@@ -116,7 +116,7 @@ fn the_real_adb_client_sees_a_device_that_answers_as_android_does() {
         dump.ends_with("</hierarchy>UI hierchary dumped to: /dev/tty\n"),
         "{dump}"
     );
-    let tree = android::parse_dump(&dump).expect("the dump parses");
+    let tree = android::wire::parse_dump(&dump).expect("the dump parses");
     assert_eq!(
         find(&tree.root, "email").and_then(|n| n.hint_text.as_deref()),
         Some("Email")

@@ -3,7 +3,7 @@
 //! simulated device, the grants and demo mode succeed doing nothing.
 
 use serde_json::json;
-use trailblaze::android::{base64, quote};
+use trailblaze::android::wire::{base64, quote};
 use trailblaze_e2e::CANARY;
 use trailblaze_e2e::android_fixture::{self as app, APP_ID, commands_since, fails, passes};
 use trailblaze_e2e::fake_adb::Sent;

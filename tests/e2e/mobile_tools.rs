@@ -3,7 +3,7 @@
 //! failure each.
 
 use serde_json::json;
-use trailblaze::android::quote;
+use trailblaze::android::wire::quote;
 use trailblaze_e2e::android_fixture::{self as app, APP_ID, SERIAL, commands_since, fails, focus_search, passes};
 use trailblaze_e2e::{CANARY, device_tree, field_text};
 use trailblaze_host_functions::SecretStore;

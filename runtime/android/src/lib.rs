@@ -22,14 +22,20 @@ use adb_client::server::ADBServer;
 
 use transport::with_timeout;
 
-pub use dump::{parse_bounds, parse_dump};
-pub use extras::{is_permission_name, is_url};
-pub use packages::{parse_dumpsys, parse_list};
-pub use text::{Piece, base64, pieces, plain_input_can_type, quote};
-pub use trailblaze_core::device::extras::{DOWNLOADS, PICTURES, is_package_name};
+use text::{Piece, pieces, plain_input_can_type};
+use trailblaze_core::device::extras::is_package_name;
+
+/// How the device talks to a phone: the `uiautomator dump` reader, the shell's quoting, base64 for
+/// files. Public for the end-to-end tests that hold a fake phone to it; not part of the API.
+#[doc(hidden)]
+pub mod wire {
+    pub use crate::dump::parse_dump;
+    pub use crate::text::{base64, quote};
+}
 use trailblaze_core::device::{
     Broadcast, Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree,
 };
+use wire::{base64, parse_dump, quote};
 
 /// ADBKeyboard (github.com/senzhk/ADBKeyBoard), the IME that types any text sent by broadcast.
 pub const ADB_KEYBOARD_PACKAGE: &str = "com.android.adbkeyboard";
@@ -453,7 +459,7 @@ impl Device for AdbDevice {
 }
 
 /// Android key codes (android.view.KeyEvent).
-pub fn key_code(key: KeyCode) -> u32 {
+fn key_code(key: KeyCode) -> u32 {
     match key {
         KeyCode::Home => 3,
         KeyCode::Back => 4,

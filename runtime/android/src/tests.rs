@@ -1,5 +1,6 @@
 use super::transport::take_exit_marker;
 use super::*;
+use crate::dump::parse_bounds;
 use trailblaze_core::device::Bounds;
 
 /// What the real `/bin/sh` passes to a program for `quote(s)`: `printf %s` prints its argument.

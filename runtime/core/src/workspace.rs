@@ -5,11 +5,14 @@
 //!   anywhere under, `trails/config/trailmaps/<id>/` the trailmaps;
 //! - this project's own: `trailmaps/<id>/`, each trailmap's trails in its `trails/` folder.
 //!
-//! So `trailblaze` works from any subfolder of either.
+//! So `trailblaze` works from any subfolder of either. What a project loaded from there is
+//! [`Trailmaps`] (`Project::trailmaps`): each [`Trailmap`] with its files.
 
 use std::path::{Path, PathBuf};
 
 mod llm;
+
+pub use crate::trailmap::{Trailmap, Trailmaps};
 pub use llm::WorkspaceLlm;
 
 /// A project found on disk.

@@ -157,19 +157,15 @@ fn uiautomator_xml_from_a_device_answers_every_input() {
         ">",
     ];
     let mut shown = Shown::new();
-    super::fuzz(
-        "uiautomator xml",
-        0x0DD5_EED5_0F0F_A11D,
-        &seeds,
-        &tokens,
-        |xml| match trailblaze::android::parse_dump(xml) {
+    super::fuzz("uiautomator xml", 0x0DD5_EED5_0F0F_A11D, &seeds, &tokens, |xml| {
+        match trailblaze::android::wire::parse_dump(xml) {
             Ok(tree) => {
                 shown.show(tree);
                 true
             }
             Err(_) => false,
-        },
-    );
+        }
+    });
 }
 
 #[test]
