@@ -49,7 +49,6 @@ impl Alarms {
             &self.home.join("trails/config/trailmaps"),
             ProjectOptions {
                 cache_dir: Some(self.f.cache()),
-                secrets_file: None,
                 ..ProjectOptions::default()
             },
         )

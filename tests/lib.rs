@@ -85,7 +85,6 @@ impl Fixture {
             &self.root(),
             ProjectOptions {
                 cache_dir: Some(self.cache()),
-                secrets_file: None,
                 ..ProjectOptions::default()
             },
         )

@@ -215,7 +215,6 @@ fn docs_first_trailmap_checks_clean_and_runs_green() {
         &dir.path().join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(dir.path().join("cache")),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

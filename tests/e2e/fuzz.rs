@@ -224,7 +224,6 @@ fn the_trailmap_loader_answers_every_input() {
     write_all();
     let opts = || trailblaze::ProjectOptions {
         cache_dir: Some(dir.path().join("cache")),
-        secrets_file: None,
         ..trailblaze::ProjectOptions::default()
     };
     // Positive control: the untouched files load, with the composed tool in the catalog.

@@ -175,7 +175,6 @@ fn scripted_tools_in_the_original_style_are_discovered_with_their_input_types() 
         &home.join("trails/config/trailmaps"),
         ProjectOptions {
             cache_dir: Some(f.cache()),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

@@ -418,7 +418,6 @@ fn a_bad_time_budget_is_refused_with_its_position() {
             &f.root(),
             trailblaze::ProjectOptions {
                 cache_dir: Some(f.cache()),
-                secrets_file: None,
                 ..trailblaze::ProjectOptions::default()
             },
         )

@@ -27,7 +27,6 @@ fn main() {
         &repo.join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(cache.path().to_path_buf()),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

@@ -133,7 +133,6 @@ fn in_process_per_step(root: &Path, cache: &Path, steps: usize, log: Option<&Pat
         root,
         ProjectOptions {
             cache_dir: Some(cache.to_path_buf()),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

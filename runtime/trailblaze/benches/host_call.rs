@@ -76,7 +76,6 @@ fn main() {
         &dir.path().join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(dir.path().join("cache")),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

@@ -48,7 +48,6 @@ fn main() {
         &root,
         ProjectOptions {
             cache_dir: Some(dir.path().join("cache")),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

@@ -32,7 +32,6 @@ fn main() {
         &root,
         ProjectOptions {
             cache_dir: Some(cache.path().to_path_buf()),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )

@@ -107,14 +107,7 @@ pub fn init(a: &InitArgs) -> Result<(), Failure> {
         out!("created {}", path.display());
     }
     // The generated files: the tools' types and the editor's schemas, as `dts` writes them.
-    let project = trailblaze::open(
-        &trailmaps,
-        ProjectOptions {
-            cache_dir: None,
-            secrets_file: None,
-            ..ProjectOptions::default()
-        },
-    )?;
+    let project = trailblaze::open(&trailmaps, ProjectOptions::default())?;
     for path in super::trails::write_generated(&project, &id, &dir)? {
         out!("wrote   {}", path.display());
     }

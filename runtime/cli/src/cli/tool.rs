@@ -404,21 +404,30 @@ fn type_words(p: &Value) -> String {
     }
 }
 
-pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
-    let (project, _) = open_project(cli, Some(&a.secrets))?;
-    let spec = a.device.spec()?;
-    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
-    let device = project.device(&id, &spec)?;
+/// The `snapshot` of the device `spec` names, in a session of its own on trailmap `id`.
+pub(super) fn snapshot_on(
+    project: &trailblaze::Project,
+    id: &str,
+    spec: &trailblaze::device::DeviceSpec,
+) -> Result<serde_json::Value, Failure> {
+    let device = project.device(id, spec)?;
     let session = project.open_session(
-        &id,
+        id,
         trailblaze::SessionOptions {
             device: Some(device),
             ..Default::default()
         },
     )?;
-    let v = session
+    session
         .call("snapshot", json!({}))
-        .map_err(|e| Failure::Failed(anyhow!(e)))?;
+        .map_err(|e| Failure::Failed(anyhow!(e)))
+}
+
+pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
+    let (project, _) = open_project(cli, Some(&a.secrets))?;
+    let spec = a.device.spec()?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
+    let v = snapshot_on(&project, &id, &spec)?;
     if a.json {
         super::output::out_json!(&v);
     } else {

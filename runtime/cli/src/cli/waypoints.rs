@@ -1,6 +1,5 @@
 //! `trailblaze waypoints`: the trailmap's waypoints, and which of them the device's screen is at.
 
-use anyhow::anyhow;
 use clap::Args;
 use serde_json::json;
 
@@ -37,17 +36,7 @@ pub fn waypoints(cli: &Cli, a: &WaypointsArgs) -> Result<(), Failure> {
     let here: Option<Vec<String>> = if a.no_screen || list.is_empty() {
         None
     } else {
-        let device = project.device(&id, &a.device.spec()?)?;
-        let session = project.open_session(
-            &id,
-            trailblaze::SessionOptions {
-                device: Some(device),
-                ..Default::default()
-            },
-        )?;
-        let snap = session
-            .call("snapshot", json!({}))
-            .map_err(|e| Failure::Failed(anyhow!(e)))?;
+        let snap = super::tool::snapshot_on(&project, &id, &a.device.spec()?)?;
         Some(
             snap["waypoints"]
                 .as_array()

@@ -84,7 +84,6 @@ impl Fixture {
     fn project(&self) -> Project {
         let opts = ProjectOptions {
             cache_dir: Some(self.dir.path().join("cache")),
-            secrets_file: None,
             ..ProjectOptions::default()
         };
         Project::open(&self.dir.path().join("trailmaps"), opts).expect("project opens")

@@ -33,7 +33,6 @@ fn project_with(tool: &str) -> (tempfile::TempDir, Project) {
     std::fs::write(map.join("tools/probe.ts"), tool).expect("write");
     let opts = ProjectOptions {
         cache_dir: Some(dir.path().join("cache")),
-        secrets_file: None,
         ..ProjectOptions::default()
     };
     let project = Project::open(&dir.path().join("trailmaps"), opts).expect("project opens");
@@ -96,7 +95,6 @@ fn the_native_check_says_nothing_of_tools_when_there_is_no_ts_tool() {
         &dir.path().join("trailmaps"),
         ProjectOptions {
             cache_dir: Some(dir.path().join("cache")),
-            secrets_file: None,
             ..ProjectOptions::default()
         },
     )
