@@ -268,7 +268,7 @@ fn the_trailmap_loader_answers_every_input() {
         let f = files[n % files.len()];
         std::fs::write(map.join(f), text).expect("write the input");
         let accepted = match trailblaze::open(&dir.path().join("trailmaps"), opts()) {
-            Ok(project) => project.catalog("demo").is_ok() && project.surface("demo").is_ok(),
+            Ok(project) => project.catalog("demo").is_ok() && trailblaze::gates::surface_of(&project, "demo").is_ok(),
             Err(_) => false,
         };
         std::fs::write(map.join(f), &originals[n % files.len()]).expect("restore the seed");

@@ -5,7 +5,7 @@
 use std::sync::LazyLock;
 
 /// The cores this process may use (1 when they cannot be known).
-pub(crate) fn count() -> usize {
+pub fn count() -> usize {
     static CORES: LazyLock<usize> = LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     *CORES
 }

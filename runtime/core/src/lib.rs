@@ -28,13 +28,19 @@ pub mod budget;
 #[doc(hidden)]
 pub mod catalog;
 #[doc(hidden)]
+pub mod cores;
+#[doc(hidden)]
 pub mod dispatch;
 #[doc(hidden)]
 pub mod files;
 #[doc(hidden)]
 pub mod network;
 #[doc(hidden)]
+pub mod project;
+#[doc(hidden)]
 pub mod replay;
+#[doc(hidden)]
+pub mod script;
 #[doc(hidden)]
 pub mod secret;
 #[doc(hidden)]
@@ -50,22 +56,20 @@ pub mod surface;
 #[doc(hidden)]
 pub mod tool;
 #[doc(hidden)]
+pub mod toolset;
+#[doc(hidden)]
 pub mod trail;
 #[doc(hidden)]
 pub mod trailmap;
 #[doc(hidden)]
+pub mod waypoint;
+#[doc(hidden)]
 pub mod yaml;
 
-mod check;
-mod cores;
 mod markup;
 mod memory;
 mod placeholder;
-mod project;
 mod run;
-mod script;
-mod toolset;
-mod waypoint;
 
 // The everyday API: open a project, start a session, call tools, replay and run trails.
 pub use budget::{CancelHandle, Limits};
@@ -93,17 +97,6 @@ pub mod report {
     };
 }
 
-/// The two gates a trail passes before it runs: the strict parse gate and the type gate (native, or
-/// the real TypeScript compiler with `check_tsc`).
-pub mod gates {
-    pub use crate::check::{
-        CheckOptions, CheckReport, CheckStats, Finding, NavCounts, TOOLS_NOT_TYPE_CHECKED, check_native,
-        check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
-    };
-    pub use crate::surface::{TscError, find_tsc, run_tsc};
-    pub use crate::yaml::parse as parse_yaml;
-}
-
 /// Finding, choosing and rewriting trail files (loading one is [`Trail::load`]).
 pub mod trails {
     pub use crate::trail::{
@@ -123,8 +116,6 @@ pub mod console {
 /// ([`Catalog::register_builtin`]).
 pub mod tools {
     pub use crate::catalog::{NotLlmVisible, ToolDefinition};
-    pub use crate::surface::client_files::{write_client_files, write_surface_files};
-    pub use crate::surface::schemas::{SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas};
     pub use crate::tool::{
         BuiltinEntry, BuiltinTool, Generated, Made, Outcome, OutputField, SchemaField, TextField, ToolCx,
         ToolDescriptor, ToolFailure, ToolFlags,

@@ -11,7 +11,6 @@ use crate::device::{Device, DeviceError, DeviceSpec, sim};
 use crate::parts::Parts;
 use crate::script::transpile::Transpiler;
 use crate::session::{Session, SessionConfig, SessionError, Settings, WarmPool};
-use crate::surface::client_files::Surface;
 use crate::trailmap::{LoadErrors, Trailmaps};
 
 #[derive(Debug, thiserror::Error)]
@@ -38,8 +37,9 @@ pub struct Project {
     pub transpiler: Arc<Transpiler>,
     /// Catalogs by trailmap id, built on first use: sessions only read them.
     catalogs: std::sync::Mutex<std::collections::HashMap<String, Arc<Catalog>>>,
-    /// Each catalog's typed surface (what `check` reads), with the catalog it was made from.
-    surfaces: std::sync::Mutex<std::collections::HashMap<String, SurfaceOf>>,
+    /// What parts made of each catalog ([`Project::memo`]: the gates' typed surface), with the
+    /// catalog it was made from.
+    memos: std::sync::Mutex<std::collections::HashMap<(std::any::TypeId, String), Memo>>,
     /// Each trailmap's app, parsed once; every session gets a fresh copy.
     apps: std::sync::Mutex<std::collections::HashMap<String, sim::SimDevice>>,
     /// Session threads whose engines are made before they are asked for.
@@ -68,8 +68,8 @@ fn stamp(file: &Path) -> Option<(u64, std::time::SystemTime)> {
     Some((m.len(), m.modified().ok()?))
 }
 
-/// A catalog's surface, with the catalog it was made from (a rebuilt catalog makes a new one).
-type SurfaceOf = (Arc<Catalog>, Arc<Surface>);
+/// A value made of a catalog, with the catalog it was made from (a rebuilt catalog makes a new one).
+type Memo = (Arc<Catalog>, Arc<dyn std::any::Any + Send + Sync>);
 
 /// How to open a project.
 #[derive(Debug, Clone, Default)]
@@ -95,7 +95,7 @@ impl Project {
             secrets: Arc::new(secrets),
             transpiler: Arc::new(Transpiler::new(cache)),
             catalogs: Default::default(),
-            surfaces: Default::default(),
+            memos: Default::default(),
             apps: Default::default(),
             warm: WarmPool::default(),
             kept: Default::default(),
@@ -195,8 +195,8 @@ impl Project {
         if let Ok(mut c) = self.catalogs.lock() {
             c.retain(|id, _| !stale(id));
         }
-        if let Ok(mut s) = self.surfaces.lock() {
-            s.retain(|id, _| !stale(id));
+        if let Ok(mut s) = self.memos.lock() {
+            s.retain(|(_, id), _| !stale(id));
         }
         if let Ok(mut a) = self.apps.lock() {
             a.retain(|id, _| !stale(id));
@@ -206,19 +206,25 @@ impl Project {
         Ok(())
     }
 
-    /// The typed surface of trailmap `id`'s catalog, made once per catalog (cloning every tool's
-    /// schema costs a check a few milliseconds).
-    pub fn surface(&self, id: &str) -> Result<Arc<Surface>, ProjectError> {
+    /// What `make` makes of trailmap `id`'s catalog, made once per catalog (a part's own cache: the
+    /// gates' typed surface, whose schemas cost a check a few milliseconds to clone).
+    pub fn memo<T: std::any::Any + Send + Sync>(
+        &self,
+        id: &str,
+        make: impl FnOnce(&Catalog) -> T,
+    ) -> Result<Arc<T>, ProjectError> {
         let catalog = self.catalog(id)?;
-        let mut memo = self.surfaces.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((of, surface)) = memo.get(id)
+        let key = (std::any::TypeId::of::<T>(), id.to_string());
+        let mut memos = self.memos.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((of, made)) = memos.get(&key)
             && Arc::ptr_eq(of, &catalog)
+            && let Ok(made) = made.clone().downcast::<T>()
         {
-            return Ok(surface.clone());
+            return Ok(made);
         }
-        let surface = Arc::new(Surface::of(&catalog));
-        memo.insert(id.to_string(), (catalog, surface.clone()));
-        Ok(surface)
+        let made = Arc::new(make(&catalog));
+        memos.insert(key, (catalog, made.clone()));
+        Ok(made)
     }
 
     /// The cache folder: the transpile cache's entries, and `check/` for the native gate's results.
@@ -319,15 +325,13 @@ impl Project {
         self.trailmap_holding(&trail.file)
     }
 
-    /// Builds the tools (catalog and surface) of the trailmaps that hold `files`, which their check
-    /// and their sessions use: `run` has it done on another core while it reads the trails (a
-    /// trail's `config.target` is known only once it is read; a trail that names another is served
-    /// when its check asks, as before). A trailmap that does not load is left for its check to report.
-    pub fn load_tools_for(&self, files: &[PathBuf]) {
+    /// Builds the catalogs of the trailmaps that hold `files`, which their check and their sessions
+    /// use, and names those trailmaps: `run` has it done on another core while it reads the trails
+    /// (a trail's `config.target` is known only once it is read; a trail that names another is
+    /// served when asked). A trailmap that does not load is left for its check to report.
+    pub fn load_tools_for(&self, files: &[PathBuf]) -> Vec<String> {
         let ids: std::collections::BTreeSet<String> = files.iter().filter_map(|f| self.trailmap_holding(f)).collect();
-        for id in ids {
-            let _ = self.surface(&id);
-        }
+        ids.into_iter().filter(|id| self.catalog(id).is_ok()).collect()
     }
 
     /// The trailmap whose folder holds `file`, by its path.
@@ -385,7 +389,7 @@ impl Project {
     /// not changed since, and keeps it again for the run: `run`'s type gate, when its cache has no
     /// result for the file, checks that parse instead of reading and parsing the file a second time.
     /// `None`: none is kept (or the file changed), and `f` did not run.
-    pub(crate) fn with_kept_trail<R>(&self, file: &Path, f: impl FnOnce(&crate::trail::Trail) -> R) -> Option<R> {
+    pub fn with_kept_trail<R>(&self, file: &Path, f: impl FnOnce(&crate::trail::Trail) -> R) -> Option<R> {
         let kept = self.kept.lock().ok().and_then(|mut kept| {
             let at = kept.iter().position(|k| k.trail.file == file)?;
             Some(kept.swap_remove(at))
@@ -491,11 +495,10 @@ mod kept_tests {
         };
         let elsewhere = dir.path().join("a.trail.yaml");
         std::fs::write(&elsewhere, trail("Alpha")).expect("write");
-        project.load_tools_for(std::slice::from_ref(&elsewhere));
+        assert!(project.load_tools_for(std::slice::from_ref(&elsewhere)).is_empty());
         assert!(built(&project).is_empty(), "{:?}", built(&project));
-        project.load_tools_for(&[file.clone(), file]);
+        assert_eq!(project.load_tools_for(&[file.clone(), file]), ["t"]);
         assert_eq!(built(&project), ["t"]);
-        assert!(project.surfaces.lock().is_ok_and(|m| m.contains_key("t")));
     }
 
     fn trail(step: &str) -> String {

@@ -2,29 +2,16 @@
 //! and TypeScript. Built-in tools and host functions get their schemas from schemars, scripted tools
 //! from the swc analyzer; this module reads both dialects the same way.
 //!
-//! - [`value_check`]: the native type gate, a value against a schema;
-//! - [`client_files`]: a catalog's tools and host functions as entries, and the files `dts` writes;
-//! - [`dts`]: schemas as TypeScript, the generated `trailblaze-client.d.ts` and `tsconfig.json`;
-//! - [`tsgen`]: recorded trail calls as a `.trail.gen.ts` file with a line table (`check --tsc`);
-//! - [`tsc`]: running the pinned TypeScript compiler and reading its diagnostics.
+//! - [`value_check`]: a value against a schema (the dispatcher's argument check, the native type
+//!   gate's);
+//! - the schema readers the gates (`trailblaze-gates`: the `.d.ts`, `check`) and the agent share.
 
-pub mod client_files;
-pub mod dts;
-pub mod reference;
-pub mod schemas;
-#[cfg(test)]
-mod test_support;
-pub mod tsc;
-pub mod tsgen;
 pub mod value_check;
 
 use serde_json::Value;
 
 use crate::tool::{OutputField, SchemaField, TextField};
 
-pub use dts::{client_dts, tools_tsconfig};
-pub use tsc::{TscError, find_tsc, run_tsc};
-pub use tsgen::{GenCall, LineEntry, entry_for_line, trail_gen_ts, trails_tsconfig};
 pub use value_check::check_value;
 
 /// One entry of the surface: a tool or a host function with its argument and result schemas.
@@ -52,14 +39,14 @@ pub use crate::script::analyze::SELECTOR_TYPE;
 /// `shared` may be a whole schema document (with `$defs` / `definitions`, possibly a root `title`)
 /// or a bare map from definition name to schema.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Defs<'a> {
+pub struct Defs<'a> {
     current: &'a Value,
     local: &'a Value,
     shared: Option<&'a Value>,
 }
 
 impl<'a> Defs<'a> {
-    pub(crate) fn new(local: &'a Value, shared: Option<&'a Value>) -> Self {
+    pub fn new(local: &'a Value, shared: Option<&'a Value>) -> Self {
         Defs {
             current: local,
             local,
@@ -69,7 +56,7 @@ impl<'a> Defs<'a> {
 
     /// The schema a `$ref` points at, and the scope to keep walking it in. `None` when it does not
     /// resolve (including remote references, which this project never emits).
-    pub(crate) fn resolve(&self, reference: &str) -> Option<(&'a Value, Defs<'a>)> {
+    pub fn resolve(&self, reference: &str) -> Option<(&'a Value, Defs<'a>)> {
         let pointer = reference.strip_prefix('#')?;
         let within = |doc: &'a Value| Defs { current: doc, ..*self };
         for doc in [self.current, self.local].into_iter().chain(self.shared) {
@@ -90,7 +77,7 @@ impl<'a> Defs<'a> {
     }
 
     /// The definition name a `$ref` names: the last pointer segment, or the document's title for `#`.
-    pub(crate) fn ref_name<'r>(&self, reference: &'r str) -> Option<&'r str>
+    pub fn ref_name<'r>(&self, reference: &'r str) -> Option<&'r str>
     where
         'a: 'r,
     {
@@ -137,7 +124,7 @@ fn json_pointer<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
 }
 
 /// Whether `name` can be written bare as a TypeScript property key (reserved words are fine there).
-pub(crate) fn is_identifier(name: &str) -> bool {
+pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -148,7 +135,7 @@ pub(crate) fn is_identifier(name: &str) -> bool {
 /// JSON text safe to embed in TypeScript source on one line. serde_json leaves U+2028 and U+2029
 /// raw, which JavaScript accepts in strings but TypeScript counts as line breaks: that would
 /// shift every line number after it.
-pub(crate) fn json_for_ts(v: &Value) -> String {
+pub fn json_for_ts(v: &Value) -> String {
     let text = v.to_string();
     if text.contains(['\u{2028}', '\u{2029}']) {
         text.replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")

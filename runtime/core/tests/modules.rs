@@ -291,6 +291,7 @@ const CRATES: &[&str] = &[
     "runtime/agent/src/lib.rs",
     "runtime/fetch/src/lib.rs",
     "runtime/reports/src/lib.rs",
+    "runtime/gates/src/lib.rs",
     "runtime/trailblaze/src/lib.rs",
     "runtime/cli/src/main.rs",
     "runtime/ffi/src/lib.rs",

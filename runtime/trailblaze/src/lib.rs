@@ -1,8 +1,9 @@
 //! trailblaze: a Rust host for TypeScript scripted tools that drive mobile apps.
 //!
 //! The crate embedders depend on. It re-exports the core ([`trailblaze_core`]: trails, trailmaps,
-//! the catalog, the dispatcher, sessions, the script runtimes, replay and run) and, by feature, the
-//! optional parts, each a crate of its own: [`web`] (`--device web`), [`android`] (`--device
+//! the catalog, the dispatcher, sessions, the script runtimes, replay and run) and the
+//! parts, each a crate of its own: [`gates`] (`check` and the typed surface, always in), and by
+//! feature [`web`] (`--device web`), [`android`] (`--device
 //! android`), [`agent`] (the LLM agent and judge), [`fetch`] (`ctx.fetch`), [`reports`] (pictures:
 //! the storyboard GIF, screens for the agent's eyes).
 //!
@@ -10,6 +11,20 @@
 //! core's (docs/embedding.md shows it on one screen).
 
 pub use trailblaze_core::*;
+
+/// The gates a trail passes before it runs: the strict parse gate and the type gate (native, or
+/// the real TypeScript compiler with `check_tsc`), and the typed surface they check against.
+pub use trailblaze_gates as gates;
+
+/// The tools a catalog offers, writing a built-in tool of your own in Rust
+/// ([`Catalog::register_builtin`]), and the files `dts` writes of them.
+pub mod tools {
+    pub use trailblaze_core::tools::*;
+    pub use trailblaze_gates::surface::client_files::{write_client_files, write_surface_files};
+    pub use trailblaze_gates::surface::schemas::{
+        SCHEMA_DIR, SettingsError, bind_schemas, trail_schema, write_schemas,
+    };
+}
 
 #[cfg(feature = "agent")]
 pub use trailblaze_agent as agent;

@@ -258,7 +258,7 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
     // Reading the trails is the longest part of a run's start: their trailmaps' tools (which the
     // type gate and the sessions use) are built on another core meanwhile.
     let for_web = std::thread::scope(|s| {
-        s.spawn(|| project.load_tools_for(&files));
+        s.spawn(|| trailblaze::gates::load_for(&project, &files));
         project.device_for_trails(&probe)
     });
     let device = match for_web {
@@ -450,7 +450,7 @@ fn check_files(project: &Project, a: &CheckArgs, files: &[PathBuf], maps: &[Stri
     }
     let write_client_files = || -> Result<(), Failure> {
         for (id, dir) in &client_dirs {
-            write_surface_files(&*project.surface(id)?, dir)?;
+            write_surface_files(&*trailblaze::gates::surface_of(project, id)?, dir)?;
         }
         Ok(())
     };

@@ -55,7 +55,7 @@ mod extras;
 mod scroll_tests;
 mod svg;
 
-pub(crate) use app_yaml::app_schema;
+pub use app_yaml::app_schema;
 #[cfg(test)]
 mod tests;
 mod tree;

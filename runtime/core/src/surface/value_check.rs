@@ -721,10 +721,6 @@ fn any_of<'a>(
     }
 }
 
-#[cfg(test)]
-#[path = "check_tests.rs"]
-mod tests;
-
 /// The JSON kind of a value as findings name it (`string`, `object`, ...), never the value.
 pub fn kind_of(v: &Value) -> &'static str {
     kind(v)

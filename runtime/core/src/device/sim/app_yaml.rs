@@ -594,7 +594,7 @@ fn layout(nodes: &mut [Node], explicit: &[Option<Bounds>], ids: &[usize], left: 
 }
 
 /// The JSON Schema of `app.yaml`, for editors (`trailblaze dts`).
-pub(crate) fn app_schema() -> serde_json::Value {
+pub fn app_schema() -> serde_json::Value {
     // Draft 7: what the YAML language server and most validators read.
     let schema = schemars::generate::SchemaSettings::draft07()
         .into_generator()

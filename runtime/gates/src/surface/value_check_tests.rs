@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::*;
 use crate::surface::test_support::{KeyCode, LaunchMode, TrailblazeNodeSelector};
+use trailblaze_core::surface::value_check::*;
 
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]

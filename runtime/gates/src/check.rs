@@ -13,12 +13,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::catalog::Catalog;
-use crate::project::Project;
 use crate::surface::client_files::{Surface, selectors};
 use crate::surface::{self, GenCall, check_value, client_dts, trail_gen_ts, trails_tsconfig};
-use crate::trail::{Trail, load_trail};
-use crate::yaml::YamlError;
+use trailblaze_core::catalog::Catalog;
+use trailblaze_core::project::Project;
+use trailblaze_core::trail::{Trail, load_trail};
+use trailblaze_core::yaml::YamlError;
 
 /// One finding: `trails/x.trail.yaml:12:9 · step 3 · inputText: message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ impl<'p> Catalogs<'p> {
         let project = self.project;
         self.built.entry(id.to_string()).or_insert_with(|| {
             let catalog = project.catalog(id).map_err(|e| e.to_string())?;
-            let surface = project.surface(id).map_err(|e| e.to_string())?;
+            let surface = crate::surface_of(project, id).map_err(|e| e.to_string())?;
             Ok((catalog, surface))
         })
     }
@@ -310,7 +310,11 @@ fn check_trail(trail: &Trail, surface: &Surface, selectors: &Value, warning: boo
                 let near = trailblaze_host_functions::decode::nearest_names(&call.tool, &surface.recordable, 3);
                 push(
                     "",
-                    format!("unknown tool `{}`{}", call.tool, crate::dispatch::did_you_mean(&near)),
+                    format!(
+                        "unknown tool `{}`{}",
+                        call.tool,
+                        trailblaze_core::dispatch::did_you_mean(&near)
+                    ),
                 );
             }
         }
@@ -364,7 +368,7 @@ pub fn check_tools_tsc(project: &Project, ids: &[String]) -> Result<CheckReport,
         if scripts == 0 {
             continue;
         }
-        let made = match project.surface(id) {
+        let made = match crate::surface_of(project, id) {
             Ok(s) => s,
             Err(e) => {
                 report.findings.push(Finding {
@@ -466,7 +470,7 @@ fn write_gen_files(
         report.calls += calls.len();
         let (text, table) = trail_gen_ts(&format!("// {}", t.trail.file.display()), &calls);
         // Numbered: two trails of one name in different folders get different gen files.
-        let stem = crate::trail::trail_stem(&t.trail.file);
+        let stem = trailblaze_core::trail::trail_stem(&t.trail.file);
         let gen_file = dir.join(format!("{i}-{stem}.trail.gen.ts"));
         std::fs::write(&gen_file, &text)?;
         groups.entry(id).or_default().push((i, gen_file, table));
@@ -570,7 +574,7 @@ impl TscRun<'_> {
     }
 }
 
-/// What every invalid-regex finding says (see [`crate::selector::check_pattern`]).
+/// What every invalid-regex finding says (see [`trailblaze_core::selector::check_pattern`]).
 const REGEX_FINDING: &str = "regular expression";
 
 mod cache;

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Finding, exempt};
-use crate::project::Project;
 use crate::surface::client_files::Surface;
+use trailblaze_core::project::Project;
 
 /// What the native gate says about one trail file: what it adds to the report.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,9 +72,7 @@ impl<'p> Targets<'p> {
         if let Some(env) = built.get(id) {
             return env.clone();
         }
-        let loaded = self
-            .project
-            .surface(id)
+        let loaded = crate::surface_of(self.project, id)
             .map(|surface| Loaded {
                 surface,
                 warning: exempt(self.project, id),

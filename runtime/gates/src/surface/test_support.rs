@@ -1,4 +1,4 @@
-//! Rust types shaped like the real built-ins (runtime/core/src/tool, runtime/core/src/selector.rs), shared by
+//! Rust types shaped like the real built-ins (the core's `tool` and `selector`), shared by
 //! the type gate's and the TypeScript renderer's tests: schemars derives their schemas.
 
 use schemars::JsonSchema;

@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{Defs, SELECTOR_TYPE};
-use crate::catalog::Catalog;
-use crate::tool::ToolDescriptor;
+use trailblaze_core::catalog::Catalog;
+use trailblaze_core::tool::ToolDescriptor;
 
 /// What a reader runs to rewrite `docs/tools.md` after the catalog changed.
-pub const BLESS_COMMAND: &str = "TRAILBLAZE_BLESS=1 cargo test -p trailblaze-core --lib docs_tools_md";
+pub const BLESS_COMMAND: &str = "TRAILBLAZE_BLESS=1 cargo test -p trailblaze-gates --lib docs_tools_md";
 
 /// Nesting rendered inline before a type is shortened to `object`.
 const MAX_DEPTH: usize = 4;
@@ -213,7 +213,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
+    use trailblaze_core::tool::{BuiltinEntry, BuiltinTool, Outcome, ToolCx, ToolFailure, ToolFlags};
 
     fn docs_file() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md")

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::SurfaceEntry;
 use super::client_files::{Surface, write_if_changed};
-use crate::catalog::Catalog;
+use trailblaze_core::catalog::Catalog;
 
 /// Where a trailmap's schemas go, relative to it.
 pub const SCHEMA_DIR: &str = ".trailblaze/schemas";
@@ -224,10 +224,10 @@ fn schema_of<T: schemars::JsonSchema>(title: &str) -> Value {
 
 /// Each schema file a trailmap gets and the file patterns (relative to the trailmap) it binds.
 pub fn schemas(catalog: &Catalog) -> Vec<(&'static str, Value, Vec<&'static str>)> {
-    use crate::trailmap::navigation::NavToolSpec;
-    use crate::trailmap::{HostDecl, ToolYaml, TrailmapSpec};
+    use trailblaze_core::trailmap::navigation::NavToolSpec;
+    use trailblaze_core::trailmap::{HostDecl, ToolYaml, TrailmapSpec};
     let surface = Surface::of(catalog);
-    let mut app = crate::device::sim::app_schema();
+    let mut app = trailblaze_core::device::sim::app_schema();
     if let Value::Object(m) = &mut app {
         m.insert(
             "title".into(),

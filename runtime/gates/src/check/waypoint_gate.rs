@@ -11,14 +11,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{CheckReport, Finding, TscCheckError, find_tsc_for, sort};
-use crate::catalog::Edge;
-use crate::project::Project;
 use crate::surface::client_files::{Surface, selectors, write_vendored_sdk};
 use crate::surface::{self, check_value, client_dts, json_for_ts, trails_tsconfig};
-use crate::trailmap::navigation::NavToolSpec;
-use crate::trailmap::{ParamType, Trailmap};
-use crate::waypoint::with_sample_app_id;
-use crate::yaml::{self, Document};
+use trailblaze_core::catalog::Edge;
+use trailblaze_core::project::Project;
+use trailblaze_core::trailmap::navigation::NavToolSpec;
+use trailblaze_core::trailmap::{ParamType, Trailmap};
+use trailblaze_core::waypoint::with_sample_app_id;
+use trailblaze_core::yaml::{self, Document};
 
 /// How many navigation files loaded, per kind: what `check` reports beside its findings.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,8 +62,8 @@ fn items(map: &Trailmap) -> Vec<Item<'_>> {
     }
     for (file, kind, spec) in &map.nav_tools {
         let what = match kind {
-            crate::trailmap::navigation::NavKind::Shortcut => "shortcut",
-            crate::trailmap::navigation::NavKind::Trailhead => "trailhead",
+            trailblaze_core::trailmap::navigation::NavKind::Shortcut => "shortcut",
+            trailblaze_core::trailmap::navigation::NavKind::Trailhead => "trailhead",
         };
         for (i, entry) in spec.tools.iter().flatten().enumerate() {
             let Some((tool, args)) = entry.as_object().filter(|m| m.len() == 1).and_then(|m| m.iter().next()) else {
@@ -152,7 +152,7 @@ pub fn check_nav(project: &Project, ids: &[String]) -> CheckReport {
     for id in ids {
         let Some(map) = project.trailmaps.get(id) else { continue };
         count(&mut report, map);
-        let (Ok(catalog), Ok(surface)) = (project.catalog(id), project.surface(id)) else {
+        let (Ok(catalog), Ok(surface)) = (project.catalog(id), crate::surface_of(project, id)) else {
             continue;
         };
         let warning = super::exempt(project, id);
@@ -166,7 +166,7 @@ pub fn check_nav(project: &Project, ids: &[String]) -> CheckReport {
 }
 
 fn count(report: &mut CheckReport, map: &Trailmap) {
-    use crate::trailmap::navigation::NavKind;
+    use trailblaze_core::trailmap::navigation::NavKind;
     let n = &mut report.navigation;
     n.waypoints += map.waypoints.len();
     n.shortcuts += map.nav_tools.iter().filter(|(_, k, _)| *k == NavKind::Shortcut).count();
@@ -188,7 +188,7 @@ fn native(docs: &mut Docs, surface: &Surface, item: &Item<'_>, warning: bool) ->
             None => {
                 let names: Vec<&str> = surface.tools.iter().map(|t| t.name.as_str()).collect();
                 let near = trailblaze_host_functions::decode::nearest_names(tool, &names, 3);
-                let message = format!("unknown tool `{tool}`{}", crate::tool::did_you_mean(&near));
+                let message = format!("unknown tool `{tool}`{}", trailblaze_core::tool::did_you_mean(&near));
                 return vec![finding(docs, item, "", message, warning)];
             }
         },
@@ -203,7 +203,7 @@ fn native(docs: &mut Docs, surface: &Surface, item: &Item<'_>, warning: bool) ->
     }
     if out.is_empty() && item.tool.is_none() {
         // A selector with no predicate would match nothing (or anything): the matcher refuses it.
-        if let Ok(sel) = serde_json::from_value::<crate::selector::TrailblazeNodeSelector>(item.value.clone())
+        if let Ok(sel) = serde_json::from_value::<trailblaze_core::selector::TrailblazeNodeSelector>(item.value.clone())
             && let Some(p) = sel.without_predicate()
         {
             let sub = p.trim_start_matches('.');
@@ -222,7 +222,7 @@ fn native(docs: &mut Docs, surface: &Surface, item: &Item<'_>, warning: bool) ->
 const NO_PREDICATE: &str = "has no predicate, so it says nothing about which node; name at least one property";
 
 /// Edges that name no waypoint the trailmap knows: the original's lint, a finding here.
-fn edges(docs: &mut Docs, catalog: &crate::catalog::Catalog, map: &Trailmap, warning: bool) -> Vec<Finding> {
+fn edges(docs: &mut Docs, catalog: &trailblaze_core::catalog::Catalog, map: &Trailmap, warning: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     for (file, _, spec) in &map.nav_tools {
         let ends: Vec<(&str, &String)> = match spec.edge() {
@@ -252,7 +252,7 @@ fn edges(docs: &mut Docs, catalog: &crate::catalog::Catalog, map: &Trailmap, war
                 let message = format!(
                     "`{path}` names waypoint `{id}`, which no waypoint file of `{}` or its dependencies declares{}",
                     map.id,
-                    crate::tool::did_you_mean(&near)
+                    trailblaze_core::tool::did_you_mean(&near)
                 );
                 out.push(finding(docs, &item, "", message, warning));
             }
@@ -283,7 +283,9 @@ pub fn check_nav_tsc(project: &Project, ids: &[String]) -> Result<CheckReport, T
             Some(t) => t,
             None => tsc.insert(find_tsc_for(project)?),
         };
-        let Ok(surface) = project.surface(id) else { continue };
+        let Ok(surface) = crate::surface_of(project, id) else {
+            continue;
+        };
         let dir = scratch.path().join(n.to_string());
         std::fs::create_dir(&dir)?;
         let dts = dir.join("navigation.d.ts");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::check::{CheckOptions, CheckReport, check_native, check_native_with};
-use crate::project::{Project, ProjectOptions};
+use trailblaze_core::project::{Project, ProjectOptions};
 
 /// A scripted tool `name` taking `{ v: <ty> }`; `body` varies what it does, not its type.
 fn tool(name: &str, ty: &str, body: &str) -> String {

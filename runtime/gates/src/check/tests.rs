@@ -1,5 +1,5 @@
 use super::*;
-use crate::project::ProjectOptions;
+use trailblaze_core::project::ProjectOptions;
 
 /// A tool with five type errors, one per line 4–8, each at column 9 or later.
 const FIVE_ERRORS: &str = r#"import { trailblaze } from "@trailblaze/scripting";

@@ -28,7 +28,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::targets::{Targets, TrailResult, Uses, digest};
-use crate::project::Project;
+use trailblaze_core::project::Project;
 
 /// The first word of a cache file and its format's version: bump it when an entry's shape or meaning
 /// changes.
@@ -228,7 +228,7 @@ impl Cache {
             text.push('\n');
         }
         // The cache is an optimisation: failing to write it must not fail the check.
-        if let Err(e) = crate::files::write_atomically(&self.file, text.as_bytes()) {
+        if let Err(e) = trailblaze_core::files::write_atomically(&self.file, text.as_bytes()) {
             tracing::debug!(path = %self.file.display(), error = %e, "could not write the check cache");
         }
     }

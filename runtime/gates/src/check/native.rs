@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::cache::Cache;
 use super::targets::{Targets, TrailResult, Uses};
 use super::{CheckReport, Finding, TOOLS_NOT_TYPE_CHECKED, check_trail, gate, sort};
-use crate::project::Project;
 use crate::surface::client_files::selectors;
-use crate::trail::{Trail, parse_trail_owned, read_trail};
-use crate::yaml::{Pos, YamlError};
+use trailblaze_core::project::Project;
+use trailblaze_core::trail::{Trail, parse_trail_owned, read_trail};
+use trailblaze_core::yaml::{Pos, YamlError};
 
 /// How to run the native gate.
 #[derive(Debug, Clone)]
@@ -206,7 +206,7 @@ const BATCH: usize = 8;
 /// `work(0..n)` on every core (the calling thread too), in order; `None` where `work` panicked.
 pub(super) fn in_parallel<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Vec<Option<T>> {
     let one = |i: usize| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(i))).ok();
-    let threads = crate::cores::count().min(8);
+    let threads = trailblaze_core::cores::count().min(8);
     if threads < 2 || n < 2 * BATCH {
         return (0..n).map(one).collect();
     }
