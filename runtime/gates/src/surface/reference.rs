@@ -32,7 +32,7 @@ pub fn render<'a>(tools: impl IntoIterator<Item = &'a ToolDescriptor>) -> String
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let (visible, hidden): (Vec<_>, Vec<_>) = tools.into_iter().partition(|t| t.flags.surface_to_llm);
     let mut out = String::from(
-        "<!-- GENERATED from the built-in catalog by runtime/core/src/surface/reference.rs. DO NOT EDIT. -->\n\
+        "<!-- GENERATED from the built-in catalog by runtime/gates/src/surface/reference.rs. DO NOT EDIT. -->\n\
          # Built-in tools\n\n\
          Every tool a trail, a script (`ctx.tools`) or the LLM can call without a trailmap of its own.\n\
          **LLM-visible** tools are the ones the LLM may be offered and `trailblaze tool` runs (which of\n\

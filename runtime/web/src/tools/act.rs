@@ -1,10 +1,11 @@
 //! The web tools that act on an element or the keyboard: click, hover, type, fill a secret, select
 //! options, scroll, press a key.
 
-use super::locate::{Target, ready};
+use super::locate::{Found, Target, ready};
 use super::{done, page, until};
 use crate::device::Checks;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use trailblaze_core::selector::TrailblazeNodeSelector;
 use trailblaze_core::tool::web::{
     ScrollDirection, WebClick, WebFillSecret, WebHover, WebPressKey, WebScroll, WebSelectOption, WebType,
 };
@@ -17,10 +18,21 @@ const ACTIONABLE: Checks = Checks {
     hit: true,
 };
 
-fn web_click(this: WebClick, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-    let target = Target::of(this.r#ref.as_deref(), this.node_selector.as_ref())?;
+/// The element `r` or `sel` names once it passes `checks`, and when the action gives up.
+fn element(
+    cx: &ToolCx<'_>,
+    (r, sel): (Option<&str>, Option<&TrailblazeNodeSelector>),
+    checks: Checks,
+) -> Result<(Target, Instant, Found), ToolFailure> {
+    let target = Target::of(r, sel)?;
     let until = until(cx, None)?;
-    let found = ready(cx, &target, ACTIONABLE, until)?;
+    let found = ready(cx, &target, checks, until)?;
+    Ok((target, until, found))
+}
+
+fn web_click(this: WebClick, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
+    let named = (this.r#ref.as_deref(), this.node_selector.as_ref());
+    let (target, until, found) = element(cx, named, ACTIONABLE)?;
     let before = page(cx, |w| Ok(w.url()))?;
     page(cx, |w| w.click_at(found.point, Duration::ZERO, until))?;
     let after = page(cx, |w| Ok(w.url()))?;
@@ -33,17 +45,11 @@ fn web_click(this: WebClick, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure
 }
 
 fn web_hover(this: WebHover, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
-    let target = Target::of(this.r#ref.as_deref(), this.node_selector.as_ref())?;
-    let until = until(cx, None)?;
-    let found = ready(
-        cx,
-        &target,
-        Checks {
-            hit: true,
-            ..Checks::default()
-        },
-        until,
-    )?;
+    let hit = Checks {
+        hit: true,
+        ..Checks::default()
+    };
+    let (target, until, found) = element(cx, (this.r#ref.as_deref(), this.node_selector.as_ref()), hit)?;
     page(cx, |w| w.hover_at(found.point, until))?;
     done(format!("Hovered over '{}'.", target.describe()))
 }
@@ -92,17 +98,11 @@ fn web_select_option(this: WebSelectOption, cx: &mut ToolCx<'_>) -> Result<Outco
     if this.values.is_empty() {
         return Err("`values` is empty: give the option values or labels to select".into());
     }
-    let target = Target::of(this.r#ref.as_deref(), this.node_selector.as_ref())?;
-    let until = until(cx, None)?;
-    let found = ready(
-        cx,
-        &target,
-        Checks {
-            enabled: true,
-            ..Checks::default()
-        },
-        until,
-    )?;
+    let enabled = Checks {
+        enabled: true,
+        ..Checks::default()
+    };
+    let (target, until, found) = element(cx, (this.r#ref.as_deref(), this.node_selector.as_ref()), enabled)?;
     let picked = page(cx, |w| w.select_options(found.handle, &this.values, until))?
         .map_err(|why| format!("cannot select in '{}': {why}", target.describe()))?;
     done(format!("Selected {} in '{}'.", picked.join(", "), target.describe()))
