@@ -62,9 +62,18 @@ pub fn all_parts() -> Parts {
 
 /// Opens the trailmaps folder at `root` with [`all_parts`] added to `opts`' own.
 pub fn open(root: &std::path::Path, opts: ProjectOptions) -> Result<Project, ProjectError> {
-    let opts = ProjectOptions {
-        parts: all_parts().with(opts.parts.clone()),
-        ..opts
-    };
-    Project::open(root, opts)
+    let ProjectOptions {
+        cache_dir,
+        secrets_file,
+        parts,
+    } = opts;
+    let parts = all_parts().with(parts);
+    Project::open(
+        root,
+        ProjectOptions {
+            cache_dir,
+            secrets_file,
+            parts,
+        },
+    )
 }
