@@ -82,6 +82,17 @@ pub struct ViewNode {
     pub web: Option<Box<WebNode>>,
 }
 
+/// What an iOS device's node types start with (`XCUIElementTypeButton`): its nodes are the ones
+/// `iosMaestro` selectors match, and Android's do not.
+pub const IOS_TYPE_PREFIX: &str = "XCUIElementType";
+
+impl ViewNode {
+    /// Whether the node is an iOS element (WebDriverAgent names every type `XCUIElementType*`).
+    pub fn is_ios(&self) -> bool {
+        self.class_name.starts_with(IOS_TYPE_PREFIX)
+    }
+}
+
 /// The device's current view tree and the app in the foreground.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -165,6 +176,11 @@ pub trait Device: Send {
     /// The platform its tools are chosen by. The simulated device models an Android app.
     fn platform(&self) -> Platform {
         Platform::Android
+    }
+    /// The device classifier recordings and `config.skip` are keyed by before its platform
+    /// (`ios-iphone`, `ios-ipad`), when the device tells one.
+    fn classifier(&self) -> Option<String> {
+        None
     }
     /// Whether the screen may change with no tool acting on it (an animation, a network reply). Waits
     /// and not-visible assertions poll a device that does; the simulated app does not, so they

@@ -101,6 +101,7 @@ impl Parts {
 pub(crate) fn not_built(spec: &DeviceSpec) -> String {
     let (what, feature) = match spec {
         DeviceSpec::Web(_) => ("`--device web`", "web"),
+        DeviceSpec::Ios(_) => ("iOS support", "ios"),
         _ => ("Android support", "adb"),
     };
     format!("this build of trailblaze has no {what} (it was built without the `{feature}` feature)")

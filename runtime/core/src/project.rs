@@ -137,15 +137,20 @@ impl Project {
                 .trailmaps
                 .maps
                 .iter()
-                .filter(|(_, m)| match device {
-                    DeviceSpec::Sim => m.app_yaml.is_some(),
-                    DeviceSpec::Web(_) => m
-                        .spec
-                        .target
-                        .as_ref()
-                        .and_then(|t| t.platforms.as_ref())
-                        .is_some_and(|p| p.contains_key("web")),
-                    DeviceSpec::Android { .. } => false,
+                .filter(|(_, m)| {
+                    let has = |platform: &str| {
+                        m.spec
+                            .target
+                            .as_ref()
+                            .and_then(|t| t.platforms.as_ref())
+                            .is_some_and(|p| p.contains_key(platform))
+                    };
+                    match device {
+                        DeviceSpec::Sim => m.app_yaml.is_some(),
+                        DeviceSpec::Web(_) => has("web"),
+                        DeviceSpec::Ios(_) => has("ios"),
+                        DeviceSpec::Android { .. } => false,
+                    }
                 })
                 .map(|(id, _)| id)
                 .collect();

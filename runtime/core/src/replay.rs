@@ -176,9 +176,15 @@ pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
 /// The report of a trail that does not run on `platform` at all: skipped by its `config.skip`, or
 /// failed because an `{{args.NAME}}` has no value. `None`: it runs. Decided before any session is
 /// opened, so a run spends no device on it.
-pub fn not_run(trail: &Trail, platform: &str, opts: &ReplayOptions<'_>) -> Option<TrailReport> {
+pub fn not_run(
+    trail: &Trail,
+    platform: &str,
+    classifier: Option<&str>,
+    opts: &ReplayOptions<'_>,
+) -> Option<TrailReport> {
     let report = blank_report(trail);
-    if let Some(reason) = trail.config.skip_reason(platform, opts.device_key.as_deref()) {
+    let key = opts.device_key.as_deref().or(classifier);
+    if let Some(reason) = trail.config.skip_reason(platform, key) {
         let reason = reason.to_string();
         return Some(TrailReport {
             outcome: Outcome::Skipped { reason },
@@ -204,14 +210,15 @@ impl Session {
         let platform = self.platform().as_str();
         // What `not_run` decides, with the steps' `{{args.*}}` filled in once (a long trail's
         // steps are each looked through for a placeholder).
-        let steps = match trail.config.skip_reason(platform, opts.device_key.as_deref()) {
+        let key = opts.device_key.as_deref().or(self.classifier());
+        let steps = match trail.config.skip_reason(platform, key) {
             Some(_) => Err(Vec::new()),
             None => trail.with_args(&opts.args),
         };
         let steps = match steps {
             Ok(steps) => steps,
             Err(_) => {
-                let mut r = not_run(trail, platform, opts).unwrap_or_else(|| blank_report(trail));
+                let mut r = not_run(trail, platform, key, opts).unwrap_or_else(|| blank_report(trail));
                 r.redact(redact);
                 sink.trail_finished(&r);
                 return r;
@@ -225,7 +232,7 @@ impl Session {
         report.log = self.dir().map(|_| format!("{}/log.jsonl", self.id()));
         sink.trail_started(trail, self);
         let started = Instant::now();
-        let mut replay = step::Replayer::new(self, platform, opts);
+        let mut replay = step::Replayer::new(self, platform, key, opts);
         let mut agent = opts.agent.map(|a| a.trail(trail));
         let mut stopped: Option<String> = None;
         let mut cost = self.llm_cost();

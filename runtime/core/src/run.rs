@@ -297,7 +297,7 @@ pub(crate) fn run_one(
             return Started::Done(report);
         }
     };
-    if let Some(mut report) = replay::not_run(&trail, spec.platform().as_str(), replay) {
+    if let Some(mut report) = replay::not_run(&trail, spec.platform().as_str(), spec.classifier(), replay) {
         report.redact(secrets);
         sink.trail_finished(&report);
         return Started::Done(report);

@@ -11,6 +11,7 @@ use crate::snapshot::Snapshot;
 mod generate;
 mod pattern;
 mod web;
+use pattern::maestro_matches;
 pub(crate) use pattern::text_matches;
 pub use pattern::{check_pattern, is_regex, java_quoting};
 pub use web::{CssOracle, describe, web_for_node};
@@ -395,6 +396,30 @@ impl AndroidMaestroMatch {
     }
 }
 
+impl IosMaestroMatch {
+    /// Whether iOS node `n` has every property this match sets, as the original reads them: `text`
+    /// is the node's value, else its placeholder, else its label; a property the node lacks matches
+    /// no pattern. Only iOS nodes match.
+    fn matches(&self, n: &crate::device::ViewNode) -> bool {
+        let text = [&n.text, &n.hint_text, &n.content_description]
+            .into_iter()
+            .find_map(|v| v.as_deref().filter(|t| !t.is_empty()));
+        let maestro = |p: &Option<String>, v: Option<&str>| match (p, v) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(p), Some(v)) => maestro_matches(p, v),
+        };
+        n.is_ios()
+            && maestro(&self.text_regex, text)
+            && maestro(&self.resource_id_regex, n.resource_id.as_deref())
+            && maestro(&self.accessibility_text_regex, n.content_description.as_deref())
+            && maestro(&self.class_name_regex, Some(&n.class_name))
+            && maestro(&self.hint_text_regex, n.hint_text.as_deref())
+            && opt_bool(self.focused, n.focused)
+            && opt_bool(self.selected, n.selected)
+    }
+}
+
 /// Relational constraints nest; a selector deeper than this is refused as a match.
 const MAX_SELECTOR_DEPTH: usize = 32;
 
@@ -505,9 +530,14 @@ impl TrailblazeNodeSelector {
         {
             return false;
         }
-        // A view tree has no Compose semantics and no iOS elements: a match on one of those
-        // drivers never holds here (the type gate still knows every field).
-        if self.compose.is_some() || self.ios_maestro.is_some() || self.ios_axe.is_some() {
+        if let Some(m) = &self.ios_maestro
+            && !m.matches(n)
+        {
+            return false;
+        }
+        // No device here gives Compose semantics or AXe's accessibility tree: a match on one of
+        // those drivers never holds (the type gate still knows every field).
+        if self.compose.is_some() || self.ios_axe.is_some() {
             return false;
         }
         let any = |sel: &TrailblazeNodeSelector, pred: &dyn Fn(usize) -> bool| {

@@ -64,6 +64,8 @@ pub struct Session {
     dir: Option<PathBuf>,
     /// What the session's device is, its catalog and its secrets' redaction, known at its start.
     platform: Platform,
+    /// The device's classifier (`ios-iphone`), when it tells one.
+    classifier: Option<String>,
     catalog: Arc<Catalog>,
     redact: Redaction,
     /// Secret values as recordings hold them (write-back): their placeholders.
@@ -127,6 +129,7 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let id = config.id.clone().unwrap_or_else(new_session_id);
         let platform = config.device.platform();
+        let classifier = config.device.classifier();
         let catalog = config.catalog.clone();
         let redact = Redaction::new(&config.secrets.values_to_redact());
         let placeholders = crate::secret::Placeholders::new(&config.secrets.named_values());
@@ -157,6 +160,7 @@ impl Session {
                 id,
                 dir,
                 platform,
+                classifier,
                 catalog,
                 redact,
                 placeholders,
@@ -182,6 +186,11 @@ impl Session {
     /// The platform of the session's device: which recordings it replays, which platform tools apply.
     pub fn platform(&self) -> Platform {
         self.platform
+    }
+
+    /// The device's classifier (`ios-iphone`): the recording key looked up before the platform's.
+    pub fn classifier(&self) -> Option<&str> {
+        self.classifier.as_deref()
     }
 
     /// What the session can call: its trailmap's tools and host functions.

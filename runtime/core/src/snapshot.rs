@@ -219,6 +219,8 @@ impl Snapshot {
                 continue;
             }
             let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
+            // `XCUIElementTypeButton` reads `Button`, as `android.widget.Button` does.
+            let class = class.strip_prefix(crate::device::IOS_TYPE_PREFIX).unwrap_or(class);
             let mut line = format!("{}[{}] {class}", "  ".repeat(level), n.r#ref);
             let q = |s: &str| scrub(s, redact).replace('"', "\\\"");
             if let Some(t) = n.text.as_deref().filter(|t| !t.is_empty()) {

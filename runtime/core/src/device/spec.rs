@@ -1,6 +1,7 @@
 //! Which device a command drives, as users write it: `sim` (the trailmap's simulated app),
-//! `android[:SERIAL]` (a device on the adb server) or `web[:ws://...]` (a page of Chromium). One
-//! parser for the CLI, MCP and the run.
+//! `android[:SERIAL]` (a device on the adb server), `ios[:UDID][@URL]` (an iPhone or a simulator
+//! behind WebDriverAgent) or `web[:ws://...]` (a page of Chromium). One parser for the CLI, MCP and
+//! the run.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -18,6 +19,50 @@ pub enum DeviceSpec {
     Android { serial: Option<String>, server: SocketAddr },
     /// A page of Chromium: started by trailblaze, or in a running browser (`web:ws://...`).
     Web(WebOptions),
+    /// An iPhone, an iPad or a simulator behind the WebDriverAgent at `wda`.
+    Ios(IosOptions),
+}
+
+/// Which iOS device, and the WebDriverAgent that drives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IosOptions {
+    /// The device's UDID, checked against the endpoint's `/status` when it tells one; `None`: the
+    /// one device the endpoint serves.
+    pub udid: Option<String>,
+    /// WebDriverAgent's base URL (`http://127.0.0.1:8100`): one device per endpoint.
+    pub wda: String,
+}
+
+/// WebDriverAgent's default endpoint (its port on a simulator, or `iproxy 8100 8100` for a phone).
+pub const DEFAULT_WDA_URL: &str = "http://127.0.0.1:8100";
+
+/// The WebDriverAgent endpoint: `flag` (`--wda-url`), else `TRAILBLAZE_WDA_URL`, else the default.
+pub fn wda_url(flag: Option<&str>) -> Result<String, String> {
+    let env = std::env::var("TRAILBLAZE_WDA_URL").ok().filter(|v| !v.is_empty());
+    match (flag, env) {
+        (Some(f), _) => check_wda_url(f).map_err(|e| format!("--wda-url: {e}")),
+        (None, Some(e)) => check_wda_url(&e).map_err(|err| format!("TRAILBLAZE_WDA_URL: {err}")),
+        (None, None) => Ok(DEFAULT_WDA_URL.into()),
+    }
+}
+
+/// `url` without its trailing `/`, when it is an `http://` or `https://` URL with a host. The error
+/// does not repeat the URL (it may carry credentials).
+fn check_wda_url(url: &str) -> Result<String, String> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or("expected an http:// or https:// URL, e.g. http://127.0.0.1:8100")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.chars().any(char::is_whitespace) {
+        return Err("expected a host after http://, e.g. http://127.0.0.1:8100".into());
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+/// A UDID as Apple writes them (`00008110-001234567890001E`, a simulator's UUID): letters, digits, `-`.
+fn is_udid(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 64 && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
 /// How a web device starts and what it may reach.
@@ -75,6 +120,15 @@ impl DeviceSpec {
     /// Parses `sim`, `android` or `android:SERIAL`; `adb_server` is `--adb-server HOST:PORT` (the
     /// adb client's environment variables otherwise). The error is a message for the user.
     pub fn parse(text: &str, adb_server: Option<&str>) -> Result<DeviceSpec, String> {
+        Self::parse_with(text, adb_server, None)
+    }
+
+    /// [`DeviceSpec::parse`], with `wda_url` the `--wda-url` flag (`TRAILBLAZE_WDA_URL` otherwise)
+    /// for an `ios` device that names no endpoint of its own.
+    pub fn parse_with(text: &str, adb_server: Option<&str>, wda: Option<&str>) -> Result<DeviceSpec, String> {
+        if text == "ios" || text.starts_with("ios:") {
+            return parse_ios(text.strip_prefix("ios").unwrap_or_default(), wda);
+        }
         let (kind, serial) = match text.split_once(':') {
             Some((k, s)) => (k, Some(s)),
             None => (text, None),
@@ -99,7 +153,8 @@ impl DeviceSpec {
                 "`{text}`: after `web:` give the ws:// endpoint of a running browser (e.g. web:ws://127.0.0.1:9222)"
             )),
             _ => Err(format!(
-                "unknown device `{text}`: expected `sim`, `android`, `android:SERIAL`, `web` or `web:ws://HOST:PORT`"
+                "unknown device `{text}`: expected `sim`, `android`, `android:SERIAL`, `ios`, `ios:UDID`, \
+                 `ios:http://HOST:PORT`, `web` or `web:ws://HOST:PORT`"
             )),
         }
     }
@@ -109,6 +164,22 @@ impl DeviceSpec {
         match self {
             DeviceSpec::Sim | DeviceSpec::Android { .. } => super::Platform::Android,
             DeviceSpec::Web(_) => super::Platform::Web,
+            DeviceSpec::Ios(_) => super::Platform::Ios,
+        }
+    }
+
+    /// Whether the device is one phone of its own (a pool's member, lost when it stops answering),
+    /// rather than one a run can make as many of as it likes (the simulated app, a browser's page).
+    pub fn is_phone(&self) -> bool {
+        matches!(self, DeviceSpec::Android { .. } | DeviceSpec::Ios(_))
+    }
+
+    /// The device classifier recordings and `config.skip` are keyed by before the device is
+    /// connected (`ios-iphone`); the connected device may name a closer one (`ios-ipad`).
+    pub fn classifier(&self) -> Option<&'static str> {
+        match self {
+            DeviceSpec::Ios(_) => Some("ios-iphone"),
+            _ => None,
         }
     }
 
@@ -120,6 +191,9 @@ impl DeviceSpec {
             DeviceSpec::Android { serial: Some(s), .. } => format!("android:{s}"),
             DeviceSpec::Web(WebOptions { endpoint: None, .. }) => "web".into(),
             DeviceSpec::Web(WebOptions { endpoint: Some(e), .. }) => format!("web:{e}"),
+            DeviceSpec::Ios(IosOptions { udid: Some(u), .. }) => format!("ios:{u}"),
+            DeviceSpec::Ios(IosOptions { udid: None, wda }) if wda == DEFAULT_WDA_URL => "ios".into(),
+            DeviceSpec::Ios(IosOptions { udid: None, wda }) => format!("ios:{wda}"),
         }
     }
 
@@ -145,6 +219,42 @@ impl DeviceSpec {
             other => other.clone(),
         }
     }
+}
+
+/// `ios`'s rest after the word: empty, `:UDID`, `:URL` or `:UDID@URL`.
+fn parse_ios(rest: &str, wda: Option<&str>) -> Result<DeviceSpec, String> {
+    let usage = "expected `ios`, `ios:UDID`, `ios:http://HOST:PORT` or `ios:UDID@http://HOST:PORT`";
+    let rest = match rest.strip_prefix(':') {
+        Some("") => {
+            return Err(format!(
+                "`ios:` needs a UDID or a WebDriverAgent URL after the colon: {usage}"
+            ));
+        }
+        Some(r) => r,
+        None if rest.is_empty() => "",
+        None => return Err(format!("unknown device `ios{rest}`: {usage}")),
+    };
+    let (udid, url) = if rest.starts_with("http://") || rest.starts_with("https://") {
+        (None, Some(rest))
+    } else {
+        match rest.split_once('@') {
+            Some((u, url)) => (Some(u), Some(url)),
+            None if rest.is_empty() => (None, None),
+            None => (Some(rest), None),
+        }
+    };
+    if let Some(u) = udid.filter(|u| !is_udid(u)) {
+        let _ = u;
+        return Err(format!("`ios:` takes a UDID of letters, digits and `-`: {usage}"));
+    }
+    let wda = match url {
+        Some(url) => check_wda_url(url).map_err(|e| format!("ios device URL: {e}"))?,
+        None => wda_url(wda)?,
+    };
+    Ok(DeviceSpec::Ios(IosOptions {
+        udid: udid.map(str::to_string),
+        wda,
+    }))
 }
 
 /// The adb server's default address.
@@ -245,10 +355,50 @@ mod tests {
             assert!(parse_viewport(bad).is_err(), "{bad}");
         }
         assert!(DeviceSpec::parse("web:chrome", None).unwrap_err().contains("ws://"));
-        for bad in ["ios", "sim:x", "android:", "", "SIM"] {
+        for bad in ["sim:x", "android:", "", "SIM"] {
             let e = DeviceSpec::parse(bad, Some("127.0.0.1:5999")).unwrap_err();
             assert!(e.contains("sim") || e.contains("serial"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn ios_takes_a_udid_an_endpoint_or_both_and_refuses_the_rest() {
+        let ios = |t: &str| DeviceSpec::parse_with(t, None, Some("http://127.0.0.1:8100/"));
+        let Ok(DeviceSpec::Ios(o)) = ios("ios") else {
+            panic!("ios")
+        };
+        assert_eq!((o.udid, o.wda.as_str()), (None, "http://127.0.0.1:8100"));
+        let Ok(DeviceSpec::Ios(o)) = ios("ios:00008110-0012AB") else {
+            panic!("udid")
+        };
+        assert_eq!(o.udid.as_deref(), Some("00008110-0012AB"));
+        let Ok(DeviceSpec::Ios(o)) = ios("ios:http://10.0.0.5:8101") else {
+            panic!("url")
+        };
+        assert_eq!((o.udid, o.wda.as_str()), (None, "http://10.0.0.5:8101"));
+        let Ok(DeviceSpec::Ios(o)) = ios("ios:ABC-1@http://127.0.0.1:8102") else {
+            panic!("both")
+        };
+        assert_eq!(
+            (o.udid.as_deref(), o.wda.as_str()),
+            (Some("ABC-1"), "http://127.0.0.1:8102")
+        );
+        let spec = ios("ios:ABC-1@http://127.0.0.1:8102").unwrap();
+        assert_eq!(
+            (spec.platform(), spec.label().as_str()),
+            (super::super::Platform::Ios, "ios:ABC-1")
+        );
+        assert_eq!(spec.classifier(), Some("ios-iphone"));
+        assert_eq!(
+            DeviceSpec::Sim.classifier(),
+            None,
+            "the positive control: other devices name none"
+        );
+        for bad in ["ios:", "iosx", "ios:a b", "ios:x@ftp://h", "ios:http://", "ios:u@"] {
+            assert!(ios(bad).is_err(), "{bad}");
+        }
+        let e = DeviceSpec::parse_with("ios", None, Some("ftp://user:pw@h")).unwrap_err();
+        assert!(e.contains("--wda-url") && !e.contains("pw"), "{e}");
     }
 
     #[test]

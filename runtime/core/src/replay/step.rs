@@ -40,11 +40,16 @@ pub struct Replayer<'s> {
 }
 
 impl<'s> Replayer<'s> {
-    pub(super) fn new(session: &'s Session, platform: &'s str, opts: &'s ReplayOptions<'_>) -> Self {
+    pub(super) fn new(
+        session: &'s Session,
+        platform: &'s str,
+        device_key: Option<&'s str>,
+        opts: &'s ReplayOptions<'_>,
+    ) -> Self {
         Replayer {
             session,
             platform,
-            device_key: opts.device_key.as_deref(),
+            device_key,
             last_seq: 0,
             policy: opts.screenshots,
             // Nor with a judge: each step's cost is read between its last call and the next step's.

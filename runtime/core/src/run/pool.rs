@@ -52,7 +52,7 @@ fn phones(opts: &RunOptions) -> Vec<DeviceSpec> {
 /// phones (0: all of them).
 pub(super) fn slots(opts: &RunOptions, trails: usize) -> Slots {
     match &opts.device {
-        DeviceSpec::Android { .. } => {
+        d if d.is_phone() => {
             let mut active = phones(opts);
             let n = if opts.jobs == 0 {
                 active.len()
@@ -83,7 +83,7 @@ pub(super) fn slots(opts: &RunOptions, trails: usize) -> Slots {
 /// How the run's report names its devices: `sim`, or the pool's phones.
 pub(super) fn label(opts: &RunOptions) -> String {
     match &opts.device {
-        DeviceSpec::Android { .. } => phones(opts)
+        d if d.is_phone() => phones(opts)
             .iter()
             .map(DeviceSpec::label)
             .collect::<Vec<_>>()

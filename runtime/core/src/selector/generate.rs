@@ -1,7 +1,7 @@
 //! The generator: the shortest selector that matches one node of a snapshot and no other, for
 //! recordings made from a tap on a node.
 
-use super::{AndroidAccessibilityMatch, TrailblazeNodeSelector};
+use super::{AndroidAccessibilityMatch, IosMaestroMatch, TrailblazeNodeSelector};
 use crate::snapshot::Snapshot;
 
 impl TrailblazeNodeSelector {
@@ -148,7 +148,33 @@ fn own_predicates(snap: &Snapshot, i: usize) -> Vec<(Kind, TrailblazeNodeSelecto
             ..Default::default()
         },
     );
+    if n.is_ios() {
+        // An iOS node is recorded as the original records it: an `iosMaestro` match.
+        for (_, s) in &mut out {
+            *s = ios_form(s);
+        }
+    }
     out
+}
+
+/// The same predicates as an `iosMaestro` match: the label is its accessibility text. Its text
+/// pattern reads the value, else the placeholder, else the label, so a label-only node's own
+/// text is said as its label.
+fn ios_form(s: &TrailblazeNodeSelector) -> TrailblazeNodeSelector {
+    let Some(a) = &s.android_accessibility else {
+        return s.clone();
+    };
+    TrailblazeNodeSelector {
+        ios_maestro: Some(IosMaestroMatch {
+            text_regex: a.text_regex.clone(),
+            resource_id_regex: a.resource_id_regex.clone(),
+            accessibility_text_regex: a.content_description_regex.clone(),
+            class_name_regex: a.class_name_regex.clone(),
+            hint_text_regex: a.hint_text_regex.clone(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
 }
 
 /// A single-predicate selector that matches only node `i`, if there is one.
@@ -160,6 +186,23 @@ fn unique_own(snap: &Snapshot, i: usize) -> Option<TrailblazeNodeSelector> {
 }
 
 fn merge(a: &TrailblazeNodeSelector, b: &TrailblazeNodeSelector) -> TrailblazeNodeSelector {
+    if let (Some(x), Some(y)) = (&a.ios_maestro, &b.ios_maestro) {
+        let m = IosMaestroMatch {
+            text_regex: x.text_regex.clone().or(y.text_regex.clone()),
+            resource_id_regex: x.resource_id_regex.clone().or(y.resource_id_regex.clone()),
+            accessibility_text_regex: x
+                .accessibility_text_regex
+                .clone()
+                .or(y.accessibility_text_regex.clone()),
+            class_name_regex: x.class_name_regex.clone().or(y.class_name_regex.clone()),
+            hint_text_regex: x.hint_text_regex.clone().or(y.hint_text_regex.clone()),
+            ..Default::default()
+        };
+        return TrailblazeNodeSelector {
+            ios_maestro: Some(m),
+            ..Default::default()
+        };
+    }
     let (Some(x), Some(y)) = (&a.android_accessibility, &b.android_accessibility) else {
         return a.clone();
     };

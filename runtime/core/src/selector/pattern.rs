@@ -18,6 +18,26 @@ pub(crate) fn text_matches(pattern: &str, value: Option<&str>) -> bool {
     compiled(pattern, |re| re.is_ok_and(|re| re.is_match(value)))
 }
 
+/// How an `iosMaestro` pattern matches, as Maestro's Orchestra evaluates it (the original keeps
+/// that dialect for Maestro-shaped selectors): the whole value, ignoring case, `.` crossing
+/// newlines; a pattern that is not a valid regex matches its own text, case ignored.
+pub(crate) fn maestro_matches(pattern: &str, value: &str) -> bool {
+    if pattern == value {
+        return true;
+    }
+    compiled_as(pattern, Dialect::Maestro, |re| match re {
+        Ok(re) => re.is_match(value),
+        Err(_) => pattern.to_lowercase() == value.to_lowercase(),
+    })
+}
+
+/// Which way a pattern is compiled: the original's native one, or Maestro's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Dialect {
+    Native,
+    Maestro,
+}
+
 /// The patterns read without a regex: plain text `t` as `t`, `.*t`, `t.*` or `.*t.*` (`.` is any
 /// character but a newline, and the match is of the whole value).
 #[derive(Debug, PartialEq)]
@@ -79,20 +99,29 @@ pub(super) enum PatternError {
 /// every predicate, and every call checks its selector's patterns first: each pattern is compiled
 /// once per thread, its failure remembered too.
 fn compiled<R>(pattern: &str, f: impl FnOnce(Result<&Regex, PatternError>) -> R) -> R {
+    compiled_as(pattern, Dialect::Native, f)
+}
+
+type Compiled = std::collections::HashMap<(Dialect, String), Result<Regex, PatternError>>;
+
+fn compiled_as<R>(pattern: &str, dialect: Dialect, f: impl FnOnce(Result<&Regex, PatternError>) -> R) -> R {
     thread_local! {
-        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Result<Regex, PatternError>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static COMPILED: std::cell::RefCell<Compiled> = std::cell::RefCell::new(std::collections::HashMap::new());
     }
     COMPILED.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if !cache.contains_key(pattern) {
+        let key = (dialect, pattern.to_string());
+        if !cache.contains_key(&key) {
             if cache.len() >= 512 {
                 cache.clear();
             }
-            let re = whole_value(pattern);
-            cache.insert(pattern.to_string(), re);
+            let re = match dialect {
+                Dialect::Native => whole_value(pattern),
+                Dialect::Maestro => regex(&format!(r"(?is)\A(?:{})\z", java_quoting(pattern))),
+            };
+            cache.insert(key.clone(), re);
         }
-        match cache.get(pattern) {
+        match cache.get(&key) {
             Some(re) => f(re.as_ref().map_err(|e| *e)),
             None => f(Err(PatternError::Invalid)),
         }

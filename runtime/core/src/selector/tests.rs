@@ -331,3 +331,137 @@ fn a_plain_pattern_matches_what_its_regex_matches() {
         assert_eq!(is_regex(p), regex::Regex::new(p).is_ok(), "{p}");
     }
 }
+
+/// A screen of iOS elements as the iOS device maps them: the label is the content description, the
+/// value the text, the placeholder the hint, the identifier the resource id.
+fn ios_screen() -> Snapshot {
+    let el = |ty: &str, label: Option<&str>, top: i32, children: Vec<ViewNode>| ViewNode {
+        class_name: format!("XCUIElementType{ty}"),
+        content_description: label.map(Into::into),
+        bounds: Bounds {
+            left: 0,
+            top,
+            right: 400,
+            bottom: top + 40,
+        },
+        enabled: true,
+        children,
+        ..ViewNode::default()
+    };
+    let mut search = el("SearchField", None, 100, vec![]);
+    search.hint_text = Some("Search".into());
+    search.editable = true;
+    let mut add = el("Button", Some("Add"), 50, vec![]);
+    add.resource_id = Some("AddButton".into());
+    let row = el(
+        "Cell",
+        Some("John Appleseed"),
+        200,
+        vec![el("StaticText", Some("John Appleseed"), 205, vec![])],
+    );
+    let mut scroll = el("Other", Some("Vertical scroll bar, 2 pages"), 300, vec![]);
+    scroll.text = Some("0%".into());
+    Snapshot::from_tree(ViewTree {
+        app_id: Some("com.apple.MobileAddressBook".into()),
+        width: 402,
+        height: 874,
+        root: el("Application", Some("Contacts"), 0, vec![add, search, row, scroll]),
+    })
+}
+
+#[test]
+fn ios_maestro_matches_ios_elements_as_the_original_reads_them() {
+    use serde_json::json;
+    let s = ios_screen();
+    let count = |v: serde_json::Value| -> usize {
+        let sel: TrailblazeNodeSelector = serde_json::from_value(v).expect("the grammar reads it");
+        sel.resolve(&s).len()
+    };
+    // `textRegex` reads the value, else the placeholder, else the label.
+    assert_eq!(count(json!({"iosMaestro": {"textRegex": "John Appleseed"}})), 2);
+    assert_eq!(count(json!({"iosMaestro": {"textRegex": "Search"}})), 1);
+    assert_eq!(count(json!({"iosMaestro": {"textRegex": "0%"}})), 1);
+    assert_eq!(
+        count(json!({"iosMaestro": {"textRegex": "Vertical.*"}})),
+        0,
+        "a value hides the label"
+    );
+    // Maestro's dialect: case ignored, the whole value, an invalid regex is its own text.
+    assert_eq!(count(json!({"iosMaestro": {"accessibilityTextRegex": "add"}})), 1);
+    assert_eq!(count(json!({"iosMaestro": {"accessibilityTextRegex": "Ad"}})), 0);
+    assert_eq!(count(json!({"iosMaestro": {"accessibilityTextRegex": "john.*"}})), 2);
+    assert_eq!(count(json!({"iosMaestro": {"resourceIdRegex": "AddButton"}})), 1);
+    assert_eq!(
+        count(json!({"iosMaestro": {"classNameRegex": "XCUIElementTypeCell"}})),
+        1
+    );
+    assert_eq!(
+        count(json!({"iosMaestro": {"hintTextRegex": "Search", "focused": false}})),
+        1
+    );
+    assert_eq!(
+        count(json!({"iosMaestro": {"hintTextRegex": "Search", "focused": true}})),
+        0
+    );
+    // A property the node lacks matches no pattern.
+    assert_eq!(count(json!({"iosMaestro": {"resourceIdRegex": ".*"}})), 1);
+    // `index` picks among the matches top to bottom, and relations hold as on Android.
+    let second: TrailblazeNodeSelector =
+        serde_json::from_value(json!({"iosMaestro": {"textRegex": "John Appleseed"}, "index": 1})).expect("reads");
+    let hit = second.resolve(&s);
+    assert_eq!(hit.len(), 1);
+    assert_eq!(s.nodes[hit[0]].class_name, "XCUIElementTypeStaticText");
+    assert_eq!(
+        count(
+            json!({"iosMaestro": {"textRegex": "John Appleseed"}, "childOf": {"iosMaestro": {"classNameRegex": "XCUIElementTypeCell"}}})
+        ),
+        1
+    );
+    // Control: an Android screen's nodes never match `iosMaestro`, whatever they say.
+    assert_eq!(
+        TrailblazeNodeSelector {
+            ios_maestro: Some(IosMaestroMatch {
+                text_regex: Some("Header".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .resolve(&snap())
+        .len(),
+        0
+    );
+    assert_eq!(
+        text("Header").resolve(&snap()).len(),
+        1,
+        "the same text as an Android match"
+    );
+}
+
+#[test]
+fn an_ios_node_is_recorded_as_an_ios_maestro_selector_that_finds_only_it() {
+    let s = ios_screen();
+    for i in 0..s.nodes.len() {
+        let Some(sel) = TrailblazeNodeSelector::for_node(&s, i) else {
+            continue;
+        };
+        assert!(
+            sel.android_accessibility.is_none() && sel.ios_maestro.is_some(),
+            "{sel:?}"
+        );
+        assert_eq!(sel.resolve(&s), vec![i], "{sel:?}");
+    }
+    let add = s
+        .nodes
+        .iter()
+        .position(|n| n.resource_id.as_deref() == Some("AddButton"))
+        .unwrap();
+    let sel = TrailblazeNodeSelector::for_node(&s, add).unwrap();
+    assert!(
+        sel.ios_maestro
+            .is_some_and(|m| m.resource_id_regex.is_some() || m.accessibility_text_regex.is_some())
+    );
+    // Control: an Android node keeps its Android form.
+    let a = snap();
+    let sel = TrailblazeNodeSelector::for_node(&a, 1).unwrap();
+    assert!(sel.android_accessibility.is_some() && sel.ios_maestro.is_none());
+}
