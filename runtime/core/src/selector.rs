@@ -398,12 +398,16 @@ impl AndroidMaestroMatch {
 
 impl IosMaestroMatch {
     /// Whether iOS node `n` has every property this match sets, as the original reads them: `text`
-    /// is the node's value, else its placeholder, else its label; a property the node lacks matches
-    /// no pattern. Only iOS nodes match.
+    /// is the node's value, else its placeholder, else its label (a switch's value is `1` or `0`);
+    /// a property the node lacks matches no pattern. Only iOS nodes match.
     fn matches(&self, n: &crate::device::ViewNode) -> bool {
-        let text = [&n.text, &n.hint_text, &n.content_description]
-            .into_iter()
-            .find_map(|v| v.as_deref().filter(|t| !t.is_empty()));
+        // The iOS device shows a switch's label as its text and its value as `checked`.
+        let switch = n.checked.map(|on| if on { "1" } else { "0" });
+        let text = switch.or_else(|| {
+            [&n.text, &n.hint_text, &n.content_description]
+                .into_iter()
+                .find_map(|v| v.as_deref().filter(|t| !t.is_empty()))
+        });
         let maestro = |p: &Option<String>, v: Option<&str>| match (p, v) {
             (None, _) => true,
             (Some(_), None) => false,

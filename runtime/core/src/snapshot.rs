@@ -229,7 +229,12 @@ impl Snapshot {
             if let Some(h) = &n.hint_text {
                 line.push_str(&format!(" hint=\"{}\"", q(h)));
             }
-            if let Some(d) = &n.content_description {
+            // An iOS element's label is usually its text too: said once.
+            if let Some(d) = n
+                .content_description
+                .as_ref()
+                .filter(|d| !n.is_ios() || n.text.as_ref() != Some(*d))
+            {
                 line.push_str(&format!(" desc=\"{}\"", q(d)));
             }
             let mut flags = Vec::new();

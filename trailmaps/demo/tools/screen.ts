@@ -28,7 +28,16 @@ export function allNodes(node: SnapNode): SnapNode[] {
   return out;
 }
 
-/** A selector for the demo app's node with resource id `id` (ids read `com.example.demo:id/<id>`). */
+/**
+ * A selector for the demo app's node with id `id`: Android reads it `com.example.demo:id/<id>`, iOS
+ * (an accessibility identifier) `<id>`.
+ */
 export function byId(id: string): TrailblazeNodeSelector {
-  return { androidAccessibility: { resourceIdRegex: `.*:id/${id}` } };
+  return { androidAccessibility: { resourceIdRegex: `(.*:id/)?${id}` } };
+}
+
+/** Whether a snapshot node has the demo app's id `id` (see `byId`). */
+export function hasId(node: SnapNode, id: string): boolean {
+  const rid = node.resourceId ?? "";
+  return rid === id || rid.endsWith(`:id/${id}`);
 }

@@ -868,7 +868,7 @@ declare module "@trailblaze/scripting" {
         active: string[];
       };
     };
-    /** Opens Settings from the inbox, sets the dark-mode toggle, then goes back. */
+    /** Opens Settings from the inbox, sets the dark-mode toggle, then goes back to the inbox. */
     setDarkMode: {
       args: {
         /** Whether dark mode should end up on. */

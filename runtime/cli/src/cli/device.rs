@@ -15,14 +15,19 @@ use super::output::{err, out};
 #[derive(Args)]
 pub struct DeviceArgs {
     /// `sim` (the simulated device running the trailmap's app.yaml; the default), `android` (the
-    /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `web` (a page of
-    /// headless Chromium) or `web:ws://HOST:PORT` (a running browser). `run` picks `web` by itself
-    /// for trails that name only a web device. `run` takes several phones (`--device android:A
-    /// --device android:B`, or `android:all`: every device the adb server lists) as its pool.
+    /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `ios` (the
+    /// iPhone or simulator behind WebDriverAgent at --wda-url), `ios:UDID`, `ios:http://HOST:PORT`
+    /// or `ios:UDID@http://HOST:PORT` (docs/ios.md), `web` (a page of headless Chromium) or
+    /// `web:ws://HOST:PORT` (a running browser). `run` picks `web` by itself for trails that name
+    /// only a web device. `run` takes several phones (`--device android:A --device android:B`,
+    /// `android:all`: every device the adb server lists, or iOS devices each with its own
+    /// WebDriverAgent) as its pool.
     #[arg(long, env = "TRAILBLAZE_DEVICE", value_name = "DEVICE")]
     pub device: Vec<String>,
     #[command(flatten)]
     pub server: AdbServerArg,
+    #[command(flatten)]
+    pub wda: WdaArg,
     /// Show the browser's window (`--device web`), for a person watching.
     #[arg(long)]
     pub headed: bool,
@@ -39,6 +44,14 @@ pub struct AdbServerArg {
     pub adb_server: Option<String>,
 }
 
+/// `--wda-url`, for commands that talk to WebDriverAgent.
+#[derive(Args)]
+pub struct WdaArg {
+    /// WebDriverAgent's URL for `--device ios` [default: TRAILBLAZE_WDA_URL, else http://127.0.0.1:8100].
+    #[arg(long, value_name = "URL")]
+    pub wda_url: Option<String>,
+}
+
 impl DeviceArgs {
     pub fn spec(&self) -> Result<DeviceSpec, Failure> {
         if self.device.len() > 1 {
@@ -51,8 +64,8 @@ impl DeviceArgs {
     }
 
     fn parse(&self, text: &str) -> Result<DeviceSpec, Failure> {
-        let spec =
-            DeviceSpec::parse(text, self.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
+        let spec = DeviceSpec::parse_with(text, self.server.adb_server.as_deref(), self.wda.wda_url.as_deref())
+            .map_err(|e| Failure::Usage(anyhow!(e)))?;
         self.with_browser_flags(spec)
     }
 
@@ -80,10 +93,18 @@ impl DeviceArgs {
                 continue;
             }
             let spec = self.parse(text)?;
-            if !matches!(spec, DeviceSpec::Android { serial: Some(_), .. }) {
+            if let DeviceSpec::Ios(o) = &spec
+                && pool.iter().any(|p| matches!(p, DeviceSpec::Ios(q) if q.wda == o.wda))
+            {
                 return Err(Failure::Usage(anyhow!(
-                    "`{text}` in a pool: a pool holds phones named by serial (`android:SERIAL`, `android:all`); \
-                     for several simulated devices or browsers use --jobs"
+                    "`{text}` in a pool: another iOS device of the pool has the same WebDriverAgent; each \
+                     needs its own (`ios:UDID@http://HOST:PORT`, docs/ios.md)"
+                )));
+            }
+            if !matches!(spec, DeviceSpec::Android { serial: Some(_), .. } | DeviceSpec::Ios(_)) {
+                return Err(Failure::Usage(anyhow!(
+                    "`{text}` in a pool: a pool holds phones named by serial (`android:SERIAL`, `android:all`) \
+                     or iOS devices each with its own WebDriverAgent; for several simulated devices or browsers use --jobs"
                 )));
             }
             if !pool.contains(&spec) {

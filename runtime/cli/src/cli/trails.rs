@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
-use trailblaze::device::DeviceSpec;
 use trailblaze::gates::{
     CheckOptions, CheckReport, check_native, check_native_with, check_nav, check_nav_tsc, check_tools_tsc, check_tsc,
 };
@@ -333,7 +332,7 @@ fn run_files(
         }
     }
     let jobs = match (opts.jobs, &opts.device) {
-        (0, DeviceSpec::Android { .. }) => 1 + opts.pool.len(),
+        (0, d) if d.is_phone() => 1 + opts.pool.len(),
         (0, _) => std::thread::available_parallelism().map_or(1, usize::from),
         (n, _) => n,
     };

@@ -361,11 +361,19 @@ fn ios_screen() -> Snapshot {
     );
     let mut scroll = el("Other", Some("Vertical scroll bar, 2 pages"), 300, vec![]);
     scroll.text = Some("0%".into());
+    let mut switch = el("Switch", Some("Dark mode"), 400, vec![]);
+    switch.text = Some("Dark mode".into());
+    switch.checked = Some(true);
     Snapshot::from_tree(ViewTree {
         app_id: Some("com.apple.MobileAddressBook".into()),
         width: 402,
         height: 874,
-        root: el("Application", Some("Contacts"), 0, vec![add, search, row, scroll]),
+        root: el(
+            "Application",
+            Some("Contacts"),
+            0,
+            vec![add, search, row, scroll, switch],
+        ),
     })
 }
 
