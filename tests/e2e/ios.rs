@@ -1,0 +1,280 @@
+//! The iOS device over WebDriverAgent's protocol, against the fake WDA (tests/fake_wda) serving the
+//! demo app and a Contacts-like one: the demo's trails with their iOS recordings, the snapshot and
+//! refs, hostile text, a swipe, a WDA lost mid-trail in a pool, secrets kept out of the requests, a
+//! session deleted however a trail ends.
+
+mod original;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use trailblaze::SessionOptions;
+use trailblaze::device::spec::IosOptions;
+use trailblaze::device::{Device, DeviceError, LaunchMode};
+use trailblaze::ios::IosDevice;
+use trailblaze_e2e::fake_wda::FakeWda;
+use trailblaze_e2e::{Fixture, in_dir, text};
+
+fn options(fake: &FakeWda) -> IosOptions {
+    IosOptions {
+        udid: None,
+        wda: fake.url(),
+    }
+}
+
+fn connect(fake: &FakeWda) -> IosDevice {
+    IosDevice::connect(&options(fake), None).expect("connects to the fake WDA")
+}
+
+fn ios_session(f: &Fixture, fake: &FakeWda) -> (trailblaze::Project, trailblaze::Session) {
+    let project = f.project();
+    let s = project
+        .open_session(
+            &f.id,
+            SessionOptions {
+                device: Some(Box::new(connect(fake))),
+                out_dir: Some(f.out()),
+                ..SessionOptions::default()
+            },
+        )
+        .expect("session on the iOS device");
+    (project, s)
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// `run` of the demo trailmap's trails on `device`, its report in `dir`.
+fn run_demo(f: &Fixture, device: &[&str], dir: &Path, extra: &[&str]) -> (std::process::Output, String, String) {
+    let pw = f.root().join("demo/demo.secrets").display().to_string();
+    let mut args = vec!["run", "--secrets", &pw];
+    for d in device {
+        args.extend(["--device", d]);
+    }
+    let dir = dir.display().to_string();
+    args.extend(["--report-dir", &dir]);
+    args.extend_from_slice(extra);
+    let o = in_dir(f, f.dir.path(), &args);
+    let (out, err) = text(&o);
+    (o, out, err)
+}
+
+const PASSWORD: &str = "hunter2";
+
+#[test]
+fn the_demo_trails_replay_on_an_iphone_with_their_ios_recordings() {
+    let fake = FakeWda::demo();
+    let f = Fixture::demo();
+    let dir = f.dir.path().join("ios");
+    let device = format!("ios:{}", fake.url());
+    let (o, out, err) = run_demo(&f, &[&device], &dir, &[]);
+    assert!(o.status.success() && out.contains("3 passed, 0 failed"), "{out}{err}");
+    let r = report(&dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 3, "{r}");
+    for t in &trails {
+        assert_eq!(t["outcome"]["status"], "passed", "{t}");
+        assert!(t["device"].as_str().is_some_and(|d| d.starts_with("ios")), "{t}");
+    }
+    // The iOS recordings ran: the sign-in typed through the password's identifier, not the Android id.
+    let reqs = fake.requests();
+    assert!(reqs.iter().any(|q| q.path.ends_with("/actions")), "taps are W3C actions");
+    // Every session the run made was deleted at its trail's end.
+    assert!(fake.sessions_created() >= 3, "{}", fake.sessions_created());
+    assert_eq!(fake.sessions_created(), fake.sessions_deleted());
+    // The password reached WDA only as the keys typed into its own field.
+    let with_pw: Vec<_> = reqs.iter().filter(|q| q.body.contains(PASSWORD)).collect();
+    assert!(!with_pw.is_empty(), "the control: the password was typed");
+    assert!(with_pw.iter().all(|q| q.path.ends_with("/wda/keys")), "{with_pw:?}");
+    // Nor is it in the report (the field's value reads dots on iOS, and the log is redacted).
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("html");
+    assert!(!html.contains(PASSWORD) && !std::fs::read_to_string(dir.join("report.json")).unwrap_or_default().contains(PASSWORD));
+}
+
+#[test]
+fn the_snapshot_reads_ios_elements_and_a_tap_by_ref_records_an_ios_maestro_selector() {
+    let f = Fixture::new("demo");
+    let fake = FakeWda::demo();
+    let (_p, s) = ios_session(&f, &fake);
+    s.call("launchApp", json!({ "appId": "com.example.demo" })).expect("launch");
+    let before = fake.source_requests();
+    let snap = s.call("snapshot", json!({})).expect("snapshot");
+    let text = snap["text"].as_str().unwrap_or_default().to_string();
+    assert!(text.contains("Button \"Sign in\""), "{text}");
+    assert!(text.contains("TextField") && text.contains("hint=\"Email\""), "{text}");
+    assert!(!text.contains("XCUIElementType"), "types read short: {text}");
+    assert_eq!(fake.source_requests(), before + 1, "one source request per snapshot");
+    // The snapshot cache: a second read-only look takes no new source.
+    s.call("snapshot", json!({})).expect("again");
+    assert_eq!(fake.source_requests(), before + 1);
+    let line = text.lines().find(|l| l.contains("hint=\"Email\"")).expect("email line");
+    let r = line.trim().trim_start_matches('[').split(']').next().unwrap_or_default().to_string();
+    s.call("tap", json!({ "ref": r })).expect("tap by ref");
+    let focused = s.call("snapshot", json!({})).expect("snapshot")["text"].as_str().unwrap_or_default().to_string();
+    assert!(
+        focused.lines().any(|l| l.contains("hint=\"Email\"") && l.contains("focused")),
+        "{focused}"
+    );
+    // What the tap recorded is the original's iOS form.
+    let log = trailblaze_e2e::log_events(&f.out());
+    let recorded = log
+        .iter()
+        .find(|e| e["tool"] == "tapOnElementBySelector")
+        .map(|e| e["args"]["nodeSelector"].clone())
+        .unwrap_or(Value::Null);
+    assert!(recorded.get("iosMaestro").is_some(), "{recorded}");
+}
+
+#[test]
+fn hostile_text_arrives_byte_exact_and_an_error_never_echoes_it() {
+    let fake = FakeWda::demo();
+    let mut d = connect(&fake);
+    d.launch_app("com.example.demo", LaunchMode::Reinstall).expect("launch");
+    let tree = d.snapshot().expect("snapshot");
+    let email = find(&tree.root, "email").expect("the email field");
+    let (x, y) = email.bounds.center();
+    d.tap(x, y).expect("tap the field");
+    let hostile = "a'b\"c\\d $(rm -rf /) `x` %s\n\t😀 שלום 漢字 \u{200f}é\u{0301}";
+    d.input_text(hostile).expect("types");
+    assert_eq!(fake.typed(), hostile);
+    // Control: typing with no field focused is refused by WDA, and the error names no text.
+    let fresh = FakeWda::demo();
+    let mut d = connect(&fresh);
+    d.launch_app("com.example.demo", LaunchMode::Reinstall).expect("launch");
+    let secret = "CANARY-typed-text";
+    let e = d.input_text(secret).expect_err("no focused field");
+    assert!(matches!(e, DeviceError::Action(_)), "{e}");
+    assert!(!e.to_string().contains(secret), "{e}");
+}
+
+fn find<'a>(n: &'a trailblaze::device::ViewNode, id: &str) -> Option<&'a trailblaze::device::ViewNode> {
+    if n.resource_id.as_deref() == Some(id) {
+        return Some(n);
+    }
+    n.children.iter().find_map(|c| find(c, id))
+}
+
+#[test]
+fn a_swipe_is_one_w3c_touch_drag() {
+    let f = Fixture::demo();
+    let fake = FakeWda::demo();
+    let (_p, s) = ios_session(&f, &fake);
+    s.call("launchApp", json!({ "appId": "com.example.demo" })).expect("launch");
+    let v = s.call("swipe", json!({ "direction": "UP" })).expect("swipes");
+    assert!(v["to"]["y"].as_i64() < v["from"]["y"].as_i64(), "{v}");
+    let last = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|q| q.path.ends_with("/actions") && q.method == "POST")
+        .expect("an actions request");
+    let body: Value = serde_json::from_str(&last.body).expect("JSON body");
+    let steps = body["actions"][0]["actions"].as_array().cloned().unwrap_or_default();
+    let kinds: Vec<&str> = steps.iter().filter_map(|a| a["type"].as_str()).collect();
+    assert_eq!(kinds, ["pointerMove", "pointerDown", "pointerMove", "pointerUp"], "{body}");
+    assert_eq!(body["actions"][0]["parameters"]["pointerType"], "touch");
+    assert_eq!(steps[0]["x"], v["from"]["x"]);
+    assert_eq!(steps[2]["y"], v["to"]["y"]);
+}
+
+#[test]
+fn the_ios_device_refuses_what_ios_has_not_and_names_itself() {
+    let fake = FakeWda::demo();
+    let mut d = connect(&fake);
+    assert_eq!(d.platform(), trailblaze::device::Platform::Ios);
+    assert_eq!(d.classifier().as_deref(), Some("ios-iphone"));
+    d.launch_app("com.example.demo", LaunchMode::Reinstall).expect("launch");
+    let e = d.press_key(trailblaze::device::KeyCode::Back).expect_err("no BACK on iOS");
+    assert!(e.to_string().contains("back"), "{e}");
+    assert!(d.launch_app("not a bundle id", LaunchMode::Resume).is_err());
+    let png = d.screenshot().expect("screenshot");
+    assert!(png.bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // A UDID the endpoint does not serve is refused, naming what it serves.
+    let wrong = IosOptions {
+        udid: Some("NOT-THIS-ONE".into()),
+        wda: fake.url(),
+    };
+    let e = IosDevice::connect(&wrong, None).expect_err("another device");
+    assert!(e.to_string().contains(fake.udid()), "{e}");
+    let right = IosOptions {
+        udid: Some(fake.udid().to_string()),
+        wda: fake.url(),
+    };
+    assert!(IosDevice::connect(&right, None).is_ok(), "the control: its own UDID");
+}
+
+#[test]
+fn a_session_is_deleted_however_the_trail_ends() {
+    let fake = FakeWda::demo();
+    let f = Fixture::demo();
+    let trails = f.map_dir().join("trails");
+    // A trail that fails (its assertion does not hold) and one whose script throws.
+    std::fs::write(
+        trails.join("fails.trail.yaml"),
+        "config: { id: demo/fails, target: demo }\ntrail:\n  - step: launch\n    recording:\n      tools:\n        - launchApp: { appId: com.example.demo }\n  - verify: nothing\n    recording:\n      tools:\n        - assertVisibleBySelector: { nodeSelector: { iosMaestro: { textRegex: No such screen } } }\n",
+    )
+    .expect("trail");
+    std::fs::write(
+        trails.join("throws.trail.yaml"),
+        "config: { id: demo/throws, target: demo }\ntrail:\n  - step: open a message that is not there\n    recording:\n      tools:\n        - launchApp: { appId: com.example.demo }\n        - openMessage: { index: 9 }\n",
+    )
+    .expect("trail");
+    let dir = f.dir.path().join("ends");
+    let device = format!("ios:{}", fake.url());
+    let (o, out, err) = run_demo(&f, &[&device], &dir, &[]);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("3 passed, 2 failed"), "{out}{err}");
+    assert!(fake.sessions_created() >= 5);
+    assert_eq!(fake.sessions_created(), fake.sessions_deleted(), "every way of ending deletes its session");
+}
+
+#[test]
+fn a_wda_that_stops_answering_mid_trail_sends_its_trail_to_the_other_iphone() {
+    let a = FakeWda::with_udid("IPHONE-A", trailblaze_e2e::fake_wda::SimApp::demo());
+    let b = FakeWda::with_udid("IPHONE-B", trailblaze_e2e::fake_wda::SimApp::demo());
+    let f = Fixture::demo();
+    let dir = f.dir.path().join("lost");
+    let (da, db) = (format!("ios:IPHONE-A@{}", a.url()), format!("ios:IPHONE-B@{}", b.url()));
+    // B dies after its first screen read: mid-trail.
+    let watcher = {
+        let b = b.clone_handle();
+        std::thread::spawn(move || {
+            for _ in 0..6000 {
+                if b.source_requests() >= 1 {
+                    b.stop();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    let (o, out, err) = run_demo(&f, &[&da, &db], &dir, &["--wall-timeout", "5"]);
+    let _ = watcher.join();
+    assert_eq!(o.status.code(), Some(0), "every trail passed in the end: {out}{err}");
+    assert!(err.contains("ios:IPHONE-B was lost") && err.contains("runs again"), "{err}");
+    let r = report(&dir);
+    let trails = r["trails"].as_array().cloned().unwrap_or_default();
+    assert_eq!(trails.len(), 3);
+    assert!(
+        trails.iter().all(|t| t["outcome"]["status"] == "passed" && t["device"] == "ios:IPHONE-A"),
+        "{r}"
+    );
+    assert!(trails.iter().any(|t| t["lost_devices"] == json!(["ios:IPHONE-B"])), "{r}");
+}
+
+#[test]
+fn devices_lists_the_wda_endpoints_iphone() {
+    let fake = FakeWda::demo();
+    let f = Fixture::demo();
+    let o = in_dir(&f, f.dir.path(), &["devices", "--wda-url", &fake.url()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.lines().any(|l| l.starts_with(&format!("ios:{}", fake.udid())) && l.contains("17.5")), "{out}");
+    // Control: no WDA there is a note, not a failure.
+    let o = in_dir(&f, f.dir.path(), &["devices", "--wda-url", "http://127.0.0.1:9"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success() && !out.contains("ios:") && err.contains("WebDriverAgent"), "{out}{err}");
+}
