@@ -13,6 +13,10 @@ mod w3c;
 mod wda;
 
 #[cfg(test)]
+mod device_tests;
+#[cfg(test)]
+mod fake_wda;
+#[cfg(test)]
 mod source_tests;
 
 use std::time::Duration;
