@@ -121,31 +121,7 @@ impl Wda {
                 "{method} {route} not sent: the call's deadline has passed"
             )));
         }
-        let url = format!("{}{path}", self.base);
-        let sent = match body {
-            Some(body) => self
-                .agent
-                .post(&url)
-                .config()
-                .timeout_global(Some(timeout))
-                .build()
-                .content_type("application/json; charset=utf-8")
-                .send(body),
-            None if method == "DELETE" => self
-                .agent
-                .delete(&url)
-                .config()
-                .timeout_global(Some(timeout))
-                .build()
-                .call(),
-            None => self
-                .agent
-                .get(&url)
-                .config()
-                .timeout_global(Some(timeout))
-                .build()
-                .call(),
-        };
+        let sent = self.send(method, path, body, timeout);
         let unanswered = |e: ureq::Error| {
             let why = match e {
                 ureq::Error::Timeout(_) if by_deadline => format!(
@@ -169,12 +145,14 @@ impl Wda {
             }
         };
         let status = response.status().as_u16();
-        let json = response
+        let content_type: String = response
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("(none)")
-            .to_string();
+            .unwrap_or("no content type")
+            .chars()
+            .take(60)
+            .collect();
         let bytes = match response.into_body().into_with_config().limit(MAX_BODY).read_to_vec() {
             Ok(b) => b,
             Err(ureq::Error::BodyExceedsLimit(limit)) => {
@@ -186,9 +164,47 @@ impl Wda {
             }
         };
         read_answer(status, &bytes).map_err(|e| match e {
-            Fail::Io(why) => Fail::Io(format!("{method} {route}: HTTP {status} ({json}): {why}")),
+            Fail::Io(why) => Fail::Io(format!("{method} {route}: HTTP {status} ({content_type}): {why}")),
             wda => wda,
         })
+    }
+}
+
+impl Wda {
+    /// The request itself: a body is a `POST`'s, JSON; no request outlives `timeout`, its answer's
+    /// body included.
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<String>,
+        timeout: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let url = format!("{}{path}", self.base);
+        match body {
+            Some(body) => self
+                .agent
+                .post(&url)
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .content_type("application/json; charset=utf-8")
+                .send(body),
+            None if method == "DELETE" => self
+                .agent
+                .delete(&url)
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .call(),
+            None => self
+                .agent
+                .get(&url)
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .call(),
+        }
     }
 }
 
