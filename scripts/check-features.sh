@@ -53,6 +53,6 @@ if [ -n "$bad" ]; then
 fi
 grep -qE '[0-9$]rquickjs_core(\.\.|[0-9])' <<<"$syms" || { echo "check-features: control failed: no rquickjs symbol in $so" >&2; exit 1; }
 # The full set compiles (the CLI's, with every feature).
-cargo check --quiet -p trailblaze --features adb,agent,fetch,raster,web
+cargo check --quiet -p trailblaze --features adb,agent,fetch,ios,raster,web
 echo "minimal: $(echo "$minimal" | wc -l) crates, $(du -k "$so" | cut -f1) KiB ($profile .so)"
 echo "full:    $(crates -p trailblaze-cli | wc -l) crates (the CLI)"

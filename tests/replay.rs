@@ -83,10 +83,21 @@ pub fn demo_trails() -> Vec<PathBuf> {
 
 /// Replays every demo trail once, each on a fresh device from `device`; panics on a failed call.
 pub fn replay_demo(project: &Project, device: &mut dyn FnMut() -> Box<dyn Device>) -> Replay {
+    replay_trails(project, &demo_trails(), (PLATFORM, None), device)
+}
+
+/// [`replay_demo`] of `files`, each step's calls for `key` (a platform, and a device classifier
+/// such as `ios-iphone`).
+pub fn replay_trails(
+    project: &Project,
+    files: &[PathBuf],
+    key: (&str, Option<&str>),
+    device: &mut dyn FnMut() -> Box<dyn Device>,
+) -> Replay {
     let mut r = Replay::default();
     let started = Instant::now();
-    for file in demo_trails() {
-        let trail = trailblaze::Trail::load(&file).unwrap_or_else(|e| panic!("{e:?}"));
+    for file in files {
+        let trail = trailblaze::Trail::load(file).unwrap_or_else(|e| panic!("{e:?}"));
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -103,7 +114,7 @@ pub fn replay_demo(project: &Project, device: &mut dyn FnMut() -> Box<dyn Device
         let mut seq = session.steps().last().map_or(0, |s| s.seq);
         for step in trail.all_steps() {
             let (mut step_captures, mut step_selectors) = (0, 0);
-            for call in step.calls_for(PLATFORM, None).unwrap_or_default() {
+            for call in step.calls_for(key.0, key.1).unwrap_or_default() {
                 let before = session.captures();
                 session
                     .call(&call.tool, call.args.clone())

@@ -139,12 +139,21 @@ fn element(node: roxmltree::Node) -> Result<Option<ViewNode>, String> {
     };
     let label = attr("label");
     let placeholder = attr("placeholderValue");
-    // A SecureTextField's value is already dots (•): the tree holds no secret.
-    let text = attr("value").filter(|v| Some(*v) != placeholder);
+    // What the element shows as text: a field's value (a SecureTextField's is already dots `•`:
+    // the tree holds no secret; an empty field's value is its placeholder), a switch's label (its
+    // value `1`/`0` is its checked state), any other element's value, else its label. So the
+    // generic text tools (`tapOnElementWithText`, ...) read a button's title as on Android.
+    let value = attr("value").filter(|v| Some(*v) != placeholder);
+    let switch = matches!(kind, "Switch" | "Toggle");
+    let text = match () {
+        _ if editable_kind(kind) => value,
+        _ if switch => label,
+        _ => value.or(label),
+    };
     // WDA's `name` is the accessibility identifier, or the label when the element has none: a name
     // equal to the label is that fallback. An identifier equal to its label is lost with it.
     let resource_id = attr("name").filter(|n| Some(*n) != label);
-    let editable = matches!(kind, "TextField" | "SecureTextField" | "SearchField" | "TextView");
+    let editable = editable_kind(kind);
     let clickable = editable
         || matches!(
             kind,
@@ -161,7 +170,7 @@ fn element(node: roxmltree::Node) -> Result<Option<ViewNode>, String> {
         clickable,
         editable,
         focused: flag("focused"),
-        checked: matches!(kind, "Switch" | "Toggle").then(|| node.attribute("value") == Some("1")),
+        checked: switch.then(|| node.attribute("value") == Some("1")),
         password: kind == "SecureTextField",
         selected: flag("selected"),
         scrollable: matches!(kind, "ScrollView" | "Table" | "CollectionView"),
@@ -169,6 +178,11 @@ fn element(node: roxmltree::Node) -> Result<Option<ViewNode>, String> {
         web: None,
         class_name,
     }))
+}
+
+/// The element types that take typed text.
+fn editable_kind(kind: &str) -> bool {
+    matches!(kind, "TextField" | "SecureTextField" | "SearchField" | "TextView")
 }
 
 fn at(node: roxmltree::Node, what: &str) -> String {

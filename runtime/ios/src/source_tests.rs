@@ -91,8 +91,11 @@ fn a_contacts_screen_maps_to_the_core_ios_convention() {
 
     let lists = by_label(&tree, "Lists");
     assert_eq!(kind(lists), "Button");
-    // The name equals the label: WDA's fallback, not an identifier.
-    assert_eq!((lists.resource_id.as_deref(), lists.text.as_deref()), (None, None));
+    // The name equals the label: WDA's fallback, not an identifier. A button shows its label as text.
+    assert_eq!(
+        (lists.resource_id.as_deref(), lists.text.as_deref()),
+        (None, Some("Lists"))
+    );
     assert!(lists.clickable && lists.enabled && !lists.editable);
     // 8 + 61.33 rounds to 69.
     assert_eq!(
@@ -180,6 +183,11 @@ fn a_contacts_screen_maps_to_the_core_ios_convention() {
     assert!(!name.password && !name.focused);
 
     assert_eq!(by_label(&tree, "Favorites only").checked, Some(true));
+    // A switch's value is its state, not its text: it reads its label.
+    assert_eq!(
+        by_label(&tree, "Favorites only").text.as_deref(),
+        Some("Favorites only")
+    );
     assert_eq!(by_label(&tree, "Hide groups").checked, Some(false));
     assert!(by_label(&tree, "Hide groups").clickable);
     assert_eq!(lists.checked, None);

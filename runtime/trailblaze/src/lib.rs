@@ -4,7 +4,7 @@
 //! the catalog, the dispatcher, sessions, the script runtimes, replay and run) and the
 //! parts, each a crate of its own: [`gates`] (`check` and the typed surface, always in), and by
 //! feature [`web`] (`--device web`), [`android`] (`--device
-//! android`), [`agent`] (the LLM agent and judge), [`fetch`] (`ctx.fetch`), [`reports`] (pictures:
+//! android`), [`ios`] (`--device ios`), [`agent`] (the LLM agent and judge), [`fetch`] (`ctx.fetch`), [`reports`] (pictures:
 //! the storyboard GIF, screens for the agent's eyes).
 //!
 //! [`open`] opens a project with every part this build has ([`all_parts`]); the rest of the everyday API is the
@@ -32,6 +32,8 @@ pub use trailblaze_agent as agent;
 pub use trailblaze_android as android;
 #[cfg(feature = "fetch")]
 pub use trailblaze_fetch as fetch;
+#[cfg(feature = "ios")]
+pub use trailblaze_ios as ios;
 #[cfg(feature = "raster")]
 pub use trailblaze_reports as reports;
 #[cfg(feature = "web")]
@@ -48,6 +50,10 @@ pub fn all_parts() -> Parts {
     #[cfg(feature = "fetch")]
     {
         parts = parts.with(fetch::parts());
+    }
+    #[cfg(feature = "ios")]
+    {
+        parts = parts.with(ios::parts());
     }
     #[cfg(feature = "raster")]
     {

@@ -11,6 +11,8 @@ use trailblaze::device::spec::parse_viewport;
 use super::Failure;
 use super::output::{err, out};
 
+mod simulators;
+
 /// Which device a command drives.
 #[derive(Args)]
 pub struct DeviceArgs {
@@ -147,20 +149,27 @@ impl DeviceArgs {
 }
 
 #[derive(Args)]
-#[command(after_help = "Examples:\n  trailblaze devices\n  trailblaze devices --adb-server 127.0.0.1:5038")]
+#[command(
+    after_help = "Examples:\n  trailblaze devices\n  trailblaze devices --adb-server 127.0.0.1:5038\n  trailblaze devices --wda-url http://127.0.0.1:8101"
+)]
 pub struct DevicesArgs {
     #[command(flatten)]
     pub server: AdbServerArg,
+    #[command(flatten)]
+    pub wda: WdaArg,
 }
 
-/// Lists the devices `--device` can name: the simulated one, the web, and the adb server's.
+/// Lists the devices `--device` can name: the simulated one, the web, the WebDriverAgent's iPhone
+/// (and on macOS the booted simulators), and the adb server's.
 pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
     let server = server_address(a.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
+    let wda = trailblaze::device::spec::wda_url(a.wda.wda_url.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
     out!("sim\tthe simulated device (the trailmap's app.yaml)");
     match trailblaze::web::device::find_chromium() {
         Ok(path) => out!("web\ta page of headless Chromium ({})", path.display()),
         Err(_) => out!("web\tunavailable: no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)"),
     }
+    ios_devices(&wda);
     // No adb server is no error: the sim and the web still work (exit 0, a note on stderr).
     let list = match list_devices(server) {
         Ok(list) => list,
@@ -177,4 +186,39 @@ pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
         err!("note: no Android device on the adb server at {server}");
     }
     Ok(())
+}
+
+/// The WebDriverAgent endpoint's device, and the booted simulators (macOS) with which has no WDA.
+fn ios_devices(wda: &str) {
+    let served = match trailblaze::ios::status(wda) {
+        Ok(s) => {
+            let name = s
+                .udid
+                .as_deref()
+                .map_or_else(|| format!("ios:{wda}"), |u| format!("ios:{u}"));
+            let kind = if s.simulator { "simulator" } else { "device" };
+            let state = if s.ready { "ready" } else { "not ready" };
+            out!(
+                "{name}\t{state}\tiOS {} {} {kind} ({wda})",
+                s.os_version.as_deref().unwrap_or("?"),
+                s.device.as_deref().unwrap_or("-")
+            );
+            s.udid
+        }
+        Err(e) => {
+            err!("note: no iOS device listed: no WebDriverAgent answers at {wda} ({e}); docs/ios.md starts one");
+            None
+        }
+    };
+    for sim in simulators::list() {
+        if served.as_deref() == Some(sim.udid.as_str()) {
+            continue;
+        }
+        out!(
+            "ios:{}\tno WebDriverAgent\t{} {} simulator (start WDA on it: docs/ios.md)",
+            sim.udid,
+            sim.runtime,
+            sim.name
+        );
+    }
 }

@@ -142,7 +142,7 @@ enum Msg {
         index: usize,
         report: Box<TrailReport>,
         events: Vec<Event>,
-        open: Option<(Box<Trail>, Session)>,
+        open: Option<Box<(Box<Trail>, Session)>>,
     },
     /// A phone was lost while it ran trail `index`.
     Lost { index: usize, device: String, again: bool },
@@ -293,7 +293,7 @@ impl Out for Sent<'_, '_> {
             index,
             report: Box::new(report),
             events: std::mem::take(&mut self.rec.events),
-            open,
+            open: open.map(Box::new),
         });
     }
     fn lost(&mut self, index: usize, device: String, again: bool) {
@@ -504,7 +504,7 @@ fn threaded(
                     events,
                     open,
                 } => {
-                    tell(sink, events, open.as_ref());
+                    tell(sink, events, open.as_deref());
                     drop(open);
                     tally.done(index, *report);
                 }

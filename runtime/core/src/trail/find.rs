@@ -185,12 +185,20 @@ mod tests {
             );
         }
         let sign_in = load_trail(&demo_trails().join("sign-in.trail.yaml")).unwrap();
-        let typed: Vec<_> = sign_in
-            .calls()
-            .filter(|(_, _, c)| c.tool == "inputText")
-            .map(|(_, _, c)| &c.args["text"])
-            .collect();
-        assert_eq!(typed, [&json!("jane@example.com"), &json!("{{secret:DEMO_PASSWORD}}")]);
+        // The phone's recordings and the iPhone's type the same.
+        for (platform, key) in [("android", None), ("ios", Some("ios-iphone"))] {
+            let typed: Vec<_> = sign_in
+                .all_steps()
+                .flat_map(|s| s.calls_for(platform, key).unwrap_or_default())
+                .filter(|c| c.tool == "inputText")
+                .map(|c| &c.args["text"])
+                .collect();
+            assert_eq!(
+                typed,
+                [&json!("jane@example.com"), &json!("{{secret:DEMO_PASSWORD}}")],
+                "{platform}"
+            );
+        }
     }
 
     #[test]

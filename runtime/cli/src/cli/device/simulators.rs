@@ -78,8 +78,17 @@ mod tests {
                 runtime: "iOS 17.5".into()
             }
         );
-        assert!(got.iter().all(|s| s.udid != "C3D4"), "a shut-down simulator is not listed");
-        for bad in ["", "null", "[]", r#"{"devices": 3}"#, r#"{"devices": {"x": [{"state": "Booted"}]}}"#] {
+        assert!(
+            got.iter().all(|s| s.udid != "C3D4"),
+            "a shut-down simulator is not listed"
+        );
+        for bad in [
+            "",
+            "null",
+            "[]",
+            r#"{"devices": 3}"#,
+            r#"{"devices": {"x": [{"state": "Booted"}]}}"#,
+        ] {
             assert!(booted(bad).is_empty(), "{bad}");
         }
     }
