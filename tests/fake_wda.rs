@@ -1,7 +1,7 @@
 //! A fake iPhone behind WebDriverAgent's HTTP API (the XCUITest server Appium runs on iOS): an
 //! HTTP/1.1 server on 127.0.0.1 (port 0, keep-alive, one thread per connection) answering WDA's
 //! routes with WDA's JSON shapes (`routes`, `element_routes`), in front of one app: the simulated
-//! app of an `app.yaml` ([`SimApp`]). It stops when the `FakeWda`
+//! app of an `app.yaml` ([`SimApp`]) or a Contacts app ([`Contacts`]). It stops when the `FakeWda`
 //! is dropped: no thread or socket is left listening.
 //!
 //! Test hooks: every request recorded, session and source counters, delays, a WDA that hangs
@@ -11,6 +11,8 @@
 mod actions;
 mod app;
 pub mod client;
+mod contacts;
+mod contacts_ui;
 mod element;
 mod element_routes;
 mod http;
@@ -27,6 +29,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use app::{FakeApp, Screen};
+pub use contacts::{Contacts, Person};
 pub use element::{Element, Rect};
 pub use sim_app::SimApp;
 
@@ -127,6 +130,11 @@ impl FakeWda {
     /// The demo app (`trailmaps/demo/app.yaml`).
     pub fn demo() -> FakeWda {
         FakeWda::start(SimApp::demo())
+    }
+
+    /// The Contacts app with the simulator's seeded contacts.
+    pub fn contacts() -> FakeWda {
+        FakeWda::start(Contacts::new())
     }
 
     /// `http://127.0.0.1:PORT`
