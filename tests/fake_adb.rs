@@ -25,7 +25,7 @@ use std::time::Duration;
 use trailblaze::device::sim::SimDevice;
 
 pub use phone::{Phone, Sent, decode_base64};
-pub use png::crc32;
+pub use png::{crc32, render as render_png};
 
 /// The adb server protocol version Debian's adb 1.0.41 client expects (`host:version`).
 const SERVER_VERSION: u32 = 41;

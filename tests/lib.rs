@@ -12,6 +12,7 @@ pub mod alarms_fixture;
 pub mod android_fixture;
 pub mod fake_adb;
 pub mod fake_llm;
+pub mod fake_wda;
 pub mod replay;
 pub mod web_site;
 

@@ -30,6 +30,7 @@ mod device_errors;
 mod docs;
 mod docs_commands;
 mod expand_once;
+mod fake_wda;
 mod fetch;
 mod fuzz;
 mod host;
