@@ -37,6 +37,7 @@ mod host;
 mod hostile;
 mod hostile_device;
 mod init;
+mod ios;
 mod jobs;
 mod judge;
 mod last_builtins;

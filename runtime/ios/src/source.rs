@@ -172,12 +172,19 @@ fn element(node: roxmltree::Node) -> Result<Option<ViewNode>, String> {
         focused: flag("focused"),
         checked: switch.then(|| node.attribute("value") == Some("1")),
         password: kind == "SecureTextField",
-        selected: flag("selected"),
+        // WDA writes `selected` on tvOS only; on iOS the element's accessibility traits tell it.
+        selected: flag("selected") || trait_of(node, "Selected"),
         scrollable: matches!(kind, "ScrollView" | "Table" | "CollectionView"),
         children: Vec::new(),
         web: None,
         class_name,
     }))
+}
+
+/// Whether the element's `traits` attribute (`Button, Selected`) holds `name`.
+fn trait_of(node: roxmltree::Node, name: &str) -> bool {
+    node.attribute("traits")
+        .is_some_and(|t| t.split(',').any(|x| x.trim() == name))
 }
 
 /// The element types that take typed text.

@@ -317,3 +317,16 @@ fn garbage_is_refused_with_a_message() {
         assert!(e.contains(says), "{xml:?}: {e}");
     }
 }
+
+#[test]
+fn a_tab_selected_by_its_traits_reads_selected() {
+    let tab = |traits: &str| {
+        format!(
+            r#"<XCUIElementTypeButton type="XCUIElementTypeButton" label="Favorites" x="0" y="800" width="80" height="40" traits="{traits}"/>"#
+        )
+    };
+    for (traits, selected) in [("Button, Selected", true), ("Button", false), ("Button, NotSelectedish", false)] {
+        let tree = parse_source(&source(&tab(traits)), 393, 852, None).expect("parses");
+        assert_eq!(tree.root.children[0].selected, selected, "{traits}");
+    }
+}
