@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 pub use app::{FakeApp, Screen};
 pub use contacts::{Contacts, Person};
-pub use element::{Element, Rect};
+pub use element::{Element, Rect, keyboard};
 pub use sim_app::SimApp;
 
 use phone::Phone;

@@ -41,7 +41,7 @@ impl Person {
 
 /// A field of the new-contact or edit form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
+pub(super) enum Field {
     First,
     Last,
     Company,
@@ -50,7 +50,7 @@ pub enum Field {
 
 /// The form's draft.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Form {
+pub(super) struct Form {
     /// The contact being edited; `None` for a new one.
     pub editing: Option<u64>,
     pub first: String,
@@ -92,7 +92,7 @@ impl Form {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum View {
+pub(super) enum View {
     List,
     Detail(u64),
     Form(Form),
@@ -101,17 +101,17 @@ pub enum View {
 /// The list's search: `active` once the field was tapped (Cancel shows), `focused` while the
 /// keyboard types into it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Search {
+pub(super) struct Search {
     pub query: String,
     pub active: bool,
     pub focused: bool,
 }
 
 pub struct Contacts {
-    pub people: Vec<Person>,
+    people: Vec<Person>,
     next_id: u64,
-    pub view: View,
-    pub search: Search,
+    pub(super) view: View,
+    pub(super) search: Search,
 }
 
 impl Default for Contacts {
@@ -148,6 +148,11 @@ impl Contacts {
             view: View::List,
             search: Search::default(),
         }
+    }
+
+    /// Every saved contact, in the order they were added.
+    pub fn people(&self) -> &[Person] {
+        &self.people
     }
 
     /// Every contact, sorted as the list shows them (by last name).
