@@ -277,3 +277,29 @@ fn devices_lists_the_wda_endpoints_iphone() {
     let (out, err) = text(&o);
     assert!(o.status.success() && !out.contains("ios:") && err.contains("WebDriverAgent"), "{out}{err}");
 }
+
+#[test]
+fn a_tap_on_a_text_just_typed_into_a_search_field_opens_the_result_not_the_field() {
+    let f = Fixture::new("demo");
+    let fake = FakeWda::contacts();
+    let (_p, s) = ios_session(&f, &fake);
+    s.call("launchApp", json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }))
+        .expect("launch");
+    s.call("tapOnElementWithText", json!({ "text": "Search" })).expect("focus the search");
+    s.call("inputText", json!({ "text": "John Appleseed" })).expect("type");
+    // The field now holds the very text of the row: the row is tapped.
+    s.call("tapOnElementWithText", json!({ "text": "John Appleseed" })).expect("tap the row");
+    let found = s
+        .call("findMatches", json!({ "selector": { "iosMaestro": { "accessibilityTextRegex": "Edit" } } }))
+        .expect("find");
+    assert!(found.to_string().contains("Edit"), "the detail screen: {found}");
+    // Control: a text only the field holds still taps the field.
+    s.call("pressKey", json!({ "keyCode": "HOME" })).expect("home");
+    s.call("launchApp", json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }))
+        .expect("launch");
+    s.call("tapOnElementWithText", json!({ "text": "Search" })).expect("focus");
+    s.call("inputText", json!({ "text": "Zz" })).expect("type");
+    s.call("tapOnElementWithText", json!({ "text": "Zz" })).expect("the field is the only match");
+    let reqs = fake.requests();
+    assert!(reqs.iter().any(|q| q.path.ends_with("/wda/pressButton") && q.body.contains("home")));
+}

@@ -53,9 +53,21 @@ impl Find {
         }
     }
 
-    /// The node picked on `snap`, if any.
+    /// The node picked on `snap`, if any: the `index`th match in tree order, a field that matches
+    /// only by what was typed into it coming after the rest (after typing `John` into a search
+    /// field, a tap on `John` means the result the screen shows, not the field being typed in).
     fn pick(&self, snap: &Snapshot) -> Option<usize> {
-        (0..snap.nodes.len()).filter(|&i| self.holds(snap, i)).nth(self.index)
+        let mut hits: Vec<usize> = (0..snap.nodes.len()).filter(|&i| self.holds(snap, i)).collect();
+        hits.sort_by_key(|&i| self.only_typed(&snap.nodes[i]));
+        hits.get(self.index).copied()
+    }
+
+    /// Whether node `n` is a field whose typed text is all that matches.
+    fn only_typed(&self, n: &crate::snapshot::SnapNode) -> bool {
+        n.editable
+            && self.text.as_ref().is_some_and(|p| {
+                p.hits(n.text.as_deref()) && !p.hits(n.content_description.as_deref()) && !p.hits(n.hint_text.as_deref())
+            })
     }
 
     fn holds(&self, snap: &Snapshot, i: usize) -> bool {
