@@ -81,7 +81,10 @@ fn the_demo_trails_replay_on_an_iphone_with_their_ios_recordings() {
     }
     // The iOS recordings ran: the sign-in typed through the password's identifier, not the Android id.
     let reqs = fake.requests();
-    assert!(reqs.iter().any(|q| q.path.ends_with("/actions")), "taps are W3C actions");
+    assert!(
+        reqs.iter().any(|q| q.path.ends_with("/actions")),
+        "taps are W3C actions"
+    );
     // Every session the run made was deleted at its trail's end.
     assert!(fake.sessions_created() >= 3, "{}", fake.sessions_created());
     assert_eq!(fake.sessions_created(), fake.sessions_deleted());
@@ -91,7 +94,12 @@ fn the_demo_trails_replay_on_an_iphone_with_their_ios_recordings() {
     assert!(with_pw.iter().all(|q| q.path.ends_with("/wda/keys")), "{with_pw:?}");
     // Nor is it in the report (the field's value reads dots on iOS, and the log is redacted).
     let html = std::fs::read_to_string(dir.join("report.html")).expect("html");
-    assert!(!html.contains(PASSWORD) && !std::fs::read_to_string(dir.join("report.json")).unwrap_or_default().contains(PASSWORD));
+    assert!(
+        !html.contains(PASSWORD)
+            && !std::fs::read_to_string(dir.join("report.json"))
+                .unwrap_or_default()
+                .contains(PASSWORD)
+    );
 }
 
 #[test]
@@ -99,7 +107,8 @@ fn the_snapshot_reads_ios_elements_and_a_tap_by_ref_records_an_ios_maestro_selec
     let f = Fixture::new("demo");
     let fake = FakeWda::demo();
     let (_p, s) = ios_session(&f, &fake);
-    s.call("launchApp", json!({ "appId": "com.example.demo" })).expect("launch");
+    s.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("launch");
     let before = fake.source_requests();
     let snap = s.call("snapshot", json!({})).expect("snapshot");
     let text = snap["text"].as_str().unwrap_or_default().to_string();
@@ -111,14 +120,30 @@ fn the_snapshot_reads_ios_elements_and_a_tap_by_ref_records_an_ios_maestro_selec
     s.call("snapshot", json!({})).expect("again");
     assert_eq!(fake.source_requests(), before + 1);
     let line = text.lines().find(|l| l.contains("hint=\"Email\"")).expect("email line");
-    let r = line.trim().trim_start_matches('[').split(']').next().unwrap_or_default().to_string();
+    let r = line
+        .trim()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap_or_default()
+        .to_string();
     s.call("tap", json!({ "ref": r })).expect("tap by ref");
     // WDA's source tells no focus on iOS: the keyboard shows, and what is typed lands in the field.
-    let after = s.call("snapshot", json!({})).expect("snapshot")["text"].as_str().unwrap_or_default().to_string();
+    let after = s.call("snapshot", json!({})).expect("snapshot")["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(after.contains("Key \"q\""), "the keyboard is up: {after}");
-    s.call("inputText", json!({ "text": "jane@example.com" })).expect("types");
-    let typed = s.call("snapshot", json!({})).expect("snapshot")["text"].as_str().unwrap_or_default().to_string();
-    assert!(typed.lines().any(|l| l.contains("TextField \"jane@example.com\"")), "{typed}");
+    s.call("inputText", json!({ "text": "jane@example.com" }))
+        .expect("types");
+    let typed = s.call("snapshot", json!({})).expect("snapshot")["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        typed.lines().any(|l| l.contains("TextField \"jane@example.com\"")),
+        "{typed}"
+    );
     // What the tap recorded is the original's iOS form.
     let log = trailblaze_e2e::log_events(&f.out());
     let recorded = log
@@ -163,7 +188,8 @@ fn a_swipe_is_one_w3c_touch_drag() {
     let f = Fixture::demo();
     let fake = FakeWda::demo();
     let (_p, s) = ios_session(&f, &fake);
-    s.call("launchApp", json!({ "appId": "com.example.demo" })).expect("launch");
+    s.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("launch");
     let v = s.call("swipe", json!({ "direction": "UP" })).expect("swipes");
     assert!(v["to"]["y"].as_i64() < v["from"]["y"].as_i64(), "{v}");
     let last = fake
@@ -175,7 +201,11 @@ fn a_swipe_is_one_w3c_touch_drag() {
     let body: Value = serde_json::from_str(&last.body).expect("JSON body");
     let steps = body["actions"][0]["actions"].as_array().cloned().unwrap_or_default();
     let kinds: Vec<&str> = steps.iter().filter_map(|a| a["type"].as_str()).collect();
-    assert_eq!(kinds, ["pointerMove", "pointerDown", "pointerMove", "pointerUp"], "{body}");
+    assert_eq!(
+        kinds,
+        ["pointerMove", "pointerDown", "pointerMove", "pointerUp"],
+        "{body}"
+    );
     assert_eq!(body["actions"][0]["parameters"]["pointerType"], "touch");
     assert_eq!(steps[0]["x"], v["from"]["x"]);
     assert_eq!(steps[2]["y"], v["to"]["y"]);
@@ -188,7 +218,9 @@ fn the_ios_device_refuses_what_ios_has_not_and_names_itself() {
     assert_eq!(d.platform(), trailblaze::device::Platform::Ios);
     assert_eq!(d.classifier().as_deref(), Some("ios-iphone"));
     d.launch_app("com.example.demo", LaunchMode::Reinstall).expect("launch");
-    let e = d.press_key(trailblaze::device::KeyCode::Back).expect_err("no BACK on iOS");
+    let e = d
+        .press_key(trailblaze::device::KeyCode::Back)
+        .expect_err("no BACK on iOS");
     assert!(e.to_string().contains("back"), "{e}");
     assert!(d.launch_app("not a bundle id", LaunchMode::Resume).is_err());
     let png = d.screenshot().expect("screenshot");
@@ -229,7 +261,11 @@ fn a_session_is_deleted_however_the_trail_ends() {
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(out.contains("3 passed, 2 failed"), "{out}{err}");
     assert!(fake.sessions_created() >= 5);
-    assert_eq!(fake.sessions_created(), fake.sessions_deleted(), "every way of ending deletes its session");
+    assert_eq!(
+        fake.sessions_created(),
+        fake.sessions_deleted(),
+        "every way of ending deletes its session"
+    );
 }
 
 #[test]
@@ -253,15 +289,23 @@ fn a_wda_that_stops_answering_mid_trail_sends_its_trail_to_the_other_iphone() {
         run_demo(&f, &[&da, &db], &dir, &["--wall-timeout", "5"])
     });
     assert_eq!(o.status.code(), Some(0), "every trail passed in the end: {out}{err}");
-    assert!(err.contains("ios:IPHONE-B was lost") && err.contains("runs again"), "{err}");
+    assert!(
+        err.contains("ios:IPHONE-B was lost") && err.contains("runs again"),
+        "{err}"
+    );
     let r = report(&dir);
     let trails = r["trails"].as_array().cloned().unwrap_or_default();
     assert_eq!(trails.len(), 3);
     assert!(
-        trails.iter().all(|t| t["outcome"]["status"] == "passed" && t["device"] == "ios:IPHONE-A"),
+        trails
+            .iter()
+            .all(|t| t["outcome"]["status"] == "passed" && t["device"] == "ios:IPHONE-A"),
         "{r}"
     );
-    assert!(trails.iter().any(|t| t["lost_devices"] == json!(["ios:IPHONE-B"])), "{r}");
+    assert!(
+        trails.iter().any(|t| t["lost_devices"] == json!(["ios:IPHONE-B"])),
+        "{r}"
+    );
 }
 
 #[test]
@@ -271,11 +315,18 @@ fn devices_lists_the_wda_endpoints_iphone() {
     let o = in_dir(&f, f.dir.path(), &["devices", "--wda-url", &fake.url()]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
-    assert!(out.lines().any(|l| l.starts_with(&format!("ios:{}", fake.udid())) && l.contains("17.5")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("ios:{}", fake.udid())) && l.contains("17.5")),
+        "{out}"
+    );
     // Control: no WDA there is a note, not a failure.
     let o = in_dir(&f, f.dir.path(), &["devices", "--wda-url", "http://127.0.0.1:9"]);
     let (out, err) = text(&o);
-    assert!(o.status.success() && !out.contains("ios:") && err.contains("WebDriverAgent"), "{out}{err}");
+    assert!(
+        o.status.success() && !out.contains("ios:") && err.contains("WebDriverAgent"),
+        "{out}{err}"
+    );
 }
 
 #[test]
@@ -283,23 +334,135 @@ fn a_tap_on_a_text_just_typed_into_a_search_field_opens_the_result_not_the_field
     let f = Fixture::new("demo");
     let fake = FakeWda::contacts();
     let (_p, s) = ios_session(&f, &fake);
-    s.call("launchApp", json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }))
-        .expect("launch");
-    s.call("tapOnElementWithText", json!({ "text": "Search" })).expect("focus the search");
+    s.call(
+        "launchApp",
+        json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }),
+    )
+    .expect("launch");
+    s.call("tapOnElementWithText", json!({ "text": "Search" }))
+        .expect("focus the search");
     s.call("inputText", json!({ "text": "John Appleseed" })).expect("type");
     // The field now holds the very text of the row: the row is tapped.
-    s.call("tapOnElementWithText", json!({ "text": "John Appleseed" })).expect("tap the row");
+    s.call("tapOnElementWithText", json!({ "text": "John Appleseed" }))
+        .expect("tap the row");
     let found = s
-        .call("findMatches", json!({ "selector": { "iosMaestro": { "accessibilityTextRegex": "Edit" } } }))
+        .call(
+            "findMatches",
+            json!({ "selector": { "iosMaestro": { "accessibilityTextRegex": "Edit" } } }),
+        )
         .expect("find");
     assert!(found.to_string().contains("Edit"), "the detail screen: {found}");
     // Control: a text only the field holds still taps the field.
     s.call("pressKey", json!({ "keyCode": "HOME" })).expect("home");
-    s.call("launchApp", json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }))
-        .expect("launch");
-    s.call("tapOnElementWithText", json!({ "text": "Search" })).expect("focus");
+    s.call(
+        "launchApp",
+        json!({ "appId": "com.apple.MobileAddressBook", "launchMode": "FORCE_RESTART" }),
+    )
+    .expect("launch");
+    s.call("tapOnElementWithText", json!({ "text": "Search" }))
+        .expect("focus");
     s.call("inputText", json!({ "text": "Zz" })).expect("type");
-    s.call("tapOnElementWithText", json!({ "text": "Zz" })).expect("the field is the only match");
+    s.call("tapOnElementWithText", json!({ "text": "Zz" }))
+        .expect("the field is the only match");
     let reqs = fake.requests();
-    assert!(reqs.iter().any(|q| q.path.ends_with("/wda/pressButton") && q.body.contains("home")));
+    assert!(
+        reqs.iter()
+            .any(|q| q.path.ends_with("/wda/pressButton") && q.body.contains("home"))
+    );
+}
+
+/// The ref of the snapshot line holding `needle`.
+fn ref_of(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no `{needle}` in:\n{snapshot}"));
+    line.trim_start()[1..].split(']').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_shell_session_on_an_iphone_saves_a_trail_keyed_for_iphones_that_replays_green() {
+    let f = Fixture::demo();
+    // The sign-in screen's refs, read on a fake of its own (refs come from what a node is).
+    let (email, password, sign_in) = {
+        let other = FakeWda::demo();
+        let (_p, s) = ios_session(&f, &other);
+        s.call("launchApp", json!({ "appId": "com.example.demo" }))
+            .expect("launch");
+        let snap = s.call("snapshot", json!({})).expect("snapshot")["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (
+            ref_of(&snap, "hint=\"Email\""),
+            ref_of(&snap, "hint=\"Password\""),
+            ref_of(&snap, "\"Sign in\""),
+        )
+    };
+    let fake = FakeWda::demo();
+    let script = format!(
+        "launchApp appId=com.example.demo\nsnapshot\ntap {email}\ntype jane@example.com\n\
+         type {{{{secret:DEMO_PASSWORD}}}} {password}\ntap {sign_in}\nsnapshot\nsave iphone-login\nquit\n"
+    );
+    let mut child = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+        .current_dir(f.dir.path())
+        .args(["shell", "--device", &format!("ios:{}", fake.url())])
+        .env("TRAILBLAZE_CACHE_DIR", f.cache())
+        .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", PASSWORD)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shell starts");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), script.as_bytes()).expect("lines");
+    let o = child.wait_with_output().expect("shell ends");
+    let (out, err) = text(&o);
+    assert!(
+        o.status.success() && out.contains("Inbox") && out.contains("Saved "),
+        "{out}{err}"
+    );
+    let saved = f.map_dir().join("trails/iphone-login.trail.yaml");
+    let yaml = std::fs::read_to_string(&saved).expect("the trail was written");
+    assert!(
+        yaml.contains("ios-iphone:") && yaml.contains("iosMaestro") && !yaml.contains("tools:"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("{{secret:DEMO_PASSWORD}}") && !yaml.contains(PASSWORD),
+        "{yaml}"
+    );
+    assert_eq!(
+        fake.sessions_created(),
+        fake.sessions_deleted(),
+        "the shell's session ended with it"
+    );
+    // Both gates pass it, and it replays green on another iPhone.
+    let o = in_dir(&f, f.dir.path(), &["check", saved.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+    let again = FakeWda::demo();
+    let dir = f.dir.path().join("again");
+    let run = |device: &str| {
+        std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+            .current_dir(f.dir.path())
+            .args([
+                "run",
+                saved.to_str().unwrap_or_default(),
+                "--device",
+                device,
+                "--report-dir",
+            ])
+            .arg(&dir)
+            .env("TRAILBLAZE_CACHE_DIR", f.cache())
+            .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", PASSWORD)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run")
+    };
+    let o = run(&format!("ios:{}", again.url()));
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+    // Control: the simulated Android phone has no recording for it.
+    let o = run("sim");
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o).0);
+    assert!(text(&o).0.contains("not recorded"), "{}", text(&o).0);
 }

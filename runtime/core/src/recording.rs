@@ -40,6 +40,9 @@ pub struct TrailMeta {
     pub id: String,
     pub target: String,
     pub title: Option<String>,
+    /// The recording key the steps' calls are written under: the device's classifier when it has
+    /// one (`ios-iphone`, as the original keys an iPhone's recordings), else `tools` (`None`).
+    pub key: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,7 +121,7 @@ impl SessionRecording {
             && first.calls.iter().all(|(t, _)| t == "launchApp")
         {
             out.push_str("trailhead:\n");
-            write_step_body(&mut out, first, "  ", "step");
+            write_step_body(&mut out, first, "  ", "step", meta.key.as_deref());
             steps = &steps[1..];
         }
         if steps.is_empty() {
@@ -128,7 +131,7 @@ impl SessionRecording {
             for s in steps {
                 let kw = if s.verify { "verify" } else { "step" };
                 out.push_str(&format!("  - {kw}: {}\n", scalar(&Value::String(s.text.clone()))));
-                write_recording(&mut out, s, "    ");
+                write_recording(&mut out, s, "    ", meta.key.as_deref());
             }
         }
         Ok(out)
@@ -150,17 +153,18 @@ pub fn step_yaml(verify: bool, text: &str, calls: &[(String, Value)]) -> Option<
     };
     let kw = if verify { "verify" } else { "step" };
     let mut out = format!("- {kw}: {}\n", scalar(&Value::String(step.text.clone())));
-    write_recording(&mut out, &step, "  ");
+    write_recording(&mut out, &step, "  ", None);
     Some(out)
 }
 
-fn write_step_body(out: &mut String, s: &DraftStep, indent: &str, kw: &str) {
+fn write_step_body(out: &mut String, s: &DraftStep, indent: &str, kw: &str, key: Option<&str>) {
     out.push_str(&format!("{indent}{kw}: {}\n", scalar(&Value::String(s.text.clone()))));
-    write_recording(out, s, indent);
+    write_recording(out, s, indent, key);
 }
 
-fn write_recording(out: &mut String, s: &DraftStep, indent: &str) {
-    out.push_str(&format!("{indent}recording:\n{indent}  tools:\n"));
+fn write_recording(out: &mut String, s: &DraftStep, indent: &str, key: Option<&str>) {
+    let key = key.unwrap_or(crate::trail::model::ALL_DEVICES);
+    out.push_str(&format!("{indent}recording:\n{indent}  {key}:\n"));
     for (tool, args) in &s.calls {
         let item = format!("{indent}    - ");
         emit_map_entry(out, &item, &format!("{indent}        "), tool, args);
@@ -324,6 +328,7 @@ mod tests {
             id: "demo/rec".into(),
             target: "demo".into(),
             title: Some("A: title #1".into()),
+            key: None,
         }
     }
 
@@ -404,6 +409,41 @@ mod tests {
         assert_eq!(trail.config.title.as_deref(), Some("A: title #1"));
         assert_eq!(trail.config.id.as_deref(), Some("demo/rec"));
         assert_eq!(trail.steps.len(), TRICKY.len() * 2 + 1);
+    }
+
+    #[test]
+    fn a_device_with_a_classifier_gets_its_steps_keyed_by_it() {
+        let mut rec = SessionRecording::new();
+        let launch = json!({ "appId": "com.example.demo" });
+        rec.add_call(
+            &catalog(),
+            "launchApp",
+            &launch,
+            &[step(1, 0, "launchApp", launch.clone(), true)],
+        );
+        let tap = json!({ "nodeSelector": { "iosMaestro": { "textRegex": "Sign in" } } });
+        rec.add_call(
+            &catalog(),
+            "tapOnElementBySelector",
+            &tap,
+            &[step(2, 0, "tapOnElementBySelector", tap.clone(), true)],
+        );
+        let iphone = TrailMeta {
+            key: Some("ios-iphone".into()),
+            ..meta()
+        };
+        let text = rec.to_trail_yaml(&iphone).expect("yaml");
+        assert!(text.contains("ios-iphone:") && !text.contains("tools:"), "{text}");
+        let trail = crate::trail::parse_trail(&text, Path::new("rec.trail.yaml")).expect("parses");
+        let step = &trail.steps[0];
+        assert!(step.calls_for("ios", Some("ios-iphone")).is_some());
+        assert!(
+            step.calls_for("android", None).is_none(),
+            "an Android phone has no recording for it"
+        );
+        // Control: with no classifier the steps are for every device.
+        let text = rec.to_trail_yaml(&meta()).expect("yaml");
+        assert!(text.contains("tools:") && !text.contains("ios-iphone"), "{text}");
     }
 
     /// Control: the gate does see quote style, so the round trip above could fail.

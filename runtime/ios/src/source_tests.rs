@@ -325,7 +325,11 @@ fn a_tab_selected_by_its_traits_reads_selected() {
             r#"<XCUIElementTypeButton type="XCUIElementTypeButton" label="Favorites" x="0" y="800" width="80" height="40" traits="{traits}"/>"#
         )
     };
-    for (traits, selected) in [("Button, Selected", true), ("Button", false), ("Button, NotSelectedish", false)] {
+    for (traits, selected) in [
+        ("Button, Selected", true),
+        ("Button", false),
+        ("Button, NotSelectedish", false),
+    ] {
         let tree = parse_source(&source(&tab(traits)), 393, 852, None).expect("parses");
         assert_eq!(tree.root.children[0].selected, selected, "{traits}");
     }

@@ -382,6 +382,7 @@ impl Live {
                 id: format!("{}/{}", s.id, save.name),
                 target: s.id.clone(),
                 title: Some(save.title.unwrap_or_else(|| save.name.clone())),
+                key: self.session.as_ref().and_then(|s| s.classifier()).map(str::to_string),
             };
             let text = self.recording.to_trail_yaml(&meta)?;
             // Secret values are placeholders by construction (a step that could not say one was

@@ -66,7 +66,9 @@ impl Find {
     fn only_typed(&self, n: &crate::snapshot::SnapNode) -> bool {
         n.editable
             && self.text.as_ref().is_some_and(|p| {
-                p.hits(n.text.as_deref()) && !p.hits(n.content_description.as_deref()) && !p.hits(n.hint_text.as_deref())
+                p.hits(n.text.as_deref())
+                    && !p.hits(n.content_description.as_deref())
+                    && !p.hits(n.hint_text.as_deref())
             })
     }
 
