@@ -466,3 +466,45 @@ fn a_shell_session_on_an_iphone_saves_a_trail_keyed_for_iphones_that_replays_gre
     assert_ne!(o.status.code(), Some(0), "{}", text(&o).0);
     assert!(text(&o).0.contains("not recorded"), "{}", text(&o).0);
 }
+
+#[test]
+fn ios_waypoints_match_on_an_iphone_and_one_shot_commands_find_the_app_as_it_was_left() {
+    let f = Fixture::new("contacts");
+    f.file(
+        "trailmap.yaml",
+        "id: contacts\ntarget:\n  display_name: Contacts\n  platforms:\n    ios:\n      app_ids: [com.apple.MobileAddressBook]\n",
+    );
+    f.file(
+        "waypoints/list.waypoint.yaml",
+        "id: contacts/ios/list\nios:\n  required:\n    - selector: { iosMaestro: { accessibilityTextRegex: Add } }\n\
+         ios-iphone:\n  forbidden:\n    - selector: { iosMaestro: { accessibilityTextRegex: Edit } }\n",
+    );
+    f.file(
+        "waypoints/detail.waypoint.yaml",
+        "id: contacts/ios/detail\nios:\n  required:\n    - selector: { iosMaestro: { accessibilityTextRegex: Edit } }\n",
+    );
+    let fake = FakeWda::contacts();
+    {
+        // A session launches the app and ends: the app stays in front (`shouldTerminateApp: false`).
+        let mut d = connect(&fake);
+        d.launch_app("com.apple.MobileAddressBook", LaunchMode::ForceRestart)
+            .expect("launch");
+    }
+    let device = format!("ios:{}", fake.url());
+    let o = in_dir(&f, f.dir.path(), &["snapshot", "--device", &device]);
+    let (out, err) = text(&o);
+    assert!(o.status.success() && out.contains("Button \"Add\""), "{out}{err}");
+    let o = in_dir(&f, f.dir.path(), &["waypoints", "--device", &device, "--json"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let here: Vec<&str> = v
+        .as_array()
+        .or_else(|| v["waypoints"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|w| w["here"] == json!(true))
+        .filter_map(|w| w["id"].as_str())
+        .collect();
+    assert_eq!(here, ["contacts/ios/list"], "{out}");
+}

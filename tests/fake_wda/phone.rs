@@ -54,6 +54,8 @@ struct Found {
 pub struct Session {
     pub id: String,
     pub bundle_id: Option<String>,
+    /// WDA's `shouldTerminateApp` capability (default true): the session's end ends its app.
+    pub terminate_app: bool,
     found: HashMap<String, Found>,
 }
 
@@ -363,6 +365,7 @@ impl Session {
         Session {
             id,
             bundle_id,
+            terminate_app: true,
             found: HashMap::new(),
         }
     }

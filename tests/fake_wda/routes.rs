@@ -94,9 +94,15 @@ fn capabilities(body: &Value) -> Result<Map<String, Value>, WdaError> {
     Ok(caps)
 }
 
-/// Ends the session as WDA's `kill` does: the app it launched is terminated.
+/// Ends the session as WDA's `kill` does: the app it launched is terminated, unless the session
+/// was made with `shouldTerminateApp: false`.
 fn kill(phone: &mut Phone) {
-    if let Some(bundle) = phone.session.take().and_then(|s| s.bundle_id) {
+    if let Some(bundle) = phone
+        .session
+        .take()
+        .filter(|s| s.terminate_app)
+        .and_then(|s| s.bundle_id)
+    {
         phone.terminate(&bundle);
     }
 }
@@ -109,7 +115,9 @@ fn create_session(shared: &Shared, phone: &mut Phone, body: &Value) -> Reply {
         phone.launch(b)?;
     }
     let id = phone.new_id();
-    phone.session = Some(Session::new(id.clone(), bundle));
+    let mut session = Session::new(id.clone(), bundle);
+    session.terminate_app = caps.get("shouldTerminateApp").and_then(Value::as_bool) != Some(false);
+    phone.session = Some(session);
     shared
         .sessions_created
         .fetch_add(1, std::sync::atomic::Ordering::SeqCst);

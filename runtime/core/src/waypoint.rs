@@ -75,8 +75,11 @@ pub const APP_ID_PLACEHOLDER: &str = "{{target.appId}}";
 /// The device classifiers of a platform, most specific first: the blocks a device reads.
 pub fn lineage(platform: Platform) -> Vec<String> {
     let p = platform.as_str();
+    // The form factor this host's devices take: a phone, an iPhone (an iPad reads the iPhone's
+    // blocks too, then `ios`).
     let form = match platform {
         Platform::Android => Some("phone"),
+        Platform::Ios => Some("iphone"),
         _ => None,
     };
     form.map(|f| format!("{p}-{f}"))

@@ -43,7 +43,7 @@ fn connect_opens_a_session_reads_the_screen_and_drop_deletes_the_session() {
     );
     assert_eq!(
         reqs[1].json(),
-        json!({"capabilities": {"alwaysMatch": {}, "firstMatch": [{}]}})
+        json!({"capabilities": {"alwaysMatch": {"shouldTerminateApp": false}, "firstMatch": [{}]}})
     );
     drop(phone);
     let last = wda.requests().pop().expect("a request");
@@ -425,7 +425,7 @@ fn a_forgotten_session_is_io_and_the_next_launch_opens_one_with_the_app() {
     assert!(last.is("POST", "/session"), "{last:?}");
     assert_eq!(
         last.json()["capabilities"]["alwaysMatch"],
-        json!({"bundleId": "com.example.app", "shouldWaitForQuiescence": true, "forceAppLaunch": true})
+        json!({"bundleId": "com.example.app", "shouldWaitForQuiescence": true, "forceAppLaunch": true, "shouldTerminateApp": false})
     );
 }
 

@@ -38,13 +38,18 @@ fn finger(actions: Vec<Value>) -> Value {
 }
 
 /// `POST /session`'s body: W3C capabilities, with the app to launch when there is one.
+///
+/// `shouldTerminateApp: false`: WDA ends the app a session launched when the session ends, and a
+/// one-shot command (`trailblaze snapshot`, `tool`) would then leave the device at its home screen;
+/// the app stays as the command left it, as on Android.
 pub fn capabilities(bundle_id: Option<&str>, force_launch: bool) -> Value {
     let always = match bundle_id {
-        None => json!({}),
+        None => json!({ "shouldTerminateApp": false }),
         Some(id) => json!({
             "bundleId": id,
             "shouldWaitForQuiescence": true,
             "forceAppLaunch": force_launch,
+            "shouldTerminateApp": false,
         }),
     };
     json!({"capabilities": {"alwaysMatch": always, "firstMatch": [{}]}})
@@ -111,12 +116,12 @@ mod tests {
     fn sessions_name_an_app_only_when_one_is_launched() {
         assert_eq!(
             capabilities(None, true),
-            json!({"capabilities": {"alwaysMatch": {}, "firstMatch": [{}]}})
+            json!({"capabilities": {"alwaysMatch": {"shouldTerminateApp": false}, "firstMatch": [{}]}})
         );
         let caps = capabilities(Some("com.apple.Preferences"), false);
         assert_eq!(
             caps["capabilities"]["alwaysMatch"],
-            json!({"bundleId": "com.apple.Preferences", "shouldWaitForQuiescence": true, "forceAppLaunch": false})
+            json!({"bundleId": "com.apple.Preferences", "shouldWaitForQuiescence": true, "forceAppLaunch": false, "shouldTerminateApp": false})
         );
     }
 
