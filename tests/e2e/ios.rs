@@ -508,3 +508,63 @@ fn ios_waypoints_match_on_an_iphone_and_one_shot_commands_find_the_app_as_it_was
         .collect();
     assert_eq!(here, ["contacts/ios/list"], "{out}");
 }
+
+#[test]
+fn the_agent_signs_in_on_an_iphone_seeing_its_screen_with_the_password_field_painted_over() {
+    use super::agent::{SIGN_IN, config, outcomes, project, script_inbox_check, script_sign_in, trail};
+    use trailblaze::report::Outcome;
+    use trailblaze_e2e::fake_llm::{FakeLlm, Wire};
+    let fake = FakeWda::demo();
+    let f = Fixture::demo();
+    let file = trail(&f, "agent", SIGN_IN);
+    let llm = FakeLlm::start(Wire::OpenAi);
+    script_sign_in(&llm);
+    script_inbox_check(&llm);
+    let p = project(&f, &[]);
+    let mut opts = trailblaze::RunOptions {
+        out: f.out(),
+        device: trailblaze::device::DeviceSpec::Ios(options(&fake)),
+        ..trailblaze::RunOptions::default()
+    };
+    let agent = config(&llm, Wire::OpenAi);
+    trailblaze::agent::for_run(&p, Some(&agent), None, &mut opts);
+    let out = trailblaze::run_trails(&p, &[file.clone()], &opts, &mut ()).expect("runs");
+    assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed, Outcome::Passed]);
+    let requests = llm.requests();
+    // What the model read is the iPhone's tree, with the picture WDA took.
+    let first = requests[0].body.clone();
+    assert!(
+        first.contains("SecureTextField") && first.contains("hint=\\\"Password\\\""),
+        "{first}"
+    );
+    let pictures = super::vision::images(&requests[0]);
+    assert_eq!(pictures.len(), 1);
+    assert_eq!(pictures[0].0, "image/png");
+    // After the password was typed, its field is one solid mask in the picture; the email's is not.
+    let after = super::vision::images(&requests[2])
+        .pop()
+        .expect("a picture after typing")
+        .1;
+    let png = crate::png_image::Png::decode(&after);
+    let (other, other_fixture) = (FakeWda::demo(), Fixture::new("demo"));
+    let (_p2, s) = ios_session(&other_fixture, &other);
+    s.call("launchApp", json!({ "appId": "com.example.demo" }))
+        .expect("launch");
+    let tree = trailblaze_e2e::device_tree(&s);
+    let screen = (tree.width, tree.height);
+    let field = |id: &str| find(&tree.root, id).map(|n| n.bounds).expect("field");
+    let mask = trailblaze::agent::vision::MASK;
+    let pw = super::vision::region(&png, field("password"), screen);
+    assert!(
+        !pw.is_empty() && pw.iter().all(|p| p[..3] == mask),
+        "the password field is painted over"
+    );
+    let email = super::vision::region(&png, field("email"), screen);
+    assert!(!email.iter().all(|p| p[..3] == mask), "control: the email field is not");
+    for r in &requests {
+        assert!(!r.body.contains(PASSWORD), "no request holds the password");
+    }
+    // What the agent's taps recorded is the iPhone's selector form.
+    let report = serde_json::to_string(&out.report).expect("JSON");
+    assert!(report.contains("iosMaestro"), "{report}");
+}

@@ -19,7 +19,7 @@ use super::agent::{
 };
 
 /// The pixels of `png` inside `b` (device pixels on a `screen`-sized display), scaled to the picture.
-fn region(png: &Png, b: Bounds, screen: (i32, i32)) -> Vec<[u8; 4]> {
+pub(crate) fn region(png: &Png, b: Bounds, screen: (i32, i32)) -> Vec<[u8; 4]> {
     let sx = |v: i32| (v as f64 * f64::from(png.width) / f64::from(screen.0)) as u32;
     let sy = |v: i32| (v as f64 * f64::from(png.height) / f64::from(screen.1)) as u32;
     let mut out = Vec::new();
@@ -33,7 +33,7 @@ fn region(png: &Png, b: Bounds, screen: (i32, i32)) -> Vec<[u8; 4]> {
 }
 
 /// The pictures in one request, in order: (media type, bytes), whatever the wire format.
-fn images(r: &Request) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn images(r: &Request) -> Vec<(String, Vec<u8>)> {
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.decode(s).expect("base64");
     let mut out = Vec::new();
     let body = r.json();
