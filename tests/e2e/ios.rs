@@ -528,7 +528,7 @@ fn the_agent_signs_in_on_an_iphone_seeing_its_screen_with_the_password_field_pai
     };
     let agent = config(&llm, Wire::OpenAi);
     trailblaze::agent::for_run(&p, Some(&agent), None, &mut opts);
-    let out = trailblaze::run_trails(&p, &[file.clone()], &opts, &mut ()).expect("runs");
+    let out = trailblaze::run_trails(&p, std::slice::from_ref(&file), &opts, &mut ()).expect("runs");
     assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed, Outcome::Passed]);
     let requests = llm.requests();
     // What the model read is the iPhone's tree, with the picture WDA took.
