@@ -507,6 +507,23 @@ fn ios_waypoints_match_on_an_iphone_and_one_shot_commands_find_the_app_as_it_was
         .filter_map(|w| w["id"].as_str())
         .collect();
     assert_eq!(here, ["contacts/ios/list"], "{out}");
+    // `tool` acts on the iPhone by ref, and the next command finds the screen it left.
+    let snap = text(&in_dir(&f, f.dir.path(), &["snapshot", "--device", &device])).0;
+    let add = ref_of(&snap, "Button \"Add\"");
+    let o = in_dir(
+        &f,
+        f.dir.path(),
+        &["tool", "--device", &device, "tap", &format!("ref={add}")],
+    );
+    assert!(o.status.success(), "{}{}", text(&o).0, text(&o).1);
+    let o = in_dir(&f, f.dir.path(), &["waypoints", "--device", &device, "--json"]);
+    let v: Value = serde_json::from_str(&text(&o).0).expect("JSON");
+    assert!(
+        !v.to_string().contains("\"here\":true"),
+        "the new-contact form is neither waypoint: {v}"
+    );
+    let snap = text(&in_dir(&f, f.dir.path(), &["snapshot", "--device", &device])).0;
+    assert!(snap.contains("\"New Contact\""), "{snap}");
 }
 
 #[test]
@@ -567,4 +584,65 @@ fn the_agent_signs_in_on_an_iphone_seeing_its_screen_with_the_password_field_pai
     // What the agent's taps recorded is the iPhone's selector form.
     let report = serde_json::to_string(&out.report).expect("JSON");
     assert!(report.contains("iosMaestro"), "{report}");
+}
+
+#[test]
+fn an_mcp_client_drives_the_iphone_and_saves_its_session_keyed_for_iphones() {
+    use super::mcp::{assert_ok, call, drive};
+    let f = Fixture::demo();
+    let fake = FakeWda::demo();
+    {
+        let mut d = connect(&fake);
+        d.launch_app("com.example.demo", LaunchMode::Reinstall).expect("launch");
+    }
+    let bin = trailblaze_e2e::trailblaze_bin();
+    let root = f.root();
+    let device = format!("ios:{}", fake.url());
+    let args = [
+        "stdio",
+        bin.to_str().expect("utf-8"),
+        "--trailmaps",
+        root.to_str().expect("utf-8"),
+        "mcp",
+        "--device",
+        &device,
+    ];
+    let mut env = std::process::Command::new("true");
+    env.env("TRAILBLAZE_OUT", f.out())
+        .env("TRAILBLAZE_CACHE_DIR", f.cache())
+        .env("TRAILBLAZE_SECRET_DEMO_PASSWORD", PASSWORD)
+        .env("NO_COLOR", "1");
+    let (r, _) = drive(&args, &json!([call("snapshot", json!({}))]), &env);
+    let snap = super::mcp::text(&r[0]).to_string();
+    let (email, password, submit) = (
+        ref_of(&snap, "hint=\"Email\""),
+        ref_of(&snap, "hint=\"Password\""),
+        ref_of(&snap, "Button \"Sign in\""),
+    );
+    let ops = json!([
+        call("type", json!({ "text": "jane@example.com", "ref": email })),
+        call("type", json!({ "text": "{{secret:DEMO_PASSWORD}}", "ref": password })),
+        call("tap", json!({ "ref": submit })),
+        call("snapshot", json!({})),
+        call("saveTrail", json!({ "name": "mcp-iphone" })),
+    ]);
+    let (r, err) = drive(&args, &ops, &env);
+    for (i, what) in ["type", "type secret", "tap", "snapshot", "saveTrail"]
+        .iter()
+        .enumerate()
+    {
+        assert_ok(&r[i], what);
+    }
+    assert!(
+        super::mcp::text(&r[3]).contains("Inbox"),
+        "signed in: {}",
+        super::mcp::text(&r[3])
+    );
+    assert!(!err.contains(PASSWORD));
+    let saved = std::fs::read_to_string(f.map_dir().join("trails/mcp-iphone.trail.yaml")).expect("saved");
+    assert!(
+        saved.contains("ios-iphone:") && saved.contains("iosMaestro") && !saved.contains(PASSWORD),
+        "{saved}"
+    );
+    assert_eq!(fake.sessions_created(), fake.sessions_deleted());
 }
