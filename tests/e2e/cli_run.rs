@@ -177,9 +177,9 @@ fn the_demo_runs_on_an_android_device_behind_the_adb_protocol() {
         "{}",
         text(&o).1
     );
-    let o = in_dir(&f, f.dir.path(), &["run", "--device", "ios"]);
+    let o = in_dir(&f, f.dir.path(), &["run", "--device", "tvos"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("unknown device `ios`"), "{}", text(&o).1);
+    assert!(text(&o).1.contains("unknown device `tvos`"), "{}", text(&o).1);
 }
 
 #[test]

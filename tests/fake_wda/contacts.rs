@@ -2,11 +2,27 @@
 //! 3), enough for the original Trailblaze's iOS Contacts tools and trails: the list with its search,
 //! a contact's card, the new-contact and edit forms, deleting through an action sheet. Contacts
 //! persist like a database across launches; a launch opens the list root with no search. What each
-//! screen shows is in `contacts_ui`.
+//! screen shows, and how it answers WDA, is in `contacts_ui`.
 
-use super::app::{FakeApp, Screen};
-use super::contacts_ui::{self, Act};
-use super::element::Element;
+/// What a tap on a target does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    Add,
+    Search,
+    CancelSearch,
+    Open(u64),
+    Back,
+    Edit(u64),
+    FormCancel,
+    Done,
+    Focus(Field),
+    AddPhone,
+    DeleteRow,
+    CloseSheet,
+    ConfirmDelete,
+    /// Covers what is below it (a disabled button, the keyboard).
+    Nothing,
+}
 
 /// A saved contact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +96,7 @@ impl Form {
     }
 
     /// The field after `f` (return moves on); `None` after the last.
-    fn next(&self, f: Field) -> Option<Field> {
+    pub(super) fn next(&self, f: Field) -> Option<Field> {
         match f {
             Field::First => Some(Field::Last),
             Field::Last => Some(Field::Company),
@@ -175,7 +191,7 @@ impl Contacts {
         self.people.iter().find(|p| p.id == id)
     }
 
-    fn act(&mut self, act: Act) {
+    pub(super) fn act(&mut self, act: Act) {
         match act {
             Act::Add => self.view = View::Form(self.draft(None)),
             Act::Search => {
@@ -278,7 +294,7 @@ impl Contacts {
         }
     }
 
-    fn form_mut(&mut self) -> Option<&mut Form> {
+    pub(super) fn form_mut(&mut self) -> Option<&mut Form> {
         match &mut self.view {
             View::Form(f) => Some(f),
             _ => None,
@@ -286,97 +302,11 @@ impl Contacts {
     }
 
     /// The text the keyboard types into now.
-    fn typing_into(&mut self) -> Option<&mut String> {
+    pub(super) fn typing_into(&mut self) -> Option<&mut String> {
         match &mut self.view {
             View::List if self.search.focused => Some(&mut self.search.query),
             View::Form(f) => f.focus.and_then(|field| f.text_mut(field)),
             _ => None,
         }
-    }
-}
-
-impl FakeApp for Contacts {
-    fn bundle_id(&self) -> &str {
-        "com.apple.MobileAddressBook"
-    }
-
-    fn name(&self) -> &str {
-        "Contacts"
-    }
-
-    fn screen(&self) -> Screen {
-        contacts_ui::SCREEN
-    }
-
-    fn launch(&mut self) {
-        self.view = View::List;
-        self.search = Search::default();
-    }
-
-    fn terminate(&mut self) {
-        self.launch();
-    }
-
-    fn windows(&mut self) -> Vec<Element> {
-        contacts_ui::build(self).0
-    }
-
-    fn tap(&mut self, x: f64, y: f64) {
-        let (_, targets) = contacts_ui::build(self);
-        // Later targets are drawn on top.
-        if let Some(&(_, act)) = targets.iter().rev().find(|(r, _)| r.contains(x, y)) {
-            self.act(act);
-        }
-    }
-
-    /// A vertical swipe in the form scrolls it by the finger's distance, within its ends; the
-    /// list does not scroll (everything fits), so a pull-down there changes nothing.
-    fn swipe(&mut self, from: (f64, f64), to: (f64, f64), _millis: u64) {
-        let max = contacts_ui::max_scroll(self);
-        if let View::Form(f) = &mut self.view
-            && !f.sheet
-            && contacts_ui::FORM_VIEWPORT.contains(from.0, from.1)
-        {
-            let dy = (from.1 - to.1).round() as i32;
-            f.scroll = (f.scroll + dy).clamp(0, max);
-        }
-    }
-
-    fn keyboard_shown(&self) -> bool {
-        match &self.view {
-            View::List => self.search.focused,
-            View::Form(f) => f.focus.is_some(),
-            View::Detail(_) => false,
-        }
-    }
-
-    fn type_text(&mut self, text: &str) {
-        if let Some(t) = self.typing_into() {
-            t.push_str(text);
-        }
-    }
-
-    fn delete_backward(&mut self) {
-        if let Some(t) = self.typing_into() {
-            t.pop();
-        }
-    }
-
-    /// Search: the keyboard goes, the results stay. Form: the next field, or none after the last.
-    fn press_return(&mut self) {
-        match &mut self.view {
-            View::List => self.search.focused = false,
-            View::Form(f) => f.focus = f.focus.and_then(|field| f.next(field)),
-            View::Detail(_) => {}
-        }
-    }
-
-    fn dismiss_keyboard(&mut self) -> bool {
-        let shown = self.keyboard_shown();
-        self.search.focused = false;
-        if let Some(f) = self.form_mut() {
-            f.focus = None;
-        }
-        shown
     }
 }

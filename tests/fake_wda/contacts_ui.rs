@@ -14,8 +14,8 @@
 //! - The action sheet is modal: while it is up, only it is in the tree (VoiceOver's view of a
 //!   modal sheet; XCUITest would also list the dimmed form behind it).
 
-use super::app::Screen;
-use super::contacts::{Contacts, Field, Form, View};
+use super::app::{FakeApp, Screen};
+use super::contacts::{Act, Contacts, Field, Form, Search, View};
 use super::element::{Element, Rect, keyboard};
 
 pub const SCREEN: Screen = Screen {
@@ -33,26 +33,6 @@ const ROW: i32 = 44;
 const NAV: i32 = STATUS_BAR + 44;
 /// The form's scrolling part.
 pub const FORM_VIEWPORT: Rect = Rect::new(0, NAV, W, H - NAV);
-
-/// What a tap on a target does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Act {
-    Add,
-    Search,
-    CancelSearch,
-    Open(u64),
-    Back,
-    Edit(u64),
-    FormCancel,
-    Done,
-    Focus(Field),
-    AddPhone,
-    DeleteRow,
-    CloseSheet,
-    ConfirmDelete,
-    /// Covers what is below it (a disabled button, the keyboard).
-    Nothing,
-}
 
 type Targets = Vec<(Rect, Act)>;
 
@@ -250,4 +230,90 @@ fn sheet(t: &mut Targets) -> Element {
     Element::new("Sheet", Rect::new(8, 700, W - 16, 122))
         .child(delete)
         .child(cancel)
+}
+
+impl FakeApp for Contacts {
+    fn bundle_id(&self) -> &str {
+        "com.apple.MobileAddressBook"
+    }
+
+    fn name(&self) -> &str {
+        "Contacts"
+    }
+
+    fn screen(&self) -> Screen {
+        SCREEN
+    }
+
+    fn launch(&mut self) {
+        self.view = View::List;
+        self.search = Search::default();
+    }
+
+    fn terminate(&mut self) {
+        self.launch();
+    }
+
+    fn windows(&mut self) -> Vec<Element> {
+        build(self).0
+    }
+
+    fn tap(&mut self, x: f64, y: f64) {
+        let (_, targets) = build(self);
+        // Later targets are drawn on top.
+        if let Some(&(_, act)) = targets.iter().rev().find(|(r, _)| r.contains(x, y)) {
+            self.act(act);
+        }
+    }
+
+    /// A vertical swipe in the form scrolls it by the finger's distance, within its ends; the
+    /// list does not scroll (everything fits), so a pull-down there changes nothing.
+    fn swipe(&mut self, from: (f64, f64), to: (f64, f64), _millis: u64) {
+        let max = max_scroll(self);
+        if let View::Form(f) = &mut self.view
+            && !f.sheet
+            && FORM_VIEWPORT.contains(from.0, from.1)
+        {
+            let dy = (from.1 - to.1).round() as i32;
+            f.scroll = (f.scroll + dy).clamp(0, max);
+        }
+    }
+
+    fn keyboard_shown(&self) -> bool {
+        match &self.view {
+            View::List => self.search.focused,
+            View::Form(f) => f.focus.is_some(),
+            View::Detail(_) => false,
+        }
+    }
+
+    fn type_text(&mut self, text: &str) {
+        if let Some(t) = self.typing_into() {
+            t.push_str(text);
+        }
+    }
+
+    fn delete_backward(&mut self) {
+        if let Some(t) = self.typing_into() {
+            t.pop();
+        }
+    }
+
+    /// Search: the keyboard goes, the results stay. Form: the next field, or none after the last.
+    fn press_return(&mut self) {
+        match &mut self.view {
+            View::List => self.search.focused = false,
+            View::Form(f) => f.focus = f.focus.and_then(|field| f.next(field)),
+            View::Detail(_) => {}
+        }
+    }
+
+    fn dismiss_keyboard(&mut self) -> bool {
+        let shown = self.keyboard_shown();
+        self.search.focused = false;
+        if let Some(f) = self.form_mut() {
+            f.focus = None;
+        }
+        shown
+    }
 }
