@@ -24,14 +24,13 @@ fn a_replayed_step_costs_at_most_one_capture_on_a_slow_phone() {
     });
     assert!(r.selector_steps >= 15, "the demo trails find nodes by selector: {r:?}");
     assert!(
-        r.at_most_one_capture_per_step(),
-        "a step captured more than once: {r:?}"
+        r.calls_capture_at_most_once_per_step(),
+        "a step's calls captured more than once: {r:?}"
     );
+    // A PNG needs no view tree until a secret was typed; then the capture that finds the field to
+    // paint over becomes the next step's snapshot: no more captures over the whole replay.
     assert!(r.captures <= r.selector_steps, "{r:?}");
-    assert_eq!(
-        r.screenshot_captures, 0,
-        "a PNG screenshot needs no view tree, secrets or not: {r:?}"
-    );
+    assert!(r.screenshot_captures > 0, "the sign-in typed a secret: {r:?}");
     assert_eq!(fake.phone().dumps, r.captures, "each capture is one `uiautomator dump`");
 }
 

@@ -69,6 +69,7 @@ mod schemas;
 mod scripts_debug;
 mod scroll;
 mod sdk_outside;
+mod secret_pictures;
 mod secret_property;
 mod shell;
 mod spine;

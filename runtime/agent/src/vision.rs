@@ -109,7 +109,7 @@ pub fn picture_of(shot: &Screenshot, fields: SecretFields, kind: ProviderKind) -
 }
 
 /// What a field holding a secret looks like in a picture: a solid grey box.
-pub const MASK: [u8; 3] = [95, 99, 104];
+pub const MASK: [u8; 3] = trailblaze_core::parts::SECRET_MASK;
 
 /// The vision setting of one run, and whether `auto` has been refused already.
 #[derive(Debug, Default)]

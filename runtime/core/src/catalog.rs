@@ -58,6 +58,9 @@ pub struct Catalog {
     pub network: crate::network::NetworkPolicy,
     /// The HTTP client `ctx.fetch` goes through; `None` refuses every fetch (a build without one).
     pub fetch: Option<Arc<dyn crate::network::Fetch>>,
+    /// What paints over secret fields in a device's pictures (a part); `None`: no picture is taken
+    /// of a screen showing one.
+    pub painter: Option<Arc<dyn crate::parts::Painter>>,
     /// Things worth telling the user that do not stop loading (a name declared twice).
     pub warnings: Vec<String>,
     /// Scripted tool files the analyzer refused (file:line:col each). Their tools fail when called;
@@ -97,6 +100,7 @@ impl Catalog {
             },
             network: crate::network::NetworkPolicy::default(),
             fetch: None,
+            painter: None,
             warnings: Vec::new(),
             problems: Vec::new(),
             waypoints: Arc::default(),

@@ -290,6 +290,11 @@ pub trait Device: Send {
     fn secret_typed(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
+    /// Whether the device's own pictures hide the fields a secret was typed into (a browser does,
+    /// told by `secret_typed`); otherwise the session paints over them in its PNGs.
+    fn pictures_hide_secrets(&self) -> bool {
+        false
+    }
     /// The device's extra information for a report step (a page's URL, console errors, failed
     /// requests, dialogs answered since the last call); `None` for devices that have none.
     fn step_notes(&mut self) -> Option<serde_json::Value> {

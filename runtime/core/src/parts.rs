@@ -7,9 +7,10 @@ use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::device::{Device, DeviceError, DeviceSpec};
+use crate::device::{Device, DeviceError, DeviceSpec, Screenshot};
 pub use crate::network::Fetch;
 pub use crate::replay::{AgentHandle, Replayer, StepAgent, TrailAgent};
+use crate::snapshot::SecretFields;
 use crate::tool::BuiltinEntry;
 use crate::trail::TrailReport;
 
@@ -29,6 +30,18 @@ pub trait DeviceKind: Send + Sync {
     }
 }
 
+/// Paints over the fields a secret was typed into in a device's picture (a PNG: pixels cannot be
+/// scrubbed as an SVG's text is). A build without one takes no picture of a screen showing such a
+/// field.
+pub trait Painter: Send + Sync {
+    /// `shot` with every bounds of `fields` (device pixels on a screen of `fields.screen`) covered
+    /// in [`SECRET_MASK`].
+    fn cover(&self, shot: &Screenshot, fields: &SecretFields) -> Result<Screenshot, String>;
+}
+
+/// The colour a field holding a secret is painted in, in every picture: a solid grey.
+pub const SECRET_MASK: [u8; 3] = [95, 99, 104];
+
 /// Files a run adds beside its reports once every trail is done (each trail's storyboard).
 pub trait RunFiles: Send + Sync {
     fn write(&self, trails: &mut [TrailReport], run_dir: &Path);
@@ -42,6 +55,7 @@ pub struct Parts {
     pub(crate) tools: Vec<fn() -> Vec<BuiltinEntry>>,
     pub(crate) fetch: Option<Arc<dyn Fetch>>,
     pub(crate) run_files: Vec<Arc<dyn RunFiles>>,
+    pub(crate) painter: Option<Arc<dyn Painter>>,
 }
 
 impl std::fmt::Debug for Parts {
@@ -51,6 +65,7 @@ impl std::fmt::Debug for Parts {
             .field("tools", &self.tools.len())
             .field("fetch", &self.fetch.is_some())
             .field("run_files", &self.run_files.len())
+            .field("painter", &self.painter.is_some())
             .finish()
     }
 }
@@ -74,12 +89,17 @@ impl Parts {
         self.run_files.push(Arc::new(files));
         self
     }
-    /// Both sets: `other`'s fetch client wins when both have one.
+    pub fn painter(mut self, painter: impl Painter + 'static) -> Self {
+        self.painter = Some(Arc::new(painter));
+        self
+    }
+    /// Both sets: `other`'s fetch client and painter win when both have one.
     pub fn with(mut self, other: Parts) -> Self {
         self.devices.extend(other.devices);
         self.tools.extend(other.tools);
         self.fetch = other.fetch.or(self.fetch);
         self.run_files.extend(other.run_files);
+        self.painter = other.painter.or(self.painter);
         self
     }
 

@@ -177,6 +177,7 @@ impl Project {
             }
         }
         built.fetch = self.parts.fetch.clone();
+        built.painter = self.parts.painter.clone();
         let built = Arc::new(built);
         if let Ok(mut m) = self.catalogs.lock() {
             m.insert(id.to_string(), built.clone());

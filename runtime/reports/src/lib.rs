@@ -7,5 +7,7 @@ pub mod storyboard;
 
 /// What this crate adds to a project: the storyboard GIF a run writes when its trails are done.
 pub fn parts() -> trailblaze_core::parts::Parts {
-    trailblaze_core::parts::Parts::default().run_files(storyboard::Storyboards)
+    trailblaze_core::parts::Parts::default()
+        .run_files(storyboard::Storyboards)
+        .painter(raster::SecretPainter)
 }

@@ -266,6 +266,23 @@ pub fn font_faces() -> usize {
     fonts().len()
 }
 
+/// Paints the fields a secret was typed into over a device's PNG ([`trailblaze_core::parts::Painter`]),
+/// at the picture's own size.
+pub struct SecretPainter;
+
+impl trailblaze_core::parts::Painter for SecretPainter {
+    fn cover(&self, shot: &Screenshot, fields: &trailblaze_core::snapshot::SecretFields) -> Result<Screenshot, String> {
+        let mut picture = Picture::from_screenshot(shot, Fit::ANY).map_err(|e| e.to_string())?;
+        for b in &fields.bounds {
+            picture.cover(*b, fields.screen, trailblaze_core::parts::SECRET_MASK);
+        }
+        Ok(Screenshot {
+            mime: "image/png",
+            bytes: picture.to_png().map_err(|e| e.to_string())?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

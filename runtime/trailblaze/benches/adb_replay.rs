@@ -35,6 +35,9 @@ fn rounds(n: u32, mut one: impl FnMut() -> Replay) -> Replay {
         total.captures += r.captures;
         total.screenshot_captures += r.screenshot_captures;
         total.elapsed += r.elapsed;
+        if total.worst_calls.is_none() || !r.calls_capture_at_most_once_per_step() {
+            total.worst_calls = r.worst_calls.clone();
+        }
         if total.worst.is_none() || !r.at_most_one_capture_per_step() {
             total.worst = r.worst;
         }
@@ -72,5 +75,8 @@ fn main() {
         dumps as f64 * dump_ms as f64 / 1000.0,
         phone.elapsed.as_secs_f64()
     );
-    assert!(phone.at_most_one_capture_per_step(), "{phone:?}");
+    assert!(
+        phone.calls_capture_at_most_once_per_step() && phone.captures <= phone.selector_steps,
+        "{phone:?}"
+    );
 }

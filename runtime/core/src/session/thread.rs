@@ -189,7 +189,8 @@ fn serve(setup: Setup, mut engine: Engine, deadline: &Arc<Deadline>) {
     } = config;
     let root = catalog.script_root.clone();
     let limits = settings.limits.clone();
-    let core = SessionCore::new(catalog, settings, secrets, log, Screen::new(device), deadline.clone());
+    let screen = Screen::new(device).painted_by(catalog.painter.clone());
+    let core = SessionCore::new(catalog, settings, secrets, log, screen, deadline.clone());
     let subprocess = Subprocess::new(SubprocessConfig {
         root,
         transpiler,

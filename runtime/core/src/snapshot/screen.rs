@@ -37,6 +37,8 @@ pub struct Screen {
     taint_pending: Cell<bool>,
     /// The running call's deadline: reading a huge screen stops when the call's time is up.
     deadline: Option<Arc<crate::budget::Deadline>>,
+    /// What paints over secret fields in a PNG; `None`: such a screen is not pictured.
+    painter: Option<Arc<dyn crate::parts::Painter>>,
 }
 
 impl Screen {
@@ -48,7 +50,14 @@ impl Screen {
             tainted: RefCell::new(BTreeSet::new()),
             taint_pending: Cell::new(false),
             deadline: None,
+            painter: None,
         }
+    }
+
+    /// Pictures (PNG) of screens showing a field a secret was typed into are painted by `painter`.
+    pub fn painted_by(mut self, painter: Option<Arc<dyn crate::parts::Painter>>) -> Screen {
+        self.painter = painter;
+        self
     }
 
     /// Bounds every capture by `deadline` (the session's: the running call's wall-clock budget).
@@ -173,7 +182,7 @@ impl Screen {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
         let mut shot = self.device_now().screenshot()?;
         if shot.mime != "image/svg+xml" {
-            return Ok(shot);
+            return self.painted(shot);
         }
         let mut fields: Vec<String> = Vec::new();
         if !self.tainted.borrow().is_empty() || self.taint_pending.get() {
@@ -205,6 +214,45 @@ impl Screen {
             }
         }
         Ok(shot)
+    }
+
+    /// A device's picture (a PNG) with the fields a secret was typed into painted over, found in
+    /// the screen's snapshot. With no painter, a picture of a screen showing such a field is refused
+    /// rather than given out. A device whose pictures hide them itself (a browser) is left alone.
+    fn painted(&self, shot: Screenshot) -> Result<Screenshot, DeviceError> {
+        if (self.tainted.borrow().is_empty() && !self.taint_pending.get())
+            || self.device.borrow().pictures_hide_secrets()
+        {
+            return Ok(shot);
+        }
+        // The screen's snapshot: the cached one, else a capture that becomes the cache (the next
+        // step reads it instead of capturing again, so a replay takes no more captures).
+        let snap = self.snapshot()?;
+        let fields = {
+            let tainted = self.tainted.borrow();
+            SecretFields {
+                bounds: snap
+                    .nodes
+                    .iter()
+                    .filter(|n| tainted.contains(&n.r#ref) && n.view.text.as_deref().is_some_and(|t| !t.is_empty()))
+                    .map(|n| n.view.bounds)
+                    .collect(),
+                screen: (snap.width, snap.height),
+            }
+        };
+        if fields.bounds.is_empty() {
+            return Ok(shot);
+        }
+        match &self.painter {
+            Some(p) => p
+                .cover(&shot, &fields)
+                .map_err(|e| DeviceError::Action(format!("cannot paint over a secret field in the screenshot: {e}"))),
+            None => Err(DeviceError::Action(
+                "a field holding a secret is on the screen and this build cannot paint over it in a picture \
+                 (no `raster` part): no screenshot taken"
+                    .into(),
+            )),
+        }
     }
 
     /// Tainted fields read `***`; one that is empty again is no longer tainted.
@@ -327,5 +375,106 @@ mod tests {
         screen.screenshot(&redact).unwrap();
         screen.screenshot(&redact).unwrap();
         assert_eq!(shots.load(Ordering::Relaxed), 2);
+    }
+
+    /// A phone's picture: a PNG (only its signature matters here).
+    struct Png(Counting);
+
+    impl Device for Png {
+        fn name(&self) -> String {
+            "png".into()
+        }
+        fn snapshot(&mut self) -> Result<ViewTree, DeviceError> {
+            self.0.snapshot()
+        }
+        fn captures(&self) -> u64 {
+            self.0.captures()
+        }
+        fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.0.tap(x, y)
+        }
+        fn long_press(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+            self.0.long_press(x, y)
+        }
+        fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+            self.0.input_text(text)
+        }
+        fn press_key(&mut self, key: KeyCode) -> Result<(), DeviceError> {
+            self.0.press_key(key)
+        }
+        fn launch_app(&mut self, app_id: &str, mode: LaunchMode) -> Result<(), DeviceError> {
+            self.0.launch_app(app_id, mode)
+        }
+        fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {
+            Ok(Screenshot {
+                mime: "image/png",
+                bytes: b"\x89PNG\r\n\x1a\n".to_vec(),
+            })
+        }
+    }
+
+    /// Records what it was asked to paint.
+    struct Recorder(Arc<std::sync::Mutex<Vec<SecretFields>>>);
+
+    impl crate::parts::Painter for Recorder {
+        fn cover(&self, shot: &Screenshot, fields: &SecretFields) -> Result<Screenshot, String> {
+            self.0.lock().map_err(|e| e.to_string())?.push(fields.clone());
+            Ok(Screenshot {
+                mime: shot.mime,
+                bytes: b"painted".to_vec(),
+            })
+        }
+    }
+
+    fn png_screen(painter: Option<Arc<dyn crate::parts::Painter>>) -> Screen {
+        let app = "id: com.example.x\nstart: a\nscreens:\n  a:\n    nodes:\n      - { id: f, class: android.widget.EditText, editable: true }\n";
+        let sim = SimDevice::from_app_yaml(app, std::path::Path::new("app.yaml")).unwrap();
+        let device = Png(Counting {
+            sim,
+            shots: Arc::new(AtomicU32::new(0)),
+            changing: true,
+        });
+        let screen = Screen::new(Box::new(device)).painted_by(painter);
+        screen
+            .with_device(|d| d.launch_app("com.example.x", LaunchMode::Reinstall))
+            .unwrap();
+        screen
+    }
+
+    /// Types into the field as a secret would be: the field is tainted.
+    fn type_secret(screen: &Screen) {
+        let snap = screen.snapshot().unwrap();
+        let field = snap.nodes.iter().find(|n| n.editable).unwrap();
+        let (x, y) = field.bounds.center();
+        let r = field.r#ref.clone();
+        screen.with_device(|d| d.tap(x, y)).unwrap();
+        screen.with_device(|d| d.input_text("hunter2")).unwrap();
+        screen.taint(&r);
+        screen.invalidate();
+    }
+
+    #[test]
+    fn a_png_showing_a_secret_field_is_painted_over_or_not_given_out() {
+        let redact = Redaction::default();
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let screen = png_screen(Some(Arc::new(Recorder(asked.clone()))));
+        // Control: nothing secret typed, nothing painted.
+        assert_eq!(screen.screenshot(&redact).unwrap().bytes, b"\x89PNG\r\n\x1a\n");
+        assert!(asked.lock().unwrap().is_empty());
+        type_secret(&screen);
+        let captures = screen.captures();
+        assert_eq!(screen.screenshot(&redact).unwrap().bytes, b"painted");
+        let fields = asked.lock().unwrap().clone();
+        assert_eq!(fields.len(), 1);
+        assert_eq!(fields[0].bounds.len(), 1, "the field's bounds, on the screen's size");
+        assert_eq!(fields[0].screen, (1080, 2400));
+        // The capture it took is the cache: the next look at the screen takes none.
+        screen.snapshot().unwrap();
+        assert_eq!(screen.captures(), captures + 1);
+        // With no painter the picture is refused, not given out.
+        let bare = png_screen(None);
+        type_secret(&bare);
+        let e = bare.screenshot(&redact).unwrap_err();
+        assert!(e.to_string().contains("cannot paint over it"), "{e}");
     }
 }

@@ -357,6 +357,10 @@ impl Device for WebDevice {
     fn hide_keyboard(&mut self) -> Result<bool, DeviceError> {
         Ok(false)
     }
+    fn pictures_hide_secrets(&self) -> bool {
+        true
+    }
+
     fn secret_typed(&mut self) -> Result<(), DeviceError> {
         let deadline = self.default_deadline();
         self.mark_secret(None, deadline)
