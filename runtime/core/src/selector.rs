@@ -381,13 +381,33 @@ impl AndroidAccessibilityMatch {
     }
 }
 
+/// A Maestro-shaped pattern against a property, as the original reads them: a property the node
+/// lacks matches no pattern; one it has, in Maestro's dialect.
+fn maestro(pattern: &Option<String>, value: Option<&str>) -> bool {
+    match (pattern, value) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(p), Some(v)) => maestro_matches(p, v),
+    }
+}
+
+/// A node's text as Maestro-shaped selectors read it: its text, else its hint, else its
+/// accessibility text (the first that is not empty).
+fn maestro_text(n: &crate::device::ViewNode) -> Option<&str> {
+    [&n.text, &n.hint_text, &n.content_description]
+        .into_iter()
+        .find_map(|v| v.as_deref().filter(|t| !t.is_empty()))
+}
+
 impl AndroidMaestroMatch {
+    /// Whether node `n` has every property this match sets, read as the original reads a
+    /// Maestro-shaped selector (`maestro`, `maestro_text`).
     fn matches(&self, n: &crate::device::ViewNode) -> bool {
-        opt_text(&self.text_regex, n.text.as_deref())
-            && opt_text(&self.resource_id_regex, n.resource_id.as_deref())
-            && opt_text(&self.accessibility_text_regex, n.content_description.as_deref())
-            && opt_text(&self.class_name_regex, Some(&n.class_name))
-            && opt_text(&self.hint_text_regex, n.hint_text.as_deref())
+        maestro(&self.text_regex, maestro_text(n))
+            && maestro(&self.resource_id_regex, n.resource_id.as_deref())
+            && maestro(&self.accessibility_text_regex, n.content_description.as_deref())
+            && maestro(&self.class_name_regex, Some(&n.class_name))
+            && maestro(&self.hint_text_regex, n.hint_text.as_deref())
             && opt_bool(self.enabled, n.enabled)
             && opt_bool(self.checked, n.checked.unwrap_or(false))
             && opt_bool(self.focused, n.focused)
@@ -403,16 +423,7 @@ impl IosMaestroMatch {
     fn matches(&self, n: &crate::device::ViewNode) -> bool {
         // The iOS device shows a switch's label as its text and its value as `checked`.
         let switch = n.checked.map(|on| if on { "1" } else { "0" });
-        let text = switch.or_else(|| {
-            [&n.text, &n.hint_text, &n.content_description]
-                .into_iter()
-                .find_map(|v| v.as_deref().filter(|t| !t.is_empty()))
-        });
-        let maestro = |p: &Option<String>, v: Option<&str>| match (p, v) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(p), Some(v)) => maestro_matches(p, v),
-        };
+        let text = switch.or_else(|| maestro_text(n));
         n.is_ios()
             && maestro(&self.text_regex, text)
             && maestro(&self.resource_id_regex, n.resource_id.as_deref())

@@ -473,3 +473,37 @@ fn an_ios_node_is_recorded_as_an_ios_maestro_selector_that_finds_only_it() {
     let sel = TrailblazeNodeSelector::for_node(&a, 1).unwrap();
     assert!(sel.android_accessibility.is_some() && sel.ios_maestro.is_none());
 }
+
+#[test]
+fn android_maestro_reads_as_maestro_did_and_android_accessibility_stays_strict() {
+    use serde_json::json;
+    let mut labelled = node("android.widget.ImageButton", None, Some("app:id/add"), 600, vec![]);
+    labelled.content_description = Some("Add alarm".into());
+    let mut root = node("android.widget.FrameLayout", None, None, 0, vec![]);
+    root.children = vec![
+        node("android.widget.TextView", Some("ALARM"), None, 100, vec![]),
+        labelled,
+    ];
+    let s = Snapshot::from_tree(ViewTree {
+        app_id: Some("app".into()),
+        width: 1000,
+        height: 2000,
+        root,
+    });
+    let count = |v: serde_json::Value| -> usize {
+        let sel: TrailblazeNodeSelector = serde_json::from_value(v).expect("reads");
+        sel.resolve(&s).len()
+    };
+    // Case ignored; the text falls back to the accessibility text; a missing property never matches.
+    assert_eq!(count(json!({"androidMaestro": {"textRegex": "alarm"}})), 1);
+    assert_eq!(count(json!({"androidMaestro": {"textRegex": "add alarm"}})), 1);
+    assert_eq!(
+        count(json!({"androidMaestro": {"accessibilityTextRegex": ".*", "textRegex": "Add.*"}})),
+        1
+    );
+    assert_eq!(count(json!({"androidMaestro": {"hintTextRegex": ".*"}})), 0);
+    // Control: the accessibility driver's patterns stay case-sensitive and read the text alone.
+    assert_eq!(count(json!({"androidAccessibility": {"textRegex": "alarm"}})), 0);
+    assert_eq!(count(json!({"androidAccessibility": {"textRegex": "Add alarm"}})), 0);
+    assert_eq!(count(json!({"androidAccessibility": {"textRegex": "ALARM"}})), 1);
+}
