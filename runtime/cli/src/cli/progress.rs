@@ -151,7 +151,7 @@ impl RunSink for ProgressLines {
             }
             Notice::DeviceLost { device, trail, again } => {
                 let then = if *again {
-                    "it runs again on another device of the pool"
+                    "it runs again on another device of the pool, if one is left"
                 } else {
                     "it was lost on a device before, so it is reported as stopped by the device"
                 };
