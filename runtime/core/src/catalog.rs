@@ -60,7 +60,7 @@ pub struct Catalog {
     pub fetch: Option<Arc<dyn crate::network::Fetch>>,
     /// What paints over secret fields in a device's pictures (a part); `None`: no picture is taken
     /// of a screen showing one.
-    pub painter: Option<Arc<dyn crate::parts::Painter>>,
+    pub painter: Option<Arc<dyn crate::snapshot::Painter>>,
     /// Things worth telling the user that do not stop loading (a name declared twice).
     pub warnings: Vec<String>,
     /// Scripted tool files the analyzer refused (file:line:col each). Their tools fail when called;

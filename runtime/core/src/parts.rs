@@ -1,16 +1,17 @@
 //! What the optional crates add to a project, through one value the core knows only by its traits:
 //! device kinds (`android`, `web`), built-in tools (the `web_*` tools' runners), `ctx.fetch`'s HTTP
-//! client, and what a run writes once its trails are done (the storyboard). The core names none of
-//! them; `trailblaze::all_parts()` gathers those a build has, and an embedder may add its own.
+//! client, what paints over secret fields in a PNG, and what a run writes once its trails are done
+//! (the storyboard). The core names none of them; `trailblaze::all_parts()` gathers those a build
+//! has, and an embedder may add its own.
 
 use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::device::{Device, DeviceError, DeviceSpec, Screenshot};
+use crate::device::{Device, DeviceError, DeviceSpec};
 pub use crate::network::Fetch;
 pub use crate::replay::{AgentHandle, Replayer, StepAgent, TrailAgent};
-use crate::snapshot::SecretFields;
+pub use crate::snapshot::{Painter, SECRET_MASK};
 use crate::tool::BuiltinEntry;
 use crate::trail::TrailReport;
 
@@ -29,18 +30,6 @@ pub trait DeviceKind: Send + Sync {
         None
     }
 }
-
-/// Paints over the fields a secret was typed into in a device's picture (a PNG: pixels cannot be
-/// scrubbed as an SVG's text is). A build without one takes no picture of a screen showing such a
-/// field.
-pub trait Painter: Send + Sync {
-    /// `shot` with every bounds of `fields` (device pixels on a screen of `fields.screen`) covered
-    /// in [`SECRET_MASK`].
-    fn cover(&self, shot: &Screenshot, fields: &SecretFields) -> Result<Screenshot, String>;
-}
-
-/// The colour a field holding a secret is painted in, in every picture: a solid grey.
-pub const SECRET_MASK: [u8; 3] = [95, 99, 104];
 
 /// Files a run adds beside its reports once every trail is done (each trail's storyboard).
 pub trait RunFiles: Send + Sync {

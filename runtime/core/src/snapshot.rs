@@ -341,4 +341,4 @@ fn scrub(text: &str, redact: &Redaction) -> String {
 
 mod screen;
 mod web_render;
-pub use screen::{Screen, SecretFields};
+pub use screen::{Painter, SECRET_MASK, Screen, SecretFields};

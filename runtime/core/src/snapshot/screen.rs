@@ -21,6 +21,18 @@ pub struct SecretFields {
     pub screen: (i32, i32),
 }
 
+/// Paints over the fields a secret was typed into in a device's picture (a PNG: pixels cannot be
+/// scrubbed as an SVG's text is). A build without one takes no picture of a screen showing such a
+/// field.
+pub trait Painter: Send + Sync {
+    /// `shot` with every bounds of `fields` (device pixels on a screen of `fields.screen`) covered
+    /// in [`SECRET_MASK`].
+    fn cover(&self, shot: &Screenshot, fields: &SecretFields) -> Result<Screenshot, String>;
+}
+
+/// The colour a field holding a secret is painted in, in every picture: a solid grey.
+pub const SECRET_MASK: [u8; 3] = [95, 99, 104];
+
 pub struct Screen {
     device: RefCell<Box<dyn Device>>,
     cached: RefCell<Option<Arc<Snapshot>>>,
@@ -38,7 +50,7 @@ pub struct Screen {
     /// The running call's deadline: reading a huge screen stops when the call's time is up.
     deadline: Option<Arc<crate::budget::Deadline>>,
     /// What paints over secret fields in a PNG; `None`: such a screen is not pictured.
-    painter: Option<Arc<dyn crate::parts::Painter>>,
+    painter: Option<Arc<dyn Painter>>,
 }
 
 impl Screen {
@@ -55,7 +67,7 @@ impl Screen {
     }
 
     /// Pictures (PNG) of screens showing a field a secret was typed into are painted by `painter`.
-    pub fn painted_by(mut self, painter: Option<Arc<dyn crate::parts::Painter>>) -> Screen {
+    pub fn painted_by(mut self, painter: Option<Arc<dyn Painter>>) -> Screen {
         self.painter = painter;
         self
     }
@@ -416,7 +428,7 @@ mod tests {
     /// Records what it was asked to paint.
     struct Recorder(Arc<std::sync::Mutex<Vec<SecretFields>>>);
 
-    impl crate::parts::Painter for Recorder {
+    impl Painter for Recorder {
         fn cover(&self, shot: &Screenshot, fields: &SecretFields) -> Result<Screenshot, String> {
             self.0.lock().map_err(|e| e.to_string())?.push(fields.clone());
             Ok(Screenshot {
@@ -426,7 +438,7 @@ mod tests {
         }
     }
 
-    fn png_screen(painter: Option<Arc<dyn crate::parts::Painter>>) -> Screen {
+    fn png_screen(painter: Option<Arc<dyn Painter>>) -> Screen {
         let app = "id: com.example.x\nstart: a\nscreens:\n  a:\n    nodes:\n      - { id: f, class: android.widget.EditText, editable: true }\n";
         let sim = SimDevice::from_app_yaml(app, std::path::Path::new("app.yaml")).unwrap();
         let device = Png(Counting {
