@@ -14,7 +14,7 @@ use trailblaze_core::device::{Bounds, ViewNode, ViewTree};
 pub fn parse_dump(xml: &str) -> Result<ViewTree, String> {
     let xml = trim_to_document(xml)?;
     // roxmltree's tokenizer recurses once per open element: the nesting is measured first.
-    if nesting(xml) > limits::MAX_DEPTH + 1 {
+    if limits::xml_nesting(xml, limits::MAX_DEPTH + 1) > limits::MAX_DEPTH + 1 {
         return Err(format!(
             "uiautomator dump: {}",
             limits::TreeError::TooDeep(limits::MAX_DEPTH)
@@ -90,57 +90,6 @@ pub fn parse_dump(xml: &str) -> Result<ViewTree, String> {
         height: root.bounds.bottom.max(0),
         root,
     })
-}
-
-/// The deepest element nesting in `xml`, by a linear scan with no recursion; never less than what a
-/// parser would open (markup inside comments, CDATA, processing instructions and quoted attribute
-/// values is skipped as a parser skips it), so the parser's recursion is bounded by it.
-fn nesting(xml: &str) -> usize {
-    let b = xml.as_bytes();
-    let skip_to = |from: usize, end: &[u8]| -> usize {
-        b[from..]
-            .windows(end.len())
-            .position(|w| w == end)
-            .map_or(b.len(), |p| from + p + end.len())
-    };
-    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
-    while let Some(p) = b[i..].iter().position(|&c| c == b'<') {
-        i += p;
-        let rest = &b[i..];
-        if rest.starts_with(b"<!--") {
-            i = skip_to(i + 4, b"-->");
-        } else if rest.starts_with(b"<![CDATA[") {
-            i = skip_to(i + 9, b"]]>");
-        } else if rest.starts_with(b"<?") {
-            i = skip_to(i + 2, b"?>");
-        } else if rest.starts_with(b"</") {
-            depth = depth.saturating_sub(1);
-            i = skip_to(i + 2, b">");
-        } else {
-            // A start tag (or a declaration): to its `>`, over quoted values, which may hold `>`.
-            let mut j = i + 1;
-            let mut quote = None;
-            while j < b.len() {
-                match (quote, b[j]) {
-                    (None, b'"' | b'\'') => quote = Some(b[j]),
-                    (Some(q), c) if c == q => quote = None,
-                    (None, b'>') => break,
-                    _ => {}
-                }
-                j += 1;
-            }
-            let empty = j > 0 && b.get(j - 1) == Some(&b'/');
-            if !rest.starts_with(b"<!") && !empty {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            i = j + 1;
-        }
-        if i >= b.len() {
-            break;
-        }
-    }
-    deepest
 }
 
 /// One `<node>`'s own attributes (its children come as events of their own).

@@ -15,7 +15,7 @@ use trailblaze_core::device::{Bounds, IOS_TYPE_PREFIX, ViewNode, ViewTree};
 pub fn parse_source(xml: &str, width: i32, height: i32, app_id: Option<String>) -> Result<ViewTree, String> {
     // roxmltree recurses once per open element: the nesting is measured first. Two levels more
     // than the tree may have: `<AppiumAUT>`, and the frame below.
-    if nesting(xml, limits::MAX_DEPTH + 2) > limits::MAX_DEPTH + 2 {
+    if limits::xml_nesting(xml, limits::MAX_DEPTH + 2) > limits::MAX_DEPTH + 2 {
         return Err(format!("page source: {}", TreeError::TooDeep(limits::MAX_DEPTH)));
     }
     let opts = roxmltree::ParsingOptions {
@@ -195,73 +195,4 @@ fn editable_kind(kind: &str) -> bool {
 fn at(node: roxmltree::Node, what: &str) -> String {
     let pos = node.document().text_pos_at(node.range().start);
     format!("page source:{}:{}: {what}", pos.row, pos.col)
-}
-
-/// The deepest element nesting in `xml` (stopping once past `stop_past`), by one linear pass with
-/// no recursion. It never reads less than a parser opens: markup inside comments, CDATA, processing
-/// instructions and quoted attribute values is skipped as a parser skips it, and where the two
-/// could differ (a quote outside an attribute value, `<` inside one) the parser fails first.
-fn nesting(xml: &str, stop_past: usize) -> usize {
-    let b = xml.as_bytes();
-    // The index just past the first `end` at or after `from`, or the end of the text.
-    let past = |from: usize, end: &[u8]| -> usize {
-        b.get(from..)
-            .and_then(|rest| rest.windows(end.len()).position(|w| w == end))
-            .map_or(b.len(), |p| from + p + end.len())
-    };
-    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
-    while let Some(p) = b.get(i..).and_then(|rest| rest.iter().position(|&c| c == b'<')) {
-        i += p;
-        let rest = &b[i..];
-        if rest.starts_with(b"<!--") {
-            i = past(i + 4, b"-->");
-        } else if rest.starts_with(b"<![CDATA[") {
-            i = past(i + 9, b"]]>");
-        } else if rest.starts_with(b"<?") {
-            i = past(i + 2, b"?>");
-        } else if rest.starts_with(b"</") {
-            depth = depth.saturating_sub(1);
-            i = past(i + 2, b">");
-        } else {
-            // A start tag (or a declaration) runs to its `>`, over quoted values, which may hold `>`.
-            let mut j = i + 1;
-            let mut quote = None;
-            while let Some(&c) = b.get(j) {
-                match (quote, c) {
-                    (None, b'"' | b'\'') => quote = Some(c),
-                    (Some(q), c) if c == q => quote = None,
-                    (None, b'>') => break,
-                    _ => {}
-                }
-                j += 1;
-            }
-            let empty = b.get(j.wrapping_sub(1)) == Some(&b'/');
-            if !rest.starts_with(b"<!") && !empty {
-                depth += 1;
-                deepest = deepest.max(depth);
-                if deepest > stop_past {
-                    return deepest;
-                }
-            }
-            i = j + 1;
-        }
-    }
-    deepest
-}
-
-#[cfg(test)]
-mod tests {
-    use super::nesting;
-
-    #[test]
-    fn nesting_counts_open_elements_and_skips_what_parsers_skip() {
-        assert_eq!(nesting("<a><b/><c><d></d></c></a>", 100), 3);
-        assert_eq!(
-            nesting(r#"<a x="<b><c>"><!-- <d><e> --><![CDATA[<f>]]><?pi <g>?></a>"#, 100),
-            1
-        );
-        // `/>` inside a value does not close the element.
-        assert_eq!(nesting(r#"<a v="/>"><a v="/>"></a></a>"#, 100), 2);
-        assert_eq!(nesting(&"<a>".repeat(1000), 10), 11);
-    }
 }

@@ -2,8 +2,9 @@
 //! it has, how far its coordinates reach. A dump is hostile input (a broken or malicious app, a
 //! device that answers nonsense), so every reader — `uiautomator dump` XML, an embedder's JSON,
 //! `app.yaml`, a browser's accessibility tree — builds its tree through [`TreeBuilder`] (events,
-//! no recursion) or [`tree_from_json`] (depth checked before each descent), and a tree a `Device`
-//! made some other way is checked by [`check_tree`] before anything recursive walks it.
+//! no recursion; XML is measured by [`xml_nesting`] first) or [`tree_from_json`] (depth checked
+//! before each descent), and a tree a `Device` made some other way is checked by [`check_tree`]
+//! before anything recursive walks it.
 
 use std::cell::Cell;
 use std::fmt;
@@ -407,5 +408,76 @@ impl<'de> Visitor<'de> for Skip {
             map.next_value_seed(Skip(self.0 + 1))?;
         }
         Ok(())
+    }
+}
+
+/// The deepest element nesting in `xml` (stopping once past `stop_past`), by one linear pass with
+/// no recursion: what a device's XML (a `uiautomator dump`, WDA's page source) is checked by before
+/// a reader that recurses per open element (roxmltree) sees it. It never reads less than a parser
+/// opens: markup inside comments, CDATA, processing instructions and quoted attribute values is
+/// skipped as a parser skips it, and where the two could differ (a quote outside an attribute value,
+/// `<` inside one) the parser fails first.
+pub fn xml_nesting(xml: &str, stop_past: usize) -> usize {
+    let b = xml.as_bytes();
+    // The index just past the first `end` at or after `from`, or the end of the text.
+    let past = |from: usize, end: &[u8]| -> usize {
+        b.get(from..)
+            .and_then(|rest| rest.windows(end.len()).position(|w| w == end))
+            .map_or(b.len(), |p| from + p + end.len())
+    };
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(p) = b.get(i..).and_then(|rest| rest.iter().position(|&c| c == b'<')) {
+        i += p;
+        let rest = &b[i..];
+        if rest.starts_with(b"<!--") {
+            i = past(i + 4, b"-->");
+        } else if rest.starts_with(b"<![CDATA[") {
+            i = past(i + 9, b"]]>");
+        } else if rest.starts_with(b"<?") {
+            i = past(i + 2, b"?>");
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            i = past(i + 2, b">");
+        } else {
+            // A start tag (or a declaration) runs to its `>`, over quoted values, which may hold `>`.
+            let mut j = i + 1;
+            let mut quote = None;
+            while let Some(&c) = b.get(j) {
+                match (quote, c) {
+                    (None, b'"' | b'\'') => quote = Some(c),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let empty = b.get(j.wrapping_sub(1)) == Some(&b'/');
+            if !rest.starts_with(b"<!") && !empty {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if deepest > stop_past {
+                    return deepest;
+                }
+            }
+            i = j + 1;
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod xml_tests {
+    use super::xml_nesting as nesting;
+
+    #[test]
+    fn nesting_counts_open_elements_and_skips_what_parsers_skip() {
+        assert_eq!(nesting("<a><b/><c><d></d></c></a>", 100), 3);
+        assert_eq!(
+            nesting(r#"<a x="<b><c>"><!-- <d><e> --><![CDATA[<f>]]><?pi <g>?></a>"#, 100),
+            1
+        );
+        // `/>` inside a value does not close the element.
+        assert_eq!(nesting(r#"<a v="/>"><a v="/>"></a></a>"#, 100), 2);
+        assert_eq!(nesting(&"<a>".repeat(1000), 10), 11);
     }
 }
