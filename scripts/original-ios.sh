@@ -8,15 +8,4 @@
 #
 #   scripts/original-ios.sh PATH-TO-A-CHECKOUT       (or set TRAILBLAZE_ORIGINAL)
 set -euo pipefail
-orig=${1:-${TRAILBLAZE_ORIGINAL:-}}
-if [ -z "$orig" ] || [ ! -d "$orig/trails/ios-contacts" ]; then
-  echo "original-ios: give the path of a checkout of the original Trailblaze (one holding trails/ios-contacts), or set TRAILBLAZE_ORIGINAL" >&2
-  exit 2
-fi
-here=$(cd "$(dirname "$0")/.." && pwd)
-TRAILBLAZE_ORIGINAL=$(cd "$orig" && pwd)
-export TRAILBLAZE_ORIGINAL
-cd "$here"
-cargo build --workspace --all-targets
-TRAILBLAZE_E2E_BIN="${CARGO_TARGET_DIR:-$here/target}/debug/trailblaze" \
-  cargo test --workspace --test e2e -- --ignored --exact --nocapture ios::original::the_originals_ios_contacts_trails_run_on_the_fake
+exec "$(dirname "$0")/run-original.sh" trails/ios-contacts ios::original::the_originals_ios_contacts_trails_run_on_the_fake "$@"

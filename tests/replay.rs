@@ -33,6 +33,27 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// `n` replays by `one`, summed; the worst steps are the first that break a rule, else the last.
+    pub fn sum(n: u32, mut one: impl FnMut() -> Replay) -> Replay {
+        let mut total = Replay::default();
+        for _ in 0..n {
+            let r = one();
+            total.calls += r.calls;
+            total.steps += r.steps;
+            total.selector_steps += r.selector_steps;
+            total.captures += r.captures;
+            total.screenshot_captures += r.screenshot_captures;
+            total.elapsed += r.elapsed;
+            if total.calls_capture_at_most_once_per_step() {
+                total.worst_calls = r.worst_calls.clone();
+            }
+            if total.at_most_one_capture_per_step() {
+                total.worst = r.worst;
+            }
+        }
+        total
+    }
+
     /// Whether no trail step captured more than once per selector step it ran (or once, with none).
     pub fn at_most_one_capture_per_step(&self) -> bool {
         self.worst.as_ref().is_none_or(|w| w.2 <= w.3.max(1))

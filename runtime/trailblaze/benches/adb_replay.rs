@@ -24,27 +24,6 @@ fn line(label: &str, rounds: u32, r: &Replay) {
     );
 }
 
-/// `rounds` replays, summed.
-fn rounds(n: u32, mut one: impl FnMut() -> Replay) -> Replay {
-    let mut total = Replay::default();
-    for _ in 0..n {
-        let r = one();
-        total.calls += r.calls;
-        total.steps += r.steps;
-        total.selector_steps += r.selector_steps;
-        total.captures += r.captures;
-        total.screenshot_captures += r.screenshot_captures;
-        total.elapsed += r.elapsed;
-        if total.worst_calls.is_none() || !r.calls_capture_at_most_once_per_step() {
-            total.worst_calls = r.worst_calls.clone();
-        }
-        if total.worst.is_none() || !r.at_most_one_capture_per_step() {
-            total.worst = r.worst;
-        }
-    }
-    total
-}
-
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let dump_ms: u64 = std::env::var("TRAILBLAZE_DUMP_MS")
@@ -55,13 +34,13 @@ fn main() {
     let cache = tempfile::tempdir().expect("temp dir");
     let project = demo_project(cache.path());
 
-    let sim = rounds(sim_rounds, || {
+    let sim = Replay::sum(sim_rounds, || {
         replay_demo(&project, &mut || project.sim_device("demo").expect("the demo's sim"))
     });
     let fake = FakeAdb::demo("emulator-5554");
     fake.set_dump_delay(Duration::from_millis(dump_ms));
     let addr = fake.addr();
-    let phone = rounds(phone_rounds, || {
+    let phone = Replay::sum(phone_rounds, || {
         replay_demo(&project, &mut || {
             Box::new(AdbDevice::connect(addr, None, AdbOptions::default()).expect("the fake phone"))
         })

@@ -25,24 +25,6 @@ fn line(label: &str, rounds: u32, r: &Replay) {
     );
 }
 
-fn rounds(n: u32, mut one: impl FnMut() -> Replay) -> Replay {
-    let mut total = Replay::default();
-    for _ in 0..n {
-        let r = one();
-        total.steps += r.steps;
-        total.selector_steps += r.selector_steps;
-        total.captures += r.captures;
-        total.elapsed += r.elapsed;
-        if total.worst_calls.is_none() || !r.calls_capture_at_most_once_per_step() {
-            total.worst_calls = r.worst_calls.clone();
-        }
-        if total.worst.is_none() || !r.at_most_one_capture_per_step() {
-            total.worst = r.worst;
-        }
-    }
-    total
-}
-
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let ms: u64 = std::env::var("TRAILBLAZE_SOURCE_MS")
@@ -54,7 +36,7 @@ fn main() {
     let project = demo_project(cache.path());
     let trail = [trailblaze_e2e::repo_root().join("trailmaps/demo/trails/sign-in.trail.yaml")];
 
-    let sim = rounds(n * 20, || {
+    let sim = Replay::sum(n * 20, || {
         replay_trails(&project, &trail, ("android", None), &mut || {
             project.sim_device("demo").expect("the demo's sim")
         })
@@ -62,7 +44,7 @@ fn main() {
     let adb = FakeAdb::demo("emulator-5554");
     adb.set_dump_delay(Duration::from_millis(ms));
     let addr = adb.addr();
-    let phone = rounds(n, || {
+    let phone = Replay::sum(n, || {
         replay_trails(&project, &trail, ("android", None), &mut || {
             Box::new(AdbDevice::connect(addr, None, AdbOptions::default()).expect("the fake phone"))
         })
@@ -74,7 +56,7 @@ fn main() {
         wda: wda.url(),
     };
     let before = wda.requests().len();
-    let iphone = rounds(n, || {
+    let iphone = Replay::sum(n, || {
         replay_trails(&project, &trail, ("ios", Some("ios-iphone")), &mut || {
             Box::new(IosDevice::connect(&opts, None).expect("the fake iPhone"))
         })

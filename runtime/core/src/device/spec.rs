@@ -243,8 +243,7 @@ fn parse_ios(rest: &str, wda: Option<&str>) -> Result<DeviceSpec, String> {
             None => (Some(rest), None),
         }
     };
-    if let Some(u) = udid.filter(|u| !is_udid(u)) {
-        let _ = u;
+    if udid.is_some_and(|u| !is_udid(u)) {
         return Err(format!("`ios:` takes a UDID of letters, digits and `-`: {usage}"));
     }
     let wda = match url {
