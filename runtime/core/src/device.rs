@@ -6,6 +6,7 @@ pub mod extras;
 pub mod limits;
 pub mod sim;
 pub mod spec;
+pub mod trace;
 mod web_node;
 
 pub use extras::{Broadcast, ExtraValue, InstalledApp};
@@ -299,6 +300,17 @@ pub trait Device: Send {
     /// requests, dialogs answered since the last call); `None` for devices that have none.
     fn step_notes(&mut self) -> Option<serde_json::Value> {
         None
+    }
+    /// Starts keeping what a trace holds besides screens (requests, console, the device's log, a
+    /// video), until [`Device::trace_end`]. A device that keeps none of it does nothing; one that
+    /// cannot keep what it was asked says why in its trace's `notes`, never failing the trail.
+    fn trace_begin(&mut self, opts: &trace::TraceOptions) {
+        let _ = opts;
+    }
+    /// Stops keeping and hands over what was kept since [`Device::trace_begin`] (empty when nothing
+    /// began). Bounded by [`trace::MAX_LINES`], [`trace::MAX_REQUESTS`], [`trace::MAX_BODY_BYTES`].
+    fn trace_end(&mut self) -> trace::DeviceTrace {
+        trace::DeviceTrace::default()
     }
     /// The device as its own type, for the tools of its kind (the `web_*` tools reach a page
     /// through it); `None` for a device that offers none.
