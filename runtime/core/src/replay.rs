@@ -170,6 +170,7 @@ pub(crate) fn blank_report(trail: &Trail) -> TrailReport {
         log: None,
         written: None,
         storyboard: None,
+        trace: None,
     }
 }
 

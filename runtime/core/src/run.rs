@@ -249,6 +249,7 @@ fn failed_trail(file: &Path, error: String) -> TrailReport {
         log: None,
         written: None,
         storyboard: None,
+        trace: None,
     }
 }
 

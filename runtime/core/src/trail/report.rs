@@ -108,6 +108,10 @@ pub struct TrailReport {
     /// written at the end of the run; `None` when no step kept a screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storyboard: Option<String>,
+    /// The trail's trace (docs/trace.md), relative to the run folder (`sign-in/trace.json`); `None`
+    /// when none was kept (`--trace off`, or a trail that passed under `retain-on-failure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
     /// What the trail's steps spent on an LLM, in all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmCost>,

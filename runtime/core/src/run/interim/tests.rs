@@ -30,6 +30,7 @@ fn trail(n: usize) -> TrailReport {
         log: None,
         written: None,
         storyboard: None,
+        trace: None,
     }
 }
 

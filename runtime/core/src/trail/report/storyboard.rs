@@ -99,6 +99,7 @@ mod tests {
             device: None,
             lost_devices: Vec::new(),
             storyboard: None,
+            trace: None,
             llm: None,
         }
     }

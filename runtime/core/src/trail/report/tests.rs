@@ -54,6 +54,7 @@ fn trail(file: &str, title: &str, outcome: Outcome, steps: Vec<StepReport>) -> T
         log: Some(format!("{title}/log.jsonl")),
         written: None,
         storyboard: None,
+        trace: None,
     }
 }
 

@@ -199,6 +199,7 @@ mod tests {
             device: None,
             lost_devices: Vec::new(),
             storyboard: None,
+            trace: None,
             llm: None,
         };
         let (rows, total) = super::rows(&t);

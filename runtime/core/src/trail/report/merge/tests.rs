@@ -46,6 +46,7 @@ fn trail(name: &str) -> TrailReport {
         device: Some("sim".into()),
         lost_devices: Vec::new(),
         storyboard: Some(format!("{name}/storyboard.gif")),
+        trace: None,
         llm: None,
     }
 }
