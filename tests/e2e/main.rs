@@ -75,6 +75,7 @@ mod shell;
 mod spine;
 mod storyboard;
 mod surface;
+mod trace;
 mod trails;
 mod vision;
 mod warm_sessions;

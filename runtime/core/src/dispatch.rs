@@ -450,6 +450,10 @@ fn step(
     let (seq, logged) = log_step_started(s, name, &args, depth);
     let given = args;
     let args = &given;
+    let traced = s.trace.borrow().is_some();
+    if traced {
+        trace_started(s, seq, depth, name, logged.as_ref().unwrap_or(args), !resolve_secrets);
+    }
     let started = Instant::now();
     let outcome = if resolve_secrets {
         work_resolved(s, name, args, work)
@@ -471,8 +475,39 @@ fn step(
     if !matches!(outcome, Ok((_, true))) {
         s.screen.invalidate();
     }
+    if traced {
+        trace_finished(s, seq, &outcome, millis);
+    }
     log_step_finished(s, seq, name, logged.unwrap_or(given), &outcome, millis);
     outcome.map(|(v, _)| v)
+}
+
+/// A traced call began: the screen as it found it, then its record.
+fn trace_started(s: &SessionCore, seq: u64, depth: u32, name: &str, args: &Value, scripted: bool) {
+    let before = crate::trace::capture_frame(s);
+    let busy = s.screen.busy();
+    if let Some(t) = s.trace.borrow_mut().as_mut() {
+        t.call_started(seq, depth, name, args.clone(), scripted, before, busy);
+    }
+}
+
+/// A traced call ended: the screen as it left it (captured only if the call may have changed it).
+fn trace_finished(s: &SessionCore, seq: u64, outcome: &Result<(Value, bool), CallError>, millis: f64) {
+    let busy = s.screen.busy();
+    let error = outcome.as_ref().err().map(|e| e.to_string());
+    let result = match outcome {
+        Ok((v, _)) => Ok(v),
+        Err(_) => Err(error.as_deref().unwrap_or_default()),
+    };
+    let index = s
+        .trace
+        .borrow_mut()
+        .as_mut()
+        .and_then(|t| t.call_finished(seq, result, millis, busy));
+    let after = crate::trace::frame_after(s);
+    if let (Some(t), Some(index)) = (s.trace.borrow_mut().as_mut(), index) {
+        t.left(index, after);
+    }
 }
 
 /// Logs the start of a step; returns its sequence number and the arguments as logged when they

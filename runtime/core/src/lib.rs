@@ -58,6 +58,8 @@ pub mod tool;
 #[doc(hidden)]
 pub mod toolset;
 #[doc(hidden)]
+pub mod trace;
+
 pub mod trail;
 #[doc(hidden)]
 pub mod trailmap;

@@ -40,6 +40,8 @@ pub struct ReplayOptions<'a> {
     /// Runs steps with no recording (and, with self-heal, recorded steps that fail) through an
     /// LLM, and writes what it did back as their recordings.
     pub agent: Option<&'a dyn StepAgent>,
+    /// Whether the trail's trace (and video) is recorded and kept (docs/trace.md).
+    pub trace: crate::trace::TraceSettings,
 }
 
 impl ReplayOptions<'_> {
@@ -232,6 +234,12 @@ impl Session {
         report.steps.reserve_exact(steps.len());
         report.log = self.dir().map(|_| format!("{}/log.jsonl", self.id()));
         sink.trail_started(trail, self);
+        let traced = opts.trace.records() && self.dir().is_some();
+        if traced {
+            self.trace_begin(opts.trace);
+        }
+        let mut step_calls = Vec::with_capacity(steps.len());
+        let started_unix_ms = crate::device::trace::unix_ms_now();
         let started = Instant::now();
         let mut replay = step::Replayer::new(self, platform, key, opts);
         let mut agent = opts.agent.map(|a| a.trail(trail));
@@ -239,6 +247,7 @@ impl Session {
         let mut cost = self.llm_cost();
         for (index, step) in steps.iter().enumerate() {
             if let Some(why) = &stopped {
+                step_calls.push(None);
                 let mut sr = step_report(step, Outcome::Skipped { reason: why.clone() }, Vec::new(), None);
                 sr.redact(redact);
                 sink.step_finished(step, &mut sr, None);
@@ -246,6 +255,7 @@ impl Session {
                 continue;
             }
             sink.step_started(step);
+            let first_seq = replay.last_seq + 1;
             let step_started = Instant::now();
             let by_agent = agent.as_mut().map(|agent| {
                 let original = trail.all_steps().nth(index).unwrap_or(step);
@@ -267,6 +277,7 @@ impl Session {
             sr.redact(redact);
             sr.started_ms = step_started.duration_since(started).as_secs_f64() * 1000.0;
             sr.duration_ms = step_started.elapsed().as_secs_f64() * 1000.0;
+            step_calls.push((replay.last_seq >= first_seq).then_some((first_seq, replay.last_seq)));
             let screen = replay.screen_for(&sr, screen);
             sink.step_finished(step, &mut sr, screen);
             if let Some(why) = stops_here(step, &sr.outcome, &mut report.outcome) {
@@ -286,6 +297,9 @@ impl Session {
 
         // Each step was redacted as it ended, before any sink saw it: the trail's own texts are left.
         report.redact_head(redact);
+        if traced {
+            self.keep_trace(&mut report, opts.trace, started_unix_ms, &step_calls);
+        }
         sink.trail_finished(&report);
         report
     }

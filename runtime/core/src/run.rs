@@ -46,6 +46,9 @@ pub struct RunOptions {
     /// LLM, and writes what it did back as their recordings (`trailblaze::agent`). What
     /// `assertWithAi` asks is `settings.judge`.
     pub agent: Option<crate::replay::AgentHandle>,
+    /// Which trails keep a trace and a video beside their log (`--trace`, `--video`; docs/trace.md).
+    /// Off unless asked: the CLI asks `retain-on-failure`.
+    pub trace: crate::trace::TraceSettings,
 }
 
 /// Where a run wrote its files.
@@ -99,6 +102,7 @@ pub fn run_trails(
         device_key: None,
         screenshots: opts.screenshots,
         agent: opts.agent.as_ref().map(|a| &*a.0),
+        trace: opts.trace,
     };
     // The reports so far, after every trail (a run killed by a CI timeout still leaves the trails
     // that finished reported), written on a thread of their own.

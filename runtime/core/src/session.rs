@@ -24,6 +24,7 @@ use thread::{EngineKey, Setup, Spawned, TopUp};
 pub use warm::WarmPool;
 
 mod thread;
+mod trace;
 mod warm;
 
 /// Everything a session starts from.

@@ -70,6 +70,8 @@ pub struct SessionCore {
     /// Scripted tools running now, innermost last: who printed a console line.
     scripts: RefCell<Vec<String>>,
     console: ConsoleGate,
+    /// The trail's trace while one is recorded (docs/trace.md).
+    pub trace: RefCell<Option<crate::trace::Recorder>>,
 }
 
 impl SessionCore {
@@ -106,6 +108,7 @@ impl SessionCore {
             expanded: Cell::new(0),
             scripts: RefCell::new(Vec::new()),
             console: ConsoleGate::default(),
+            trace: RefCell::new(None),
         }
     }
 
@@ -161,6 +164,9 @@ impl SessionCore {
             level: line.level.as_str(),
             text: &line.text,
         });
+        if let Some(t) = self.trace.borrow_mut().as_mut() {
+            t.console(&line.tool, line.level.as_str(), &line.text);
+        }
         if let Some(sink) = &self.settings.console {
             // The embedder's code must not unwind through the session.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (sink.0)(&line)));
@@ -180,6 +186,7 @@ impl SessionCore {
             active_toolsets: &self.active_toolsets,
             judge: self.settings.judge.as_ref().map(|j| &*j.0),
             llm_cost: &self.llm_cost,
+            trace: &self.trace,
         }
     }
 }

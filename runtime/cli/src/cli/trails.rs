@@ -71,6 +71,14 @@ pub struct RunArgs {
     /// second per screenshot) or `none`.
     #[arg(long, value_enum, default_value = "all", value_name = "WHICH")]
     pub screenshots: Screenshots,
+    /// Which trails keep a trace beside their log (each call's screens, trees, selector, time;
+    /// requests, console, device log; docs/trace.md): `on`, `off` or `retain-on-failure`.
+    #[arg(long, value_enum, default_value = "retain-on-failure", value_name = "WHEN")]
+    pub trace: Keep,
+    /// Which trails keep a video (Android `screenrecord`, a page's screencast): `on`, `off` or
+    /// `retain-on-failure`; a trail whose video is kept keeps its trace too.
+    #[arg(long, value_enum, default_value = "off", value_name = "WHEN")]
+    pub video: Keep,
     /// Print the run's report as JSON on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
@@ -145,6 +153,24 @@ impl AgentArgs {
             _ => WriteBack::Sibling,
         };
         Ok((Some(config), None))
+    }
+}
+
+/// `--trace` and `--video`: Playwright's words.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Keep {
+    On,
+    Off,
+    RetainOnFailure,
+}
+
+impl Keep {
+    fn policy(self) -> trailblaze::trace::TracePolicy {
+        match self {
+            Keep::On => trailblaze::trace::TracePolicy::On,
+            Keep::Off => trailblaze::trace::TracePolicy::Off,
+            Keep::RetainOnFailure => trailblaze::trace::TracePolicy::RetainOnFailure,
+        }
     }
 }
 
@@ -281,6 +307,10 @@ pub fn run(cli: &Cli, a: &RunArgs) -> Result<(), Failure> {
             Screenshots::None => ScreenshotPolicy::None,
         },
         agent: None,
+        trace: trailblaze::trace::TraceSettings {
+            trace: a.trace.policy(),
+            video: a.video.policy(),
+        },
     };
     trailblaze::agent::for_run(&project, agent.as_ref(), judge.as_ref(), &mut opts);
     if !a.watch || files.is_empty() {

@@ -51,6 +51,8 @@ pub struct Screen {
     deadline: Option<Arc<crate::budget::Deadline>>,
     /// What paints over secret fields in a PNG; `None`: such a screen is not pictured.
     painter: Option<Arc<dyn Painter>>,
+    /// Time spent in the device's calls so far: a trace splits each call's time by it.
+    busy: Cell<std::time::Duration>,
 }
 
 impl Screen {
@@ -63,6 +65,7 @@ impl Screen {
             taint_pending: Cell::new(false),
             deadline: None,
             painter: None,
+            busy: Cell::new(std::time::Duration::ZERO),
         }
     }
 
@@ -89,7 +92,30 @@ impl Screen {
         if self.taint_pending.get() {
             self.capture()?;
         }
-        f(self.device_now().as_mut())
+        let started = std::time::Instant::now();
+        let out = f(self.device_now().as_mut());
+        self.busy.set(self.busy.get() + started.elapsed());
+        out
+    }
+
+    /// Time spent in the device's calls since the screen was made.
+    pub fn busy(&self) -> std::time::Duration {
+        self.busy.get()
+    }
+
+    /// Whether `snap` is the snapshot cached now (nothing invalidated it since it was taken).
+    pub fn is_current(&self, snap: &Arc<Snapshot>) -> bool {
+        self.cached.borrow().as_ref().is_some_and(|c| Arc::ptr_eq(c, snap))
+    }
+
+    /// Whether a secret was typed into a field shown (or about to be) on this screen's device.
+    pub fn holds_secret_fields(&self) -> bool {
+        !self.tainted.borrow().is_empty() || self.taint_pending.get()
+    }
+
+    /// Whether the device's own pictures hide the fields a secret was typed into.
+    pub fn pictures_hide_secrets(&self) -> bool {
+        self.device.borrow().pictures_hide_secrets()
     }
 
     /// The device, told the running call's wall-clock deadline: every use of it goes through here.
@@ -102,7 +128,10 @@ impl Screen {
     /// One capture of the device's screen, unmasked; settles a pending taint. Whatever device made
     /// the tree, it is held to the device layer's limits before anything walks it.
     fn capture(&self) -> Result<Snapshot, DeviceError> {
-        let tree = self.device_now().snapshot()?;
+        let started = std::time::Instant::now();
+        let tree = self.device_now().snapshot();
+        self.busy.set(self.busy.get() + started.elapsed());
+        let tree = tree?;
         if let Err(e) = crate::device::limits::check_tree(&tree) {
             crate::device::limits::drop_flat(tree.root);
             return Err(DeviceError::Io(format!("{}: {e}", self.device.borrow().name())));
@@ -192,7 +221,10 @@ impl Screen {
 
     fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
-        let mut shot = self.device_now().screenshot()?;
+        let started = std::time::Instant::now();
+        let shot = self.device_now().screenshot();
+        self.busy.set(self.busy.get() + started.elapsed());
+        let mut shot = shot?;
         if shot.mime != "image/svg+xml" {
             return self.painted(shot);
         }

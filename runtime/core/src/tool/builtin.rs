@@ -84,12 +84,23 @@ pub struct ToolCx<'a> {
     pub judge: Option<&'a dyn crate::judge::Judge>,
     /// Where what the judge's questions cost is added up.
     pub llm_cost: &'a std::cell::Cell<crate::judge::LlmCost>,
+    /// The trail's trace, when one is recorded: what a selector matched, time spent waiting.
+    pub trace: &'a std::cell::RefCell<Option<crate::trace::Recorder>>,
 }
 
 impl ToolCx<'_> {
     /// Sleeps `d`, in slices, ending early with a failure when the call's wall-clock budget runs out
     /// or the call is cancelled.
     pub fn sleep(&self, d: std::time::Duration) -> Result<(), ToolFailure> {
+        let started = std::time::Instant::now();
+        let out = self.sleep_sliced(d);
+        if let Some(t) = self.trace.borrow_mut().as_mut() {
+            t.waited(started.elapsed());
+        }
+        out
+    }
+
+    fn sleep_sliced(&self, d: std::time::Duration) -> Result<(), ToolFailure> {
         const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
         let until = std::time::Instant::now() + d;
         loop {
@@ -101,6 +112,18 @@ impl ToolCx<'_> {
                 return Ok(());
             }
             std::thread::sleep(SLICE.min(until - now));
+        }
+    }
+
+    /// Whether the trail is traced (what a tool notes for it is worth computing).
+    pub fn traced(&self) -> bool {
+        self.trace.borrow().is_some()
+    }
+
+    /// Notes for the trace the node the running call looked for.
+    pub fn note_target(&self, target: crate::trace::Target) {
+        if let Some(t) = self.trace.borrow_mut().as_mut() {
+            t.note_target(target);
         }
     }
 
@@ -123,10 +146,47 @@ impl ToolCx<'_> {
     pub fn locate(&self, sel: &crate::selector::TrailblazeNodeSelector) -> Result<Option<(i32, i32)>, ToolFailure> {
         self.check_selector(sel)?;
         let snap = self.screen.snapshot()?;
-        let Some(i) = sel.resolve(&snap).into_iter().next() else {
+        let found = sel.resolve(&snap).into_iter().next();
+        if self.traced() {
+            self.note_selector(sel, &snap, found);
+        }
+        let Some(i) = found else {
             return Ok(None);
         };
         snap.tap_point(i).map(Some).ok_or_else(|| off_screen().into())
+    }
+
+    /// Notes for the trace what `sel` matched on `snap` (node `found`), or the nodes most like it.
+    fn note_selector(
+        &self,
+        sel: &crate::selector::TrailblazeNodeSelector,
+        snap: &crate::snapshot::Snapshot,
+        found: Option<usize>,
+    ) {
+        use crate::trace::{Candidate, NodeAt, Target, bounds_of};
+        let at = |i: usize| NodeAt {
+            r#ref: snap.nodes[i].r#ref.clone(),
+            bounds: bounds_of(&snap.nodes[i].bounds),
+        };
+        let candidates = match found {
+            // A secret selector suggests nothing, as its error does not.
+            None if !self.secret_input => super::by_selector::nearest(self, sel, snap, TRACE_CANDIDATES)
+                .into_iter()
+                .map(|n| Candidate {
+                    r#ref: snap.nodes[n.index].r#ref.clone(),
+                    bounds: bounds_of(&snap.nodes[n.index].bounds),
+                    why: format!("its texts are {:.0}% like the selector's", n.score * 100.0),
+                    text: n.label,
+                    score: (n.score * 1000.0).round() / 1000.0,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.note_target(Target {
+            selector: serde_json::to_value(sel).unwrap_or_default(),
+            matched: found.map(at),
+            candidates,
+        });
     }
 
     /// Refuses a selector with no predicate (it would match nothing, or everything) or with a pattern
@@ -144,6 +204,9 @@ impl ToolCx<'_> {
         Ok(())
     }
 }
+
+/// How many nodes like a selector a trace keeps when it matched none.
+const TRACE_CANDIDATES: usize = 5;
 
 /// The error for a node that has no part on the screen to touch.
 pub fn off_screen() -> &'static str {

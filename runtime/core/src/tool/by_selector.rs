@@ -142,12 +142,9 @@ const NEAREST: usize = 3;
 
 /// `<what> nodeSelector {…}; nearest on screen: [ref] Class "text", …`: the selector as the call wrote
 /// it (a `{{secret:…}}` placeholder stays one: the redaction scrubs any resolved value) and the nodes
-/// whose texts are most like the selector's strings, by Jaro-Winkler similarity. A field's text is
-/// never shown (it may hold what a secret left behind): its hint and id are.
+/// [`nearest`] finds.
 fn no_match(cx: &ToolCx<'_>, sel: &TrailblazeNodeSelector, what: &str) -> ToolFailure {
     let written = serde_json::to_value(sel).unwrap_or_default();
-    let mut wanted = Vec::new();
-    strings(&written, &mut wanted);
     let selector = cx.redact.text(&written.to_string()).into_owned();
     if cx.secret_input {
         // Which nodes look most like a secret is itself derived from it: nothing is suggested.
@@ -156,16 +153,49 @@ fn no_match(cx: &ToolCx<'_>, sel: &TrailblazeNodeSelector, what: &str) -> ToolFa
     let Ok(snap) = cx.screen.snapshot() else {
         return format!("{what} `nodeSelector` {selector}").into();
     };
+    let nearest: Vec<String> = nearest(cx, sel, &snap, NEAREST).into_iter().map(|n| n.label).collect();
+    if nearest.is_empty() {
+        format!("{what} `nodeSelector` {selector}; the screen shows no node with a text, hint, description or id")
+            .into()
+    } else {
+        format!(
+            "{what} `nodeSelector` {selector}; nearest on screen: {}",
+            nearest.join(", ")
+        )
+        .into()
+    }
+}
+
+/// A node like the one a selector asked for.
+pub(crate) struct Near {
+    pub index: usize,
+    pub score: f64,
+    /// `[ref] Class "text" hint="…" desc="…" id="…"`, scrubbed.
+    pub label: String,
+}
+
+/// The `n` nodes whose texts are most like the selector's strings, by Jaro-Winkler similarity, best
+/// first (equal scores in screen order). A field's text is never used (it may hold what a secret
+/// left behind): its hint and id are. Never called for a selector holding a secret.
+pub(crate) fn nearest(
+    cx: &ToolCx<'_>,
+    sel: &TrailblazeNodeSelector,
+    snap: &crate::snapshot::Snapshot,
+    n: usize,
+) -> Vec<Near> {
+    let written = serde_json::to_value(sel).unwrap_or_default();
+    let mut wanted = Vec::new();
+    strings(&written, &mut wanted);
     let norm = |s: &str| s.trim_matches(|c: char| "^$.*()\\".contains(c)).to_lowercase();
     let wanted: Vec<String> = wanted.into_iter().map(norm).filter(|w| !w.is_empty()).collect();
-    let mut scored: Vec<(f64, String)> = Vec::new();
-    for n in snap.nodes.iter() {
-        let text = n.text.as_deref().filter(|_| !n.editable && !n.password);
+    let mut scored: Vec<Near> = Vec::new();
+    for (index, node) in snap.nodes.iter().enumerate() {
+        let text = node.text.as_deref().filter(|_| !node.editable && !node.password);
         let own: Vec<&str> = [
             text,
-            n.hint_text.as_deref(),
-            n.content_description.as_deref(),
-            n.resource_id.as_deref(),
+            node.hint_text.as_deref(),
+            node.content_description.as_deref(),
+            node.resource_id.as_deref(),
         ]
         .into_iter()
         .flatten()
@@ -178,36 +208,27 @@ fn no_match(cx: &ToolCx<'_>, sel: &TrailblazeNodeSelector, what: &str) -> ToolFa
             .iter()
             .flat_map(|o| wanted.iter().map(move |w| strsim::jaro_winkler(w, &norm(o))))
             .fold(0.0, f64::max);
-        let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
-        let mut label = format!("[{}] {class}", n.r#ref);
+        let class = node.class_name.rsplit('.').next().unwrap_or(&node.class_name);
+        let mut label = format!("[{}] {class}", node.r#ref);
         let q = |s: &str| cx.redact.text(s).replace('"', "\\\"");
         if let Some(t) = text.filter(|t| !t.is_empty()) {
             label.push_str(&format!(" \"{}\"", q(t)));
         }
         for (key, v) in [
-            ("hint", &n.hint_text),
-            ("desc", &n.content_description),
-            ("id", &n.resource_id),
+            ("hint", &node.hint_text),
+            ("desc", &node.content_description),
+            ("id", &node.resource_id),
         ] {
             if let Some(v) = v.as_deref().filter(|v| !v.is_empty()) {
                 label.push_str(&format!(" {key}=\"{}\"", q(v)));
             }
         }
-        scored.push((score, label));
+        scored.push(Near { index, score, label });
     }
     // Best first; equal scores keep screen order (the sort is stable).
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let nearest: Vec<String> = scored.into_iter().take(NEAREST).map(|(_, l)| l).collect();
-    if nearest.is_empty() {
-        format!("{what} `nodeSelector` {selector}; the screen shows no node with a text, hint, description or id")
-            .into()
-    } else {
-        format!(
-            "{what} `nodeSelector` {selector}; nearest on screen: {}",
-            nearest.join(", ")
-        )
-        .into()
-    }
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+    scored.truncate(n);
+    scored
 }
 
 /// Every string in a JSON value, in order.

@@ -1,0 +1,245 @@
+//! Traces (docs/trace.md) on the simulated device: a failing selector's trace holds the tree it
+//! searched and the nearest nodes, a scripted tool's calls nest with their console and time split,
+//! `retain-on-failure` keeps only failing trails' traces, `off` writes none, and a secret typed in a
+//! trail is in no trace file in any encoding.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use trailblaze::RunOptions;
+use trailblaze::trace::{TracePolicy, TraceSettings};
+
+use super::report::{fixture, opts, run, trail_text, write};
+
+/// The password the report fixture's runs are given as the secret `PW`.
+const PASSWORD: &str = "hunter2";
+
+fn traced(f: &trailblaze_e2e::Fixture, trace: TracePolicy) -> RunOptions {
+    RunOptions {
+        trace: TraceSettings {
+            trace,
+            video: TracePolicy::Off,
+        },
+        ..opts(f)
+    }
+}
+
+fn read_trace(dir: &Path, rel: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(rel)).expect("trace.json")).expect("JSON")
+}
+
+/// A trail that signs in, then taps `label` (a selector that may match nothing).
+fn tapping(f: &trailblaze_e2e::Fixture, name: &str, label: &str) -> PathBuf {
+    tapping_as(f, name, "jane@example.com", label)
+}
+
+fn tapping_as(f: &trailblaze_e2e::Fixture, name: &str, email: &str, label: &str) -> PathBuf {
+    let steps = format!(
+        "  - step: Open it\n    recording:\n      tools:\n        - tapOnElementBySelector:\n            nodeSelector:\n              androidAccessibility:\n                textRegex: \"{label}\"\n"
+    );
+    write(f, name, &trail_text("", email, &steps))
+}
+
+#[test]
+fn a_failing_selectors_trace_holds_the_tree_it_searched_and_the_nearest_nodes() {
+    let f = fixture();
+    // "Inbox" is on the screen after signing in; "Inbx" is not, but it is like it.
+    let file = tapping(&f, "miss.trail.yaml", "Inbx");
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let trail = &out.report.trails[0];
+    assert_eq!(trail.outcome, trailblaze::report::Outcome::Failed);
+    let t = read_trace(&out.dir, trail.trace.as_deref().expect("a trace is named"));
+    let calls = t["calls"].as_array().expect("calls");
+    let miss = calls.iter().find(|c| c["ok"] == false).expect("the failing call");
+    assert_eq!(miss["tool"], "tapOnElementBySelector");
+    let target = &miss["target"];
+    assert!(target["matched"].is_null(), "{target}");
+    assert_eq!(target["selector"]["androidAccessibility"]["textRegex"], "Inbx");
+    let candidates = target["candidates"].as_array().expect("candidates");
+    assert!(!candidates.is_empty());
+    assert!(
+        candidates[0]["text"].as_str().is_some_and(|t| t.contains("\"Inbox\"")),
+        "the nearest node is the Inbox title: {candidates:?}"
+    );
+    // The tree it searched: the frame before the call, holding that candidate by ref and bounds.
+    let before = miss["before"].as_u64().expect("a frame before") as usize;
+    let frame = &t["frames"][before];
+    let tree = &t["trees"][frame["tree"].as_str().expect("tree id")];
+    let r = candidates[0]["ref"].as_str().expect("ref");
+    assert!(
+        tree["text"]
+            .as_str()
+            .is_some_and(|text| text.contains(&format!("[{r}]")))
+    );
+    let node = tree["nodes"].as_array().expect("nodes").iter().find(|n| n["ref"] == r);
+    assert_eq!(node.map(|n| &n["bounds"]), Some(&candidates[0]["bounds"]));
+    assert!(
+        out.dir
+            .join(&trail.log.clone().expect("log"))
+            .with_file_name("trace")
+            .is_dir()
+    );
+    assert!(
+        out.dir
+            .join(trail.trace.as_deref().unwrap_or_default())
+            .with_file_name("trace.js")
+            .is_file()
+    );
+    let screen = frame["screen"].as_str().expect("a picture of it");
+    let dir = out.dir.join(trail.trace.as_deref().unwrap_or_default());
+    assert!(dir.with_file_name(screen).is_file(), "{screen}");
+    // The step that failed names this call; the passing trailhead's calls are the scripted tool's.
+    let steps = t["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2);
+    assert!(steps[1]["calls"].as_array().is_some_and(|c| c.contains(&miss["seq"])));
+    assert_eq!(steps[1]["outcome"]["status"], "failed");
+
+    // Positive control: the same tap on a node that is there matches it, with its bounds and point.
+    let f = fixture();
+    let file = tapping(&f, "hit.trail.yaml", "Inbox");
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let trail = &out.report.trails[0];
+    let t = read_trace(&out.dir, trail.trace.as_deref().expect("a trace"));
+    let hit = t["calls"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["seq"] == t["steps"][1]["calls"][0]).cloned())
+        .expect("the tap");
+    assert!(hit["target"]["matched"]["ref"].is_string(), "{hit}");
+    assert!(hit["target"].get("candidates").is_none());
+    assert!(hit["point"]["x"].is_i64());
+}
+
+#[test]
+fn a_scripted_tools_calls_nest_under_it_with_the_time_split() {
+    let f = fixture();
+    let file = tapping(&f, "nested.trail.yaml", "Inbox");
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let t = read_trace(&out.dir, out.report.trails[0].trace.as_deref().expect("trace"));
+    let calls = t["calls"].as_array().expect("calls");
+    let script = calls
+        .iter()
+        .find(|c| c["tool"] == "signInWith")
+        .expect("the scripted tool");
+    let nested: Vec<&Value> = calls.iter().filter(|c| c["parent"] == script["seq"]).collect();
+    assert_eq!(nested.len(), 4, "launch, two fields, the tap");
+    assert!(nested.iter().all(|c| c["depth"] == 1));
+    // The placeholder, never the value.
+    assert!(nested.iter().any(|c| c["args"]["text"] == "{{secret:PW}}"));
+    for c in calls {
+        let time = &c["time"];
+        for k in ["device_ms", "script_ms", "wait_ms"] {
+            assert!(time[k].as_f64().is_some_and(|v| v >= 0.0), "{c}");
+        }
+        let parts: f64 = ["device_ms", "script_ms", "wait_ms"]
+            .iter()
+            .map(|k| time[*k].as_f64().unwrap_or(0.0))
+            .sum();
+        // The split never adds up to more than the call took (rounding aside).
+        assert!(parts <= c["duration_ms"].as_f64().unwrap_or(0.0) + 0.05, "{c}");
+    }
+    // Each nested call has a screen before and after; a tap changes it.
+    assert!(nested.iter().all(|c| c["before"].is_u64() && c["after"].is_u64()));
+    let tap = nested
+        .iter()
+        .find(|c| c["tool"] == "tapOnElementBySelector")
+        .expect("tap");
+    assert_ne!(tap["before"], tap["after"]);
+}
+
+#[test]
+fn retain_on_failure_keeps_only_the_failing_trails_trace_and_off_keeps_none() {
+    let f = fixture();
+    let pass = tapping(&f, "pass.trail.yaml", "Inbox");
+    let fail = tapping(&f, "fail.trail.yaml", "Nowhere");
+    let out = run(
+        &f,
+        &[pass.clone(), fail.clone()],
+        traced(&f, TracePolicy::RetainOnFailure),
+    );
+    let (p, x) = (&out.report.trails[0], &out.report.trails[1]);
+    assert_eq!(p.trace, None);
+    assert!(!out.dir.join("pass/trace.json").exists());
+    assert!(!out.dir.join("pass/trace").exists());
+    assert_eq!(x.trace.as_deref(), Some("fail/trace.json"));
+    assert!(out.dir.join("fail/trace.json").is_file());
+    let report = super::report::report_json(&out);
+    assert_eq!(report["trails"][1]["trace"], "fail/trace.json");
+    assert!(report["trails"][0].get("trace").is_none());
+
+    // Off: nothing, for either.
+    let out = run(&f, &[pass.clone(), fail.clone()], traced(&f, TracePolicy::Off));
+    assert!(out.report.trails.iter().all(|t| t.trace.is_none()));
+    assert!(!out.dir.join("fail/trace.json").exists());
+    // Control: on keeps both.
+    let out = run(&f, &[pass, fail], traced(&f, TracePolicy::On));
+    assert!(out.report.trails.iter().all(|t| t.trace.is_some()));
+}
+
+/// Every way a value could be written down in a file: as it is, JSON- and URL-escaped, base64,
+/// hex, UTF-16.
+pub fn encodings(secret: &str) -> Vec<Vec<u8>> {
+    use base64::Engine as _;
+    let mut out = vec![secret.as_bytes().to_vec()];
+    let b64 = base64::engine::general_purpose::STANDARD;
+    out.push(b64.encode(secret).trim_end_matches('=').as_bytes().to_vec());
+    out.push(
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(secret)
+            .into_bytes(),
+    );
+    out.push(
+        secret
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+            .into_bytes(),
+    );
+    out.push(
+        secret
+            .bytes()
+            .map(|b| format!("%{b:02X}"))
+            .collect::<String>()
+            .into_bytes(),
+    );
+    out.push(secret.encode_utf16().flat_map(|u| u.to_le_bytes()).collect());
+    out.push(secret.encode_utf16().flat_map(|u| u.to_be_bytes()).collect());
+    out
+}
+
+/// The files under `dir` holding `secret` in any of its [`encodings`].
+pub fn files_holding(dir: &Path, secret: &str) -> Vec<PathBuf> {
+    let forms = encodings(secret);
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p)
+                && forms.iter().any(|f| bytes.windows(f.len()).any(|w| w == f.as_slice()))
+            {
+                found.push(p);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_secret_typed_in_a_trail_is_in_no_trace_file_in_any_encoding() {
+    let f = fixture();
+    // Typed into the email field too, which shows its text (the password field shows dots).
+    let file = tapping_as(&f, "secret.trail.yaml", "{{secret:PW}}", "Demo Mail");
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let trail = &out.report.trails[0];
+    let dir = out.dir.join(trail.trace.as_deref().expect("trace")).with_file_name("");
+    assert!(dir.join("trace.json").is_file());
+    assert_eq!(files_holding(&dir, PASSWORD), Vec::<PathBuf>::new());
+    // Control: the search finds the secret in each encoding once it is written down.
+    let probe = tempfile::tempdir().expect("tmp");
+    for (i, form) in encodings(PASSWORD).into_iter().enumerate() {
+        std::fs::write(probe.path().join(format!("{i}.bin")), [b"x".as_slice(), &form].concat()).expect("w");
+    }
+    assert_eq!(files_holding(probe.path(), PASSWORD).len(), encodings(PASSWORD).len());
+}
