@@ -75,7 +75,7 @@ fn a_failing_selectors_trace_holds_the_tree_it_searched_and_the_nearest_nodes() 
     assert_eq!(node.map(|n| &n["bounds"]), Some(&candidates[0]["bounds"]));
     assert!(
         out.dir
-            .join(&trail.log.clone().expect("log"))
+            .join(trail.log.clone().expect("log"))
             .with_file_name("trace")
             .is_dir()
     );
