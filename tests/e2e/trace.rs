@@ -243,3 +243,33 @@ fn a_secret_typed_in_a_trail_is_in_no_trace_file_in_any_encoding() {
     }
     assert_eq!(files_holding(probe.path(), PASSWORD).len(), encodings(PASSWORD).len());
 }
+
+#[test]
+fn merge_keeps_each_shards_traces_with_their_pictures() {
+    let f = fixture();
+    let a = tapping(&f, "a.trail.yaml", "Nowhere");
+    let b = tapping(&f, "b.trail.yaml", "Inbox");
+    let shard = |i: usize, file: &PathBuf, dir: &str| {
+        let opts = RunOptions {
+            report_dir: Some(f.out().join(dir)),
+            shard: Some(trailblaze::report::Shard { index: i, total: 2 }),
+            ..traced(&f, TracePolicy::On)
+        };
+        run(&f, std::slice::from_ref(file), opts).dir
+    };
+    let dirs = vec![shard(1, &a, "s1"), shard(2, &b, "s2")];
+    let merged = f.out().join("merged");
+    let m = trailblaze::report::merge(&dirs, &merged).expect("merges");
+    for t in &m.report.trails {
+        let rel = t.trace.as_deref().expect("each trail keeps its trace");
+        let json = merged.join(rel);
+        let trace: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("trace")).expect("JSON");
+        assert!(json.with_file_name("trace.js").is_file());
+        for frame in trace["frames"].as_array().expect("frames") {
+            let screen = frame["screen"].as_str().expect("screen");
+            assert!(json.with_file_name(screen).is_file(), "{screen} copied beside {rel}");
+        }
+    }
+    // Control: the shards' folders held them (the merge did not make them up).
+    assert!(dirs[0].join("a/trace.json").is_file());
+}

@@ -188,10 +188,19 @@ fn plan(
                 .map(|from| (from, rel)),
             None => None,
         };
+        let trace = match t.trace.take() {
+            Some(rel) => shard.file(&format!("trails[{i}].trace"), &rel)?.map(|from| (from, rel)),
+            None => None,
+        };
+        // The trace's companions: the files beside it that it names by relative path.
+        let beside = match &trace {
+            Some((_, rel)) => trace_files(shard, i, rel)?,
+            None => Vec::new(),
+        };
         // The trail's own files (its session folder's) move together: under `shard-K/` when an
         // earlier trail took their folder or one of their names.
         let folder = |rel: &str| rel.rsplit_once('/').map_or(rel, |(dir, _)| dir).to_string();
-        let taken = [&log, &storyboard]
+        let taken = [&log, &storyboard, &trace]
             .into_iter()
             .flatten()
             .any(|(_, rel)| claimed.contains(rel) || claimed.contains(&folder(rel)));
@@ -206,9 +215,47 @@ fn plan(
         };
         t.log = place(log);
         t.storyboard = place(storyboard);
+        t.trace = place(trace);
+        for file in beside {
+            place(Some(file));
+        }
         trails.push(t);
     }
     Ok((trails, copies))
+}
+
+/// The files a trace at `rel` keeps beside it (`trace.js`, `network.har`, a video, `trace/*`), each
+/// resolved inside the shard as the report's own fields are.
+fn trace_files(shard: &ShardDir, i: usize, rel: &str) -> Result<Vec<(PathBuf, String)>, MergeError> {
+    let dir = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let at = |name: &str| {
+        if dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let mut names: Vec<String> = ["trace.js", "network.har", "video.mp4", "video.webm"]
+        .iter()
+        .map(|n| at(n))
+        .collect();
+    if let Ok(Some(json)) = shard.file(&format!("trails[{i}].trace"), rel)
+        && let Some(pictures) = json.parent().map(|p| p.join("trace"))
+        && let Ok(entries) = std::fs::read_dir(pictures)
+    {
+        names.extend(
+            entries
+                .flatten()
+                .filter_map(|e| Some(at(&format!("trace/{}", e.file_name().to_str()?)))),
+        );
+    }
+    let mut files = Vec::new();
+    for name in names {
+        if let Some(from) = shard.file(&format!("trails[{i}].trace"), &name)? {
+            files.push((from, name));
+        }
+    }
+    Ok(files)
 }
 
 /// Merges the runs in `dirs` into `out`; the trails in the order of the unsharded run (shard I of N
