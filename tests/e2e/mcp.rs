@@ -311,6 +311,42 @@ fn stdio_session_with_the_sdk_client_saves_a_trail_that_checks_and_replays_green
     ] {
         assert!(!hay.contains(CANARY), "the secret value leaked into the {what}");
     }
+    // The session's trace (docs/trace.md), written when it ended: every call, no secret in any form.
+    let traces: Vec<PathBuf> = std::fs::read_dir(f.out())
+        .expect("out")
+        .flatten()
+        .map(|e| e.path().join("trace.json"))
+        .filter(|p| p.is_file())
+        .collect();
+    // This session's (an earlier one read the refs): the one that switched dark mode.
+    let read =
+        |p: &PathBuf| -> Value { serde_json::from_str(&std::fs::read_to_string(p).expect("trace")).expect("JSON") };
+    let traces: Vec<PathBuf> = traces
+        .into_iter()
+        .filter(|p| read(p).to_string().contains("setDarkMode"))
+        .collect();
+    assert_eq!(traces.len(), 1, "this session wrote its trace");
+    let trace = read(&traces[0]);
+    let tools: Vec<&str> = trace["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .filter_map(|c| c["tool"].as_str())
+        .collect();
+    assert!(
+        tools.contains(&"tapOnElementBySelector") && tools.contains(&"snapshot"),
+        "{tools:?}"
+    );
+    // Each call the client made is a step.
+    let top = trace["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .filter(|c| c["depth"] == 0)
+        .count();
+    assert_eq!(trace["steps"].as_array().map(Vec::len), Some(top));
+    let dir = traces[0].parent().expect("session folder");
+    assert_eq!(super::trace::files_holding(dir, CANARY), Vec::<PathBuf>::new());
 
     // Both gates, then a replay on a fresh device.
     let check = cli(&f).arg("check").arg(&path).output().expect("check runs");

@@ -25,6 +25,23 @@ pub struct Shared {
     redact: Redaction,
     /// The LLM (`mcp --llm-model ...`): runs `blaze` and judges `ask` / `verify`.
     llm: Option<Arc<trailblaze::agent::Agent>>,
+    /// Whether each session records a trace, written in its folder when it ends (docs/trace.md).
+    trace: bool,
+}
+
+/// `--trace` for a live session (`mcp`, `shell`).
+#[derive(clap::Args)]
+pub struct TraceArg {
+    /// Record each session's trace (each call's screens, trees, selector and time; docs/trace.md),
+    /// written in its folder when the session ends, for `trailblaze report DIR`: `on` or `off`.
+    #[arg(long = "trace", value_enum, default_value = "on", value_name = "WHEN")]
+    pub trace: OnOff,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 impl Shared {
@@ -38,6 +55,7 @@ impl Shared {
     ) -> Shared {
         let redact = Redaction::new(&project.secrets.values_to_redact());
         Shared {
+            trace: false,
             project,
             id,
             catalog,
@@ -50,6 +68,11 @@ impl Shared {
     }
 
     /// The same, with an LLM for `blaze`, `ask` and `verify` (and `assertWithAi` in the session).
+    fn traced(mut self, trace: bool) -> Shared {
+        self.trace = trace;
+        self
+    }
+
     fn with_llm(mut self, config: Option<trailblaze::agent::AgentConfig>) -> Shared {
         if let Some(c) = config {
             let agent = Arc::new(trailblaze::agent::Agent::new(
@@ -71,6 +94,7 @@ pub fn open_shared(
     map: &MapArg,
     session: &SessionArgs,
     llm: Option<&super::llm::LlmArgs>,
+    trace: &TraceArg,
 ) -> Result<Arc<Shared>, Failure> {
     let spec = session.device.spec()?;
     let (project, located) = open_project(cli, Some(&session.secrets))?;
@@ -85,7 +109,9 @@ pub fn open_shared(
         None => None,
     };
     Ok(Arc::new(
-        Shared::new(project, id, catalog, out, spec, settings).with_llm(llm),
+        Shared::new(project, id, catalog, out, spec, settings)
+            .with_llm(llm)
+            .traced(trace.trace == OnOff::On),
     ))
 }
 
@@ -221,6 +247,16 @@ impl Live {
         name == "setActiveToolSets" || name == RESET_SESSION || self.shared.catalog.has_shortcuts()
     }
 
+    /// Writes the session's trace in its folder (when it records one): at a reset and at the end.
+    fn end_trace(&mut self) {
+        let Some(session) = &self.session else { return };
+        match session.write_session_trace() {
+            Ok(Some(path)) => tracing::info!("the session's trace: {}", path.display()),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("the session's trace could not be written: {e}"),
+        }
+    }
+
     /// What the session recorded so far, step by step.
     pub fn recording(&self) -> &SessionRecording {
         &self.recording
@@ -255,6 +291,12 @@ impl Live {
                 .map_err(|e| e.to_string())?;
             if let Ok(mut c) = self.cancel.lock() {
                 *c = Some(session.cancel_handle());
+            }
+            if s.trace {
+                session.trace_begin(trailblaze::trace::TraceSettings {
+                    trace: trailblaze::trace::TracePolicy::On,
+                    video: trailblaze::trace::TracePolicy::Off,
+                });
             }
             self.seen = 0;
             self.session = Some(session);
@@ -359,6 +401,7 @@ impl Live {
     }
 
     fn reset(&mut self) -> Reply {
+        self.end_trace();
         // Dropping the handle ends the session's thread (and its log) before a new one starts.
         self.session = None;
         if let Ok(mut c) = self.cancel.lock() {
@@ -441,5 +484,11 @@ impl SaveArgs {
             title: string("title")?,
             overwrite,
         })
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.end_trace();
     }
 }

@@ -53,10 +53,12 @@ pub struct McpArgs {
     /// With a model: the tools `blaze`, `ask` and `verify`, and `assertWithAi` in the sessions.
     #[command(flatten)]
     pub llm: super::llm::LlmArgs,
+    #[command(flatten)]
+    pub trace: super::live::TraceArg,
 }
 
 pub fn mcp(cli: &Cli, a: &McpArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm))?;
+    let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm), &a.trace)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -28,6 +28,8 @@ pub struct ShellArgs {
     pub map: MapArg,
     #[command(flatten)]
     pub session: SessionArgs,
+    #[command(flatten)]
+    pub trace: super::live::TraceArg,
 }
 
 const HELP: &str = "\
@@ -206,7 +208,7 @@ impl Validator for ShellHelper {}
 impl Helper for ShellHelper {}
 
 pub fn shell(cli: &Cli, a: &ShellArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session, None)?;
+    let shared = open_shared(cli, &a.map, &a.session, None, &a.trace)?;
     let mut shell = Shell::new(shared);
     let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| Failure::Usage(anyhow::anyhow!("cannot start the line editor: {e}")))?;

@@ -83,3 +83,84 @@ impl Session {
         }
     }
 }
+
+impl Session {
+    /// Ends a live session's trace (MCP, `shell`) and writes it in the session's folder, each
+    /// top-level call a step: `trailblaze report <folder>` opens it. `None` when nothing was traced
+    /// or the session writes no files.
+    pub fn write_session_trace(&self) -> std::io::Result<Option<std::path::PathBuf>> {
+        let Some(dir) = self.dir().map(std::path::Path::to_path_buf) else {
+            return Ok(None);
+        };
+        let device = self.device_name();
+        let Some(data) = self.trace_end() else {
+            return Ok(None);
+        };
+        let (report, step_calls) = session_report(self.id(), &data);
+        let info = crate::trace::write::TrailInfo {
+            report: &report,
+            session: self.id(),
+            device,
+            platform: self.platform().as_str(),
+            started_unix_ms: data.started_unix_ms,
+            step_calls: &step_calls,
+        };
+        crate::trace::write::write(&dir, &info, data, self.redaction())?;
+        Ok(Some(dir.join("trace.json")))
+    }
+}
+
+/// A live session as a trail's report: each top-level call a step, with its calls' seqs.
+fn session_report(id: &str, data: &TraceData) -> (TrailReport, Vec<Option<(u64, u64)>>) {
+    use crate::trail::{Outcome, StepReport};
+    let f = |c: &serde_json::Value, k: &str| c[k].as_f64().unwrap_or(0.0);
+    let tops: Vec<&serde_json::Value> = data.calls.iter().filter(|c| c["depth"] == 0).collect();
+    let mut steps = Vec::with_capacity(tops.len());
+    let mut ranges = Vec::with_capacity(tops.len());
+    for (i, c) in tops.iter().enumerate() {
+        let seq = c["seq"].as_u64().unwrap_or(0);
+        let last = tops.get(i + 1).and_then(|n| n["seq"].as_u64()).map_or_else(
+            || data.calls.last().and_then(|l| l["seq"].as_u64()).unwrap_or(seq),
+            |next| next.saturating_sub(1),
+        );
+        ranges.push(Some((seq, last.max(seq))));
+        let ok = c["ok"] == true;
+        steps.push(StepReport {
+            number: i + 1,
+            kind: "call".into(),
+            text: c["tool"].as_str().unwrap_or_default().to_string(),
+            line: 0,
+            outcome: if ok { Outcome::Passed } else { Outcome::Failed },
+            started_ms: f(c, "started_unix_ms") - data.started_unix_ms,
+            duration_ms: f(c, "duration_ms"),
+            attempts: 1,
+            retried: Vec::new(),
+            calls: Vec::new(),
+            error: c["error"].as_str().map(str::to_string),
+            screen: None,
+            screen_size: None,
+            agent: None,
+            llm: None,
+            page: None,
+        });
+    }
+    let failed = steps.iter().any(|s| s.outcome == Outcome::Failed);
+    let duration_ms = steps.last().map_or(0.0, |s| s.started_ms + s.duration_ms);
+    let report = TrailReport {
+        file: format!("session {id}"),
+        id: None,
+        title: Some(format!("Live session {id}")),
+        outcome: if failed { Outcome::Failed } else { Outcome::Passed },
+        duration_ms,
+        steps,
+        error: None,
+        log: Some("log.jsonl".into()),
+        written: None,
+        device: None,
+        lost_devices: Vec::new(),
+        storyboard: None,
+        trace: Some("trace.json".into()),
+        llm: None,
+    };
+    (report, ranges)
+}
