@@ -69,9 +69,21 @@ pub(crate) fn trail(f: &Fixture, name: &str, text: &str) -> PathBuf {
 }
 
 pub(crate) fn run(f: &Fixture, project: &Project, file: &Path, agent: Option<AgentConfig>) -> RunOutput {
+    run_with(f, project, file, agent, Default::default())
+}
+
+/// [`run`], its trace kept as `trace` says.
+pub(crate) fn run_with(
+    f: &Fixture,
+    project: &Project,
+    file: &Path,
+    agent: Option<AgentConfig>,
+    trace: trailblaze::trace::TraceSettings,
+) -> RunOutput {
     let mut opts = RunOptions {
         out: f.out(),
         settings: Settings::default(),
+        trace,
         ..RunOptions::default()
     };
     trailblaze::agent::for_run(project, agent.as_ref(), None, &mut opts);
@@ -465,8 +477,35 @@ fn the_model_never_sees_a_secret_and_the_key_never_leaves_its_header() {
     ));
     script_sign_in(&fake);
     script_inbox_check(&fake);
-    let out = run(&f, &project, &file, Some(config(&fake, Wire::OpenAi)));
+    let traced = trailblaze::trace::TraceSettings {
+        trace: trailblaze::trace::TracePolicy::On,
+        video: trailblaze::trace::TracePolicy::Off,
+    };
+    let out = run_with(&f, &project, &file, Some(config(&fake, Wire::OpenAi)), traced);
     assert_eq!(outcomes(&out), [Outcome::Passed, Outcome::Passed, Outcome::Passed]);
+    // The trace holds the agent's turns: what it was sent, what it answered, its calls, its tokens.
+    let trace_file = out.dir.join(out.report.trails[0].trace.as_deref().expect("a trace"));
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace_file).expect("trace")).expect("JSON");
+    let agent = trace["agent"].as_array().expect("agent steps");
+    assert_eq!(agent.len(), 2, "both unrecorded steps");
+    let turns = agent[0]["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 5, "the refused echo, three calls, the conclusion");
+    assert!(
+        turns[0]["request"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Sign in as jane@example.com"))
+    );
+    assert_eq!(turns[1]["answer"]["tool_calls"][0]["tool"], "type");
+    assert!(
+        turns
+            .iter()
+            .all(|t| t["input_tokens"].is_u64() && t["unix_ms"].is_f64())
+    );
+    let dir = trace_file.parent().expect("folder");
+    for value in [CANARY, PASSWORD, API_KEY] {
+        assert_eq!(super::trace::files_holding(dir, value), Vec::<PathBuf>::new());
+    }
     let requests = fake.requests();
     for (i, r) in requests.iter().enumerate() {
         for value in [CANARY, PASSWORD, API_KEY] {

@@ -219,6 +219,7 @@ fn agent_report(
                 calls: t.calls,
                 input_tokens: t.input_tokens,
                 output_tokens: t.output_tokens,
+                trace: Some(Box::new(t.trace.clone())),
             })
             .collect(),
         conclusion: match &run.end {

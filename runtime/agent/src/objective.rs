@@ -92,6 +92,37 @@ pub struct Turn {
     pub calls: usize,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// What a trace keeps of it: the message it answered, the picture sent, the calls, its time.
+    pub trace: trailblaze_core::report::TurnTrace,
+}
+
+/// The most of a turn's request a trace keeps.
+const REQUEST_CHARS: usize = 16 * 1024;
+
+/// The texts and the picture of the last message sent (what the turn answered), for a trace.
+fn request_of(messages: &[Message]) -> (String, Option<(String, Vec<u8>)>) {
+    let Some(Message::User(parts)) = messages.iter().rev().find(|m| matches!(m, Message::User(_))) else {
+        return (String::new(), None);
+    };
+    let mut text = String::new();
+    let mut image = None;
+    for part in parts {
+        match part {
+            UserPart::Text(t) => text.push_str(t),
+            UserPart::ToolResult { content, .. } => text.push_str(content),
+            UserPart::Image(i) => image = Some((i.mime.to_string(), i.data.clone())),
+        }
+        text.push('\n');
+    }
+    if text.len() > REQUEST_CHARS {
+        let mut end = REQUEST_CHARS;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("…");
+    }
+    (text, image)
 }
 
 /// What running one objective did.
@@ -214,6 +245,7 @@ impl Agent {
                 tools: &tools,
                 messages: &messages,
             };
+            let asked = (trailblaze_core::device::trace::unix_ms_now(), std::time::Instant::now());
             let reply = match self.eyes.complete(self.provider.as_ref(), &request) {
                 Ok(r) => r,
                 Err(e) => {
@@ -221,7 +253,18 @@ impl Agent {
                     break;
                 }
             };
+            let (text, image) = request_of(&messages);
             let (calls, echoed) = self.take_reply(reply, &mut run.turns, &mut messages);
+            if let Some(t) = run.turns.last_mut() {
+                t.trace.unix_ms = asked.0;
+                t.trace.duration_ms = asked.1.elapsed().as_secs_f64() * 1000.0;
+                t.trace.request = text;
+                t.trace.image = image;
+                t.trace.tool_calls = calls
+                    .iter()
+                    .map(|c| serde_json::json!({ "tool": c.name, "args": c.args.as_ref().ok() }))
+                    .collect();
+            }
             if calls.is_empty() {
                 messages.push(Message::User(vec![UserPart::Text(prompt::NUDGE.into())]));
                 continue;
@@ -307,6 +350,7 @@ impl Agent {
             calls: calls.len(),
             input_tokens: reply.usage.input,
             output_tokens: reply.usage.output,
+            trace: Default::default(),
         });
         messages.push(Message::Assistant {
             text,

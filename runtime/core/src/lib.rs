@@ -95,7 +95,7 @@ pub mod report {
     pub use crate::trail::report::storyboard::frames as storyboard_frames;
     pub use crate::trail::report::{
         AgentReport, AgentTurn, CallReport, LlmCost, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport,
-        Summary, TrailReport, merge, suite_digest,
+        Summary, TrailReport, TurnTrace, merge, suite_digest,
     };
 }
 

@@ -122,7 +122,7 @@ pub fn write(dir: &Path, info: &TrailInfo<'_>, data: TraceData, redact: &Redacti
         "console": console,
         "network": data.device.network,
         "device_log": data.device.device_log,
-        "agent": agent_turns(&r.steps),
+        "agent": agent_turns(&r.steps, &pictures, &mut written)?,
         "video": video,
         "notes": notes,
     });
@@ -170,30 +170,46 @@ fn steps(info: &TrailInfo<'_>) -> Vec<Value> {
         .collect()
 }
 
-/// The agent's turns of each step it ran.
-fn agent_turns(steps: &[StepReport]) -> Vec<Value> {
-    steps
-        .iter()
-        .filter_map(|s| {
-            let a = s.agent.as_ref()?;
-            let turns: Vec<Value> = a
-                .turns
-                .iter()
-                .map(|t| {
-                    json!({
-                        "answer": { "text": t.reasoning, "calls": t.calls },
-                        "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
-                    })
-                })
-                .collect();
-            Some(json!({
-                "step": s.number, "provider": a.provider, "model": a.model, "reason": a.reason,
-                "conclusion": a.conclusion, "turns": turns,
-                "input_tokens": a.input_tokens, "output_tokens": a.output_tokens,
-                "llm": s.llm,
-            }))
-        })
-        .collect()
+/// The agent's turns of each step it ran; the pictures it sent go to `pictures` (`trace/`).
+fn agent_turns(steps: &[StepReport], pictures: &Path, written: &mut u64) -> io::Result<Vec<Value>> {
+    let mut out = Vec::new();
+    for s in steps {
+        let Some(a) = s.agent.as_ref() else { continue };
+        let mut turns = Vec::with_capacity(a.turns.len());
+        for t in &a.turns {
+            let mut turn = json!({
+                "answer": { "text": t.reasoning, "calls": t.calls },
+                "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+            });
+            if let Some(tr) = &t.trace {
+                turn["unix_ms"] = json!(tr.unix_ms);
+                turn["duration_ms"] = json!(tr.duration_ms);
+                turn["request"] = json!({ "text": tr.request });
+                turn["answer"]["tool_calls"] = Value::Array(tr.tool_calls.clone());
+                if let Some((mime, bytes)) = &tr.image {
+                    let shot = crate::device::Screenshot {
+                        mime: if mime == "image/jpeg" {
+                            "image/jpeg"
+                        } else {
+                            "image/png"
+                        },
+                        bytes: bytes.clone(),
+                    };
+                    let name = super::record::image_name(&shot);
+                    *written += write_new(&pictures.join(&name), &shot.bytes)?;
+                    turn["request"]["image"] = Value::String(format!("trace/{name}"));
+                }
+            }
+            turns.push(turn);
+        }
+        out.push(json!({
+            "step": s.number, "provider": a.provider, "model": a.model, "reason": a.reason,
+            "conclusion": a.conclusion, "turns": turns,
+            "input_tokens": a.input_tokens, "output_tokens": a.output_tokens,
+            "llm": s.llm,
+        }));
+    }
+    Ok(out)
 }
 
 /// The requests as a HAR 1.2 file.

@@ -207,6 +207,23 @@ pub struct AgentTurn {
     pub calls: usize,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// What the trace keeps of the turn (docs/trace.md); not in report.json.
+    #[serde(skip)]
+    pub trace: Option<Box<TurnTrace>>,
+}
+
+/// A model turn as a trace keeps it: what was sent (scrubbed), the picture with it, what came back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TurnTrace {
+    pub unix_ms: f64,
+    pub duration_ms: f64,
+    /// The texts of the message the turn answered (the objective, the screen, tool results),
+    /// capped.
+    pub request: String,
+    /// The screen's picture sent with it: its type and bytes.
+    pub image: Option<(String, Vec<u8>)>,
+    /// The calls the model made: `{ "tool": …, "args": … }`, secrets scrubbed.
+    pub tool_calls: Vec<Value>,
 }
 
 fn one() -> u32 {
