@@ -120,7 +120,7 @@ fn request_of(messages: &[Message]) -> (String, Option<(String, Vec<u8>)>) {
             end -= 1;
         }
         text.truncate(end);
-        text.push_str("…");
+        text.push('…');
     }
     (text, image)
 }
