@@ -134,6 +134,20 @@ impl AdbDevice {
             return DeviceTrace::default();
         };
         let mut notes = std::mem::take(&mut w.notes);
+        if self.until.is_some_and(|u| u <= Instant::now()) {
+            // Every call would fail at once and count the phone as stuck: none is sent.
+            notes.push("the call's wall-clock budget had run out when the trace ended: no device log".into());
+            if let Some(r) = w.video {
+                notes.push(format!(
+                    "the recording was not stopped: {} stays on the phone until screenrecord's limit ends it",
+                    r.path
+                ));
+            }
+            return DeviceTrace {
+                notes,
+                ..DeviceTrace::default()
+            };
+        }
         let device_log = self.read_log(&w, &mut notes);
         let video = w.video.take().and_then(|r| self.finish_recording(r, &mut notes));
         DeviceTrace {
