@@ -14,6 +14,7 @@ mod phone;
 mod png;
 mod sh;
 mod sync;
+pub mod trace;
 pub mod xml;
 
 use std::io::{Read, Write};
@@ -26,6 +27,7 @@ use trailblaze::device::sim::SimDevice;
 
 pub use phone::{Phone, Sent, decode_base64};
 pub use png::{crc32, render as render_png};
+pub use trace::{LogEntry, MP4_HEAD, MP4_MOOV};
 
 /// The adb server protocol version Debian's adb 1.0.41 client expects (`host:version`).
 const SERVER_VERSION: u32 = 41;
@@ -366,17 +368,46 @@ fn answer(conn: &mut TcpStream, s: &Shared, v2: bool, cmd: &str) -> std::io::Res
         conn.shutdown(std::net::Shutdown::Both)?;
         return Ok(false);
     }
-    let run = s.phone.lock().unwrap_or_else(|p| p.into_inner()).run(cmd);
+    let mut run = s.phone.lock().unwrap_or_else(|p| p.into_inner()).run(cmd);
     if v2 {
         packet(conn, 1, &run.stdout)?;
         packet(conn, 2, &run.stderr)?;
-        packet(conn, 3, &[run.exit])?;
     } else {
         conn.write_all(&run.stdout)?;
         conn.write_all(&run.stderr)?;
     }
     conn.flush()?;
+    if let Some(pid) = run.hold {
+        match hold(s, pid) {
+            Some(exit) => run.exit = exit,
+            None => {
+                conn.shutdown(std::net::Shutdown::Both)?;
+                return Ok(false);
+            }
+        }
+    }
+    if v2 {
+        packet(conn, 3, &[run.exit])?;
+    }
+    conn.flush()?;
     Ok(true)
+}
+
+/// Waits while process `pid` (a recording) runs; its exit status, or `None` when the device vanished.
+fn hold(s: &Shared, pid: u32) -> Option<u8> {
+    // A process in the background is not a client driving the phone.
+    s.busy.fetch_sub(1, Ordering::SeqCst);
+    let exit = loop {
+        if s.gone.load(Ordering::SeqCst) {
+            break None;
+        }
+        match s.phone.lock().unwrap_or_else(|p| p.into_inner()).recording(pid) {
+            Ok(()) => std::thread::sleep(Duration::from_millis(10)),
+            Err(exit) => break Some(exit),
+        }
+    };
+    s.busy.fetch_add(1, Ordering::SeqCst);
+    exit
 }
 
 fn packet(conn: &mut TcpStream, id: u8, data: &[u8]) -> std::io::Result<()> {

@@ -19,6 +19,7 @@ extern "C" fn private_cache() {
 mod adb;
 mod adb_captures;
 mod adb_tools;
+mod adb_trace;
 mod agent;
 mod agent_cli;
 mod cli;

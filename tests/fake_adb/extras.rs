@@ -84,6 +84,7 @@ impl Phone {
                 )
                 .into_bytes(),
                 exit: 0,
+                hold: None,
             }
         }
     }

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use trailblaze::device::sim::SimDevice;
 use trailblaze::device::{Device, KeyCode, LaunchMode};
 
+use super::trace::TraceState;
 use super::{png, sh, xml};
 
 /// One `am broadcast` as received: its action, component and extras as (flag, key, value).
@@ -26,6 +27,9 @@ pub struct Run {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub exit: u8,
+    /// The process the command line waits for before it ends (a recording): the connection
+    /// sends the output so far, then the exit status once that process ended.
+    pub hold: Option<u32>,
 }
 
 impl Run {
@@ -34,6 +38,7 @@ impl Run {
             stdout: out.into(),
             stderr: Vec::new(),
             exit: 0,
+            hold: None,
         }
     }
     pub fn fail(exit: u8, err: impl Into<String>) -> Run {
@@ -41,6 +46,7 @@ impl Run {
             stdout: Vec::new(),
             stderr: err.into().into_bytes(),
             exit,
+            hold: None,
         }
     }
 }
@@ -81,6 +87,8 @@ pub struct Phone {
     pub opened: Vec<String>,
     /// Files MediaProvider scanned.
     pub scanned: Vec<String>,
+    /// The clock, the log and the recordings (`date`, `logcat`, `screenrecord`).
+    pub trace: TraceState,
 }
 
 impl Phone {
@@ -107,6 +115,7 @@ impl Phone {
             api_level: 35,
             opened: Vec::new(),
             scanned: Vec::new(),
+            trace: TraceState::default(),
         }
     }
 
@@ -122,13 +131,31 @@ impl Phone {
         let mut all = Run::ok("");
         let shown = line.strip_suffix("; echo __trailblaze_exit=$?").unwrap_or(line);
         self.commands.push(shown.to_owned());
+        let shell = self.trace.next_pid();
         for words in commands {
-            let last = all.exit.to_string();
-            let words: Vec<String> = words.iter().map(|w| w.replace(sh::LAST_STATUS, &last)).collect();
-            let run = self.one(&words);
+            let (last, pid) = (all.exit.to_string(), shell.to_string());
+            let words: Vec<String> = words
+                .iter()
+                .map(|w| w.replace(sh::LAST_STATUS, &last).replace(sh::SHELL_PID, &pid))
+                .collect();
+            // `exec` runs the program as the shell's own process, and nothing after it runs.
+            let exec = words.first().is_some_and(|w| w == "exec");
+            let words = &words[usize::from(exec)..];
+            let run = match words.first().map(String::as_str) {
+                Some("screenrecord") => {
+                    let pid = if exec { shell } else { self.trace.next_pid() };
+                    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+                    self.screenrecord(&args, pid)
+                }
+                _ => self.one(words),
+            };
             all.stdout.extend(run.stdout);
             all.stderr.extend(run.stderr);
             all.exit = run.exit;
+            all.hold = all.hold.or(run.hold);
+            if exec {
+                break;
+            }
         }
         all
     }
@@ -212,6 +239,12 @@ impl Phone {
                 Run::ok(png::render(&tree))
             }
             ["getprop", "ro.product.model"] => Run::ok("Pixel 7\n"),
+            ["date", args @ ..] => self.date(args),
+            ["logcat", args @ ..] => self.logcat(args),
+            ["kill", args @ ..] => self.kill(args),
+            ["rm", args @ ..] => self.rm(args),
+            // `adb logcat` sends `export ANDROID_LOG_TAGS=""; exec logcat ...`.
+            ["export", ..] => Run::ok(""),
             ["echo", args @ ..] => Run::ok(format!("{}\n", args.join(" "))),
             [first, ..] => Run::fail(127, format!("/system/bin/sh: {first}: inaccessible or not found\n")),
             [] => Run::ok(""),

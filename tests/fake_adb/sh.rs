@@ -1,10 +1,12 @@
 //! The fake device's shell parsing: what mksh does to a command line, for what trailblaze sends
-//! (single and double quotes, backslashes, blanks, `;` between commands, `$?`). Anything else a real
+//! (single and double quotes, backslashes, blanks, `;` between commands, `$?`, `$$`). Anything else a real
 //! shell would expand or treat as an operator when unquoted (`&|<>()$\`*?[`, a leading `#` or `~`)
 //! is refused, so a command that would inject or expand on a real device fails loudly here.
 
 /// Stands for `$?` (the previous command's exit status) inside a word until it runs.
 pub const LAST_STATUS: char = '\u{1}';
+/// Stands for `$$` (the shell's process id) inside a word until it runs.
+pub const SHELL_PID: char = '\u{2}';
 
 /// The commands of `line`, each as its words.
 pub fn parse(line: &str) -> Result<Vec<Vec<String>>, String> {
@@ -70,6 +72,11 @@ pub fn parse(line: &str) -> Result<Vec<Vec<String>>, String> {
                 chars.next();
                 in_word = true;
                 word.push(LAST_STATUS);
+            }
+            '$' if chars.peek() == Some(&'$') => {
+                chars.next();
+                in_word = true;
+                word.push(SHELL_PID);
             }
             '&' | '|' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '[' => {
                 return Err(format!("unquoted {c:?}: the shell would treat it specially"));

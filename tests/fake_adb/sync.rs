@@ -1,5 +1,6 @@
-//! adbd's `sync:` service, v1 (the fake advertises no `stat_v2`/`sendrecv_v2`): `STAT` and `SEND`,
-//! what `adb push` and adb_client's `push` speak. Requests are a 4-byte id and a u32 LE length;
+//! adbd's `sync:` service, v1 (the fake advertises no `stat_v2`/`sendrecv_v2`): `STAT`, `SEND` and
+//! `RECV`, what `adb push`/`adb pull` and adb_client's `push`/`pull` speak. `RECV` carries a path and
+//! is answered with `DATA` chunks and `DONE`, or `FAIL` + a message. Requests are a 4-byte id and a u32 LE length;
 //! `STAT` answers mode, size and mtime (zeros for nothing there); `SEND` carries `path,mode`, then
 //! `DATA` chunks (at most 64 KiB each) and `DONE` with the mtime, answered `OKAY` + 0 or `FAIL` + a
 //! message. `QUIT` ends the session. Files land in the phone's `files`.
@@ -26,6 +27,10 @@ pub(super) fn serve(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
             b"STAT" => {
                 let path = read_string(&mut conn, len)?;
                 stat(&mut conn, s, &path)?;
+            }
+            b"RECV" => {
+                let path = read_string(&mut conn, len)?;
+                recv(&mut conn, s, &path)?;
             }
             b"QUIT" => return Ok(()),
             other => {
@@ -65,6 +70,24 @@ fn send(conn: &mut TcpStream, s: &Shared, target: &str) -> std::io::Result<()> {
     }
     phone.files.insert(path, data);
     conn.write_all(b"OKAY")?;
+    conn.write_all(&0u32.to_le_bytes())
+}
+
+fn recv(conn: &mut TcpStream, s: &Shared, path: &str) -> std::io::Result<()> {
+    let bytes = {
+        let mut phone = s.phone.lock().unwrap_or_else(|p| p.into_inner());
+        phone.commands.push(format!("sync RECV {path}"));
+        phone.files.get(path).cloned()
+    };
+    let Some(bytes) = bytes else {
+        return fail(conn, "No such file or directory");
+    };
+    for chunk in bytes.chunks(MAX_DATA) {
+        conn.write_all(b"DATA")?;
+        conn.write_all(&(chunk.len() as u32).to_le_bytes())?;
+        conn.write_all(chunk)?;
+    }
+    conn.write_all(b"DONE")?;
     conn.write_all(&0u32.to_le_bytes())
 }
 

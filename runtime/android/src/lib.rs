@@ -13,6 +13,7 @@ mod packages;
 #[cfg(test)]
 mod tests;
 mod text;
+mod trace;
 mod transport;
 
 use std::net::{SocketAddr, SocketAddrV4};
@@ -32,6 +33,7 @@ pub mod wire {
     pub use crate::dump::parse_dump;
     pub use crate::text::{base64, quote};
 }
+use trailblaze_core::device::trace::{DeviceTrace, TraceOptions};
 use trailblaze_core::device::{
     Broadcast, Device, DeviceError, InstalledApp, KeyCode, LaunchMode, Screenshot, ViewTree,
 };
@@ -57,6 +59,8 @@ pub struct AdbOptions {
     pub call_timeout: Duration,
     /// The most bytes one command may print (a screenshot is a few MB).
     pub max_output: usize,
+    /// A trace's video stops after this many seconds (screenrecord's limit, 180, at most).
+    pub video_limit_s: u32,
 }
 
 impl Default for AdbOptions {
@@ -64,6 +68,7 @@ impl Default for AdbOptions {
         AdbOptions {
             call_timeout: Duration::from_secs(30),
             max_output: 64 << 20,
+            video_limit_s: trace::SCREENRECORD_MAX_S,
         }
     }
 }
@@ -141,6 +146,8 @@ pub struct AdbDevice {
     /// A command went unanswered: the rest of the session fails at once instead of waiting again
     /// (a trail's screenshots and teardown would each wait out the timeout).
     silent: std::cell::Cell<bool>,
+    /// The trace window kept since `trace_begin`.
+    trace: Option<trace::Window>,
 }
 
 impl AdbDevice {
@@ -186,6 +193,7 @@ impl AdbDevice {
             clipboard: None,
             until: None,
             silent: std::cell::Cell::new(false),
+            trace: None,
         })
     }
 
@@ -440,6 +448,14 @@ impl Device for AdbDevice {
 
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), DeviceError> {
         self.push(path, bytes)
+    }
+
+    fn trace_begin(&mut self, opts: &TraceOptions) {
+        self.begin_trace(opts)
+    }
+
+    fn trace_end(&mut self) -> DeviceTrace {
+        self.end_trace()
     }
 
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError> {

@@ -48,6 +48,17 @@ pub(super) struct Output {
     /// Empty when the device has no shell protocol v2 (then stderr is merged into stdout).
     pub(super) stderr: Vec<u8>,
     pub(super) exit: u8,
+    /// Bytes left out at the front of stdout by [`Keep::Tail`].
+    pub(super) dropped: usize,
+}
+
+/// How much of a command's output is kept.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Keep {
+    /// Up to this many bytes; more fails the command (a screenshot cut short is no screenshot).
+    Head(usize),
+    /// The last this-many bytes (a log: its end matters); the rest is dropped as it arrives.
+    Tail(usize),
 }
 
 impl Output {
@@ -61,18 +72,51 @@ impl Output {
     }
 }
 
-/// A sink that refuses more than `left` bytes, so a runaway command cannot fill memory.
-struct Capped<'a> {
+/// Where a command's output goes: at most `Keep::Head` bytes (more is an error, so a runaway
+/// command cannot fill memory), or the last `Keep::Tail` bytes (holding at most twice that while
+/// it reads).
+pub(super) struct Sink<'a> {
     buf: &'a mut Vec<u8>,
-    left: usize,
+    keep: Keep,
+    /// Bytes dropped from the front (`Keep::Tail`).
+    dropped: usize,
 }
 
-impl Write for Capped<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if data.len() > self.left {
-            return Err(std::io::Error::other("the command printed more than the output limit"));
+impl<'a> Sink<'a> {
+    pub(super) fn new(buf: &'a mut Vec<u8>, keep: Keep) -> Self {
+        Sink { buf, keep, dropped: 0 }
+    }
+
+    /// Drops the front past the last `cap` bytes; the bytes dropped in all.
+    pub(super) fn finish(mut self) -> usize {
+        if let Keep::Tail(cap) = self.keep {
+            self.trim(cap);
         }
-        self.left -= data.len();
+        self.dropped
+    }
+
+    fn trim(&mut self, cap: usize) {
+        let extra = self.buf.len().saturating_sub(cap);
+        self.buf.drain(..extra);
+        self.dropped += extra;
+    }
+}
+
+impl Write for Sink<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        match self.keep {
+            Keep::Head(cap) if self.buf.len() + data.len() > cap => {
+                return Err(std::io::Error::other("the command printed more than the output limit"));
+            }
+            Keep::Head(_) => {}
+            // Trimming only past twice the cap keeps the copying linear.
+            Keep::Tail(cap) if self.buf.len() + data.len() > cap.saturating_mul(2) => {
+                self.buf.extend_from_slice(data);
+                self.trim(cap);
+                return Ok(data.len());
+            }
+            Keep::Tail(_) => {}
+        }
         self.buf.extend_from_slice(data);
         Ok(data.len())
     }
@@ -82,9 +126,28 @@ impl Write for Capped<'_> {
 }
 
 impl AdbDevice {
+    /// How long the next call may wait: the call timeout, or less when the running call's
+    /// wall-clock deadline comes first (`true` then).
+    pub(super) fn wait_limit(&self) -> (Duration, bool) {
+        // The call's wall clock bounds the wait too: a phone that stopped answering fails the call
+        // at its budget (and leaves a pool), not 30 s later.
+        let left = self
+            .until
+            .map(|u| u.saturating_duration_since(std::time::Instant::now()));
+        match left {
+            Some(l) if l < self.opts.call_timeout => (l, true),
+            _ => (self.opts.call_timeout, false),
+        }
+    }
+
     /// Runs `cmd` in the device's shell. `what` names it in errors and traces: never the command
     /// itself, which may hold typed text.
     pub(super) fn run(&self, cmd: String, what: &str) -> Result<Output, DeviceError> {
+        self.run_keeping(cmd, what, Keep::Head(self.opts.max_output))
+    }
+
+    /// [`AdbDevice::run`], keeping as much of the output as `keep` says.
+    pub(super) fn run_keeping(&self, cmd: String, what: &str, keep: Keep) -> Result<Output, DeviceError> {
         let _span = tracing::debug_span!("adb", call = what).entered();
         if self.silent.get() {
             return Err(DeviceError::Io(format!(
@@ -92,31 +155,20 @@ impl AdbDevice {
                 self.serial
             )));
         }
-        let (serial, server, cap) = (self.serial.clone(), self.server, self.opts.max_output);
-        // The call's wall clock bounds the wait too: a phone that stopped answering fails the call
-        // at its budget (and leaves a pool), not 30 s later.
-        let left = self
-            .until
-            .map(|u| u.saturating_duration_since(std::time::Instant::now()));
-        let (timeout, by_budget) = match left {
-            Some(l) if l < self.opts.call_timeout => (l, true),
-            _ => (self.opts.call_timeout, false),
-        };
+        let (serial, server) = (self.serial.clone(), self.server);
+        let (timeout, by_budget) = self.wait_limit();
         let ran = with_timeout(timeout, move || {
             let mut device = ADBServerDevice::new(serial, Some(server));
             let cmd = format!("{cmd}; echo {EXIT_MARKER}$?");
             let mut out = Output::default();
             let mut stderr = Vec::new();
             let code = {
-                let mut o = Capped {
-                    buf: &mut out.stdout,
-                    left: cap,
-                };
-                let mut e = Capped {
-                    buf: &mut stderr,
-                    left: cap,
-                };
-                device.shell_command(&cmd, Some(&mut o), Some(&mut e))
+                let mut o = Sink::new(&mut out.stdout, keep);
+                let mut e = Sink::new(&mut stderr, keep);
+                let code = device.shell_command(&cmd, Some(&mut o), Some(&mut e));
+                out.dropped = o.finish();
+                e.finish();
+                code
             };
             out.stderr = stderr;
             code.map(|_| out).map_err(|e| e.to_string())
