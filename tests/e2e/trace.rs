@@ -273,3 +273,59 @@ fn merge_keeps_each_shards_traces_with_their_pictures() {
     // Control: the shards' folders held them (the merge did not make them up).
     assert!(dirs[0].join("a/trace.json").is_file());
 }
+
+#[test]
+fn an_android_trails_trace_holds_the_phones_log_for_its_time() {
+    let fake = trailblaze_e2e::fake_adb::FakeAdb::demo("emulator-5554");
+    // Logged before the trail: outside its window.
+    fake.phone().log('E', "Earlier", "a crash before the run");
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let root = trailblaze_e2e::repo_root();
+    let dir = tempfile::tempdir().expect("tmp");
+    let report = dir.path().join("run");
+    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+        .current_dir(&root)
+        .args([
+            "run",
+            "--secrets",
+            "trailmaps/demo/demo.secrets",
+            "--device",
+            "android:emulator-5554",
+        ])
+        .args([
+            "--adb-server",
+            &fake.addr().to_string(),
+            "--trace",
+            "on",
+            "--report-dir",
+        ])
+        .arg(&report)
+        .arg("trailmaps/demo/trails/sign-in.trail.yaml")
+        .output()
+        .expect("runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{text}");
+    let t = read_trace(&report, "sign-in/trace.json");
+    let lines = t["device_log"].as_array().expect("device_log");
+    // The launch the trail made, as the phone logged it, with the tag parsed and a host time.
+    let launch = lines
+        .iter()
+        .find(|l| l["source"] == "ActivityManager")
+        .unwrap_or_else(|| panic!("the launch is in the window: {lines:?} {}", t["notes"]));
+    assert_eq!(launch["level"], "I");
+    let start = t["started_unix_ms"].as_f64().expect("start");
+    let at = launch["unix_ms"].as_f64().expect("time");
+    assert!(at >= start - 1000.0 && at <= start + 60_000.0, "{at} vs {start}");
+    // Control: the line logged before the run is not.
+    assert!(lines.iter().all(|l| l["source"] != "Earlier"), "{lines:?}");
+    assert_eq!(
+        t["device"].as_str().map(|d| d.contains("emulator-5554")),
+        Some(true),
+        "{}",
+        t["device"]
+    );
+}

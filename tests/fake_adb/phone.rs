@@ -363,6 +363,12 @@ impl Phone {
         }
         let mode = self.next_launch.take().unwrap_or(LaunchMode::Resume);
         let _ = self.sim.launch_app(pkg, mode);
+        // As Android's ActivityManager logs a launch: what a trace's device log shows.
+        self.log(
+            'I',
+            "ActivityManager",
+            &format!("START u0 {{cmp={pkg}/.MainActivity}} from monkey"),
+        );
         Run::ok(
             "  bash arg: -p\n  bash arg: 1\nargs: [-p, ...]\nEvents injected: 1\n## Network stats: elapsed time=12ms\n",
         )

@@ -126,7 +126,13 @@ fn main() {
         out: cache.path().join("out"),
         ..RunOptions::default()
     };
-    compare("demo suite (sim, 3 trails)", &project, &trails_of("demo"), &base, rounds * 5);
+    compare(
+        "demo suite (sim, 3 trails)",
+        &project,
+        &trails_of("demo"),
+        &base,
+        rounds * 5,
+    );
 
     #[cfg(feature = "web")]
     {
@@ -136,6 +142,12 @@ fn main() {
             device: trailblaze::device::DeviceSpec::parse("web", None).expect("web"),
             ..base
         };
-        compare("web demo (Chromium, 3 trails)", &project, &trails_of("web-demo"), &web, rounds);
+        compare(
+            "web demo (Chromium, 3 trails)",
+            &project,
+            &trails_of("web-demo"),
+            &web,
+            rounds,
+        );
     }
 }
