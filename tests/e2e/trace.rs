@@ -329,3 +329,19 @@ fn an_android_trails_trace_holds_the_phones_log_for_its_time() {
         t["device"]
     );
 }
+
+#[test]
+fn a_text_tools_miss_is_traced_with_the_nearest_nodes_too() {
+    let f = fixture();
+    let steps = "  - step: Open it\n    recording:\n      tools:\n        - tapOnElementWithText: { text: \"Inbx\" }\n";
+    let file = write(&f, "text.trail.yaml", &trail_text("", "jane@example.com", steps));
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let t = read_trace(&out.dir, out.report.trails[0].trace.as_deref().expect("trace"));
+    let miss = t["calls"].as_array().and_then(|c| c.iter().find(|c| c["ok"] == false).cloned()).expect("a miss");
+    assert_eq!(miss["tool"], "tapOnElementWithText", "{miss}");
+    // The pattern as the tool matched it.
+    assert!(miss["target"]["selector"]["text"].as_str().is_some_and(|p| p.contains("Inbx")), "{miss}");
+    assert!(miss["target"]["matched"].is_null());
+    let first = &miss["target"]["candidates"][0]["text"];
+    assert!(first.as_str().is_some_and(|t| t.contains("Inbox")), "{first}");
+}

@@ -163,15 +163,30 @@ impl ToolCx<'_> {
         snap: &crate::snapshot::Snapshot,
         found: Option<usize>,
     ) {
+        let candidates = match found {
+            // A secret selector suggests nothing, as its error does not.
+            None if !self.secret_input => super::by_selector::nearest(self, sel, snap, TRACE_CANDIDATES),
+            _ => Vec::new(),
+        };
+        self.note_found(serde_json::to_value(sel).unwrap_or_default(), snap, found, candidates);
+    }
+
+    /// Notes for the trace that `selector` (as the call wrote it) found node `found` of `snap`, or
+    /// none, these being the nodes most like it.
+    pub(crate) fn note_found(
+        &self,
+        selector: serde_json::Value,
+        snap: &crate::snapshot::Snapshot,
+        found: Option<usize>,
+        near: Vec<super::by_selector::Near>,
+    ) {
         use crate::trace::{Candidate, NodeAt, Target, bounds_of};
         let at = |i: usize| NodeAt {
             r#ref: snap.nodes[i].r#ref.clone(),
             bounds: bounds_of(&snap.nodes[i].bounds),
         };
-        let candidates = match found {
-            // A secret selector suggests nothing, as its error does not.
-            None if !self.secret_input => super::by_selector::nearest(self, sel, snap, TRACE_CANDIDATES)
-                .into_iter()
+        let candidates = near
+            .into_iter()
                 .map(|n| Candidate {
                     r#ref: snap.nodes[n.index].r#ref.clone(),
                     bounds: bounds_of(&snap.nodes[n.index].bounds),
@@ -179,11 +194,9 @@ impl ToolCx<'_> {
                     text: n.label,
                     score: (n.score * 1000.0).round() / 1000.0,
                 })
-                .collect(),
-            _ => Vec::new(),
-        };
+                .collect();
         self.note_target(Target {
-            selector: serde_json::to_value(sel).unwrap_or_default(),
+            selector,
             matched: found.map(at),
             candidates,
         });

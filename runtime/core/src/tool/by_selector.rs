@@ -186,6 +186,16 @@ pub(crate) fn nearest(
     let written = serde_json::to_value(sel).unwrap_or_default();
     let mut wanted = Vec::new();
     strings(&written, &mut wanted);
+    nearest_to(cx, wanted, snap, n)
+}
+
+/// [`nearest`] for the strings `wanted` (a text tool's pattern and id).
+pub(crate) fn nearest_to(
+    cx: &ToolCx<'_>,
+    wanted: Vec<&str>,
+    snap: &crate::snapshot::Snapshot,
+    n: usize,
+) -> Vec<Near> {
     let norm = |s: &str| s.trim_matches(|c: char| "^$.*()\\".contains(c)).to_lowercase();
     let wanted: Vec<String> = wanted.into_iter().map(norm).filter(|w| !w.is_empty()).collect();
     let mut scored: Vec<Near> = Vec::new();

@@ -93,10 +93,27 @@ impl Find {
     /// The centre of the picked node, or the failure that names the field it was looked for by.
     fn locate(&self, cx: &ToolCx<'_>, field: &str) -> Result<(i32, i32), ToolFailure> {
         let snap = cx.screen.snapshot()?;
-        match self.pick(&snap) {
+        let picked = self.pick(&snap);
+        if cx.traced() {
+            self.note(cx, &snap, picked);
+        }
+        match picked {
             Some(i) => Ok(snap.nodes[i].bounds.center()),
             None => Err(self.missing(field).into()),
         }
+    }
+
+    /// Notes for the trace what was looked for and what it found, or the nodes most like it.
+    fn note(&self, cx: &ToolCx<'_>, snap: &Snapshot, picked: Option<usize>) {
+        let wanted: Vec<&str> = [&self.text, &self.id].into_iter().flatten().map(|p| p.0.as_str()).collect();
+        let selector = serde_json::json!({
+            "text": self.text.as_ref().map(|p| &p.0), "id": self.id.as_ref().map(|p| &p.0), "index": self.index,
+        });
+        let near = match picked {
+            None if !cx.secret_input => super::by_selector::nearest_to(cx, wanted, snap, 5),
+            _ => Vec::new(),
+        };
+        cx.note_found(selector, snap, picked, near);
     }
 
     /// Waits (on a device whose screen changes by itself) for the node to show.
@@ -104,6 +121,11 @@ impl Find {
         if poll(cx, NOT_VISIBLE_WAIT, |snap| self.pick(snap).is_some())? {
             results::done(Visibility { visible: true })
         } else {
+            if cx.traced()
+                && let Ok(snap) = cx.screen.snapshot()
+            {
+                self.note(cx, &snap, None);
+            }
             Err(format!("not visible: {}", self.missing(field)).into())
         }
     }
