@@ -412,3 +412,42 @@ fn what_was_typed_into_a_secret_field_is_scrubbed_from_the_console_and_bodies() 
     );
     assert!(!all.contains(TYPED), "the typed secret is in the trace");
 }
+
+#[test]
+fn a_popup_the_device_follows_is_traced_and_screencast_too() {
+    let site = TraceSite::start();
+    let mut d = device();
+    d.trace_begin(&TraceOptions { video: true });
+    d.navigate(&site.url("page.html"), deadline()).expect("navigates");
+    d.evaluate("window.open('/anim.html?popup=1'); 1", deadline())
+        .expect("opens a popup");
+    // Chromium announces a popup when it is ready: on a loaded machine that can take seconds.
+    let until = Instant::now() + Duration::from_secs(30);
+    while !d.url().ends_with("/anim.html?popup=1") {
+        assert!(Instant::now() < until, "still at {}", d.url());
+        std::thread::sleep(Duration::from_millis(100));
+        d.snapshot().expect("a capture");
+    }
+    let followed = unix_ms_now();
+    d.evaluate(
+        "console.log('in the popup'); fetch('/missing?from=popup').then(r => r.text())",
+        deadline(),
+    )
+    .expect("evaluates in the popup");
+    std::thread::sleep(Duration::from_millis(800));
+    let t = d.trace_end();
+    assert!(t.console.iter().any(|l| l.text == "in the popup"), "{:#?}", t.console);
+    let missing = entry(&t, |e| url_ends(e, "/missing?from=popup"));
+    assert!(
+        missing["response"]["content"]["text"]
+            .as_str()
+            .is_some_and(|b| b.starts_with("not found: from=popup"))
+    );
+    // The opener's own requests were kept before it opened the popup.
+    assert!(t.network.iter().any(|e| url_ends(e, "/page.html")));
+    let Some(Video::Frames(frames)) = &t.video else {
+        panic!("no frames: {:?}", t.notes)
+    };
+    // The popup animates: the screencast followed it.
+    assert!(frames.iter().any(|f| f.unix_ms > followed), "no frame after {followed}");
+}
