@@ -451,3 +451,45 @@ fn a_popup_the_device_follows_is_traced_and_screencast_too() {
     // The popup animates: the screencast followed it.
     assert!(frames.iter().any(|f| f.unix_ms > followed), "no frame after {followed}");
 }
+
+/// A traced page with video where `field` gets a secret typed after 1.5 s, then the page repaints;
+/// the trace and when the typing began.
+fn secret_on_video(field: &str) -> (DeviceTrace, f64) {
+    let site = TraceSite::start();
+    let mut d = device();
+    d.trace_begin(&TraceOptions { video: true });
+    d.navigate(&site.url("page.html"), deadline()).expect("navigates");
+    d.snapshot().expect("a capture");
+    std::thread::sleep(Duration::from_millis(1500));
+    let typed_at = unix_ms_now();
+    d.evaluate(&format!("document.getElementById('{field}').focus()"), deadline())
+        .expect("focus");
+    d.input_text(TYPED).expect("types");
+    d.secret_typed().expect("marks the field secret");
+    d.evaluate("document.body.style.background = '#c8e'; 1", deadline())
+        .expect("repaints");
+    std::thread::sleep(Duration::from_millis(500));
+    (d.trace_end(), typed_at)
+}
+
+#[test]
+fn frames_that_may_show_a_secret_typed_into_a_text_field_are_dropped() {
+    let (t, typed_at) = secret_on_video("name");
+    let frames = match &t.video {
+        Some(Video::Frames(f)) => f.clone(),
+        _ => Vec::new(),
+    };
+    assert!(
+        frames.iter().all(|f| f.unix_ms < typed_at),
+        "{:?} after {typed_at}",
+        frames.iter().map(|f| f.unix_ms).collect::<Vec<_>>()
+    );
+    assert!(t.notes.iter().any(|n| n.contains("shows it as text")), "{:?}", t.notes);
+    // Control: a password field shows dots, and the frames after the typing are kept.
+    let (t, typed_at) = secret_on_video("pw");
+    let Some(Video::Frames(frames)) = &t.video else {
+        panic!("no frames: {:?}", t.notes)
+    };
+    assert!(frames.iter().any(|f| f.unix_ms > typed_at), "no frame after the typing");
+    assert!(t.notes.is_empty(), "{:?}", t.notes);
+}

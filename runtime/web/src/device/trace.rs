@@ -34,6 +34,8 @@ const FRAME_GAP_MS: f64 = 100.0;
 /// The screencast's caps: a long trail keeps its first ~10 minutes at 5 frames a second.
 const MAX_FRAMES: usize = 3000;
 const MAX_FRAME_BYTES: usize = 128 << 20;
+/// How long before a secret field was marked its value may have been on the screen (typing it).
+const SECRET_MARGIN_MS: f64 = 1000.0;
 /// How a frame is asked for: JPEG of quality 60, at most 1280 px wide.
 const SCREENCAST: (&str, u32, u32) = ("jpeg", 60, 1280);
 
@@ -66,6 +68,8 @@ struct Kept {
     bodies_asked: usize,
     bodies_skipped: usize,
     bodies_pending: usize,
+    /// When a secret was first typed into the page (a frame after it may show it).
+    secret_since: Option<f64>,
     notes: Vec<String>,
 }
 
@@ -280,6 +284,12 @@ impl Keeper {
         }
     }
 
+    /// A secret is being typed into the page now.
+    pub(crate) fn secret_typed(&self) {
+        let now = unix_ms_now();
+        lock(&self.kept).secret_since.get_or_insert(now);
+    }
+
     /// Waits (until `deadline`) for the bodies still being fetched.
     fn wait_for_bodies(&self, deadline: Instant) {
         let mut k = lock(&self.kept);
@@ -371,6 +381,7 @@ impl Default for Kept {
             bodies_asked: 0,
             bodies_skipped: 0,
             bodies_pending: 0,
+            secret_since: None,
             notes: Vec::new(),
         }
     }
@@ -495,7 +506,11 @@ impl WebDevice {
             p.shared.set_trace(None);
         }
         keeper.wait_for_bodies(Instant::now() + BODIES_WAIT);
+        let secret_since = lock(&keeper.kept).secret_since;
         let mut trace = keeper.finish();
+        if let Some(since) = secret_since {
+            self.drop_frames_showing_secrets(&mut trace, since);
+        }
         // The core scrubs the session's secrets; a value typed into a secret field is known here.
         let secrets = self.secret_values(self.default_deadline()).unwrap_or_default();
         let redaction = trailblaze_core::secret::Redaction::new(&secrets);
@@ -512,6 +527,34 @@ impl WebDevice {
         trace
     }
 
+    /// A frame is a picture of the page, not masked as screenshots are: when a field holding a
+    /// secret shows it as text, the frames from a moment before it was typed on are dropped.
+    fn drop_frames_showing_secrets(&self, trace: &mut DeviceTrace, since: f64) {
+        let Some(Video::Frames(frames)) = &mut trace.video else {
+            return;
+        };
+        let deadline = self.default_deadline();
+        // A page that does not answer is taken to show it.
+        let shown = self.captured.frames.iter().any(|f| {
+            self.page
+                .agent(f, "__tb.secretsShown()", deadline)
+                .map_or(true, |n| n.as_u64() != Some(0))
+        });
+        if !shown {
+            return;
+        }
+        let before = frames.len();
+        frames.retain(|f| f.unix_ms < since - SECRET_MARGIN_MS);
+        trace.notes.push(format!(
+            "a secret was typed into a field that shows it as text: {} video frames from {} on were not kept",
+            before - frames.len(),
+            har::iso8601(since - SECRET_MARGIN_MS)
+        ));
+        if frames.is_empty() {
+            trace.video = None;
+        }
+    }
+
     /// The device now shows another page (a popup, or its opener again): the trace follows it.
     pub(super) fn trace_follows(&mut self, from: &Page) {
         let Some(keeper) = &self.trace else { return };
@@ -519,23 +562,20 @@ impl WebDevice {
         if keeper.video {
             // Not waited for: a step's popup must not wait on the screencast.
             from.send("Page.stopScreencast", json!({}));
-            let (format, quality, width) = SCREENCAST;
-            self.page.send(
-                "Page.startScreencast",
-                json!({ "format": format, "quality": quality, "maxWidth": width, "maxHeight": width * 4, "everyNthFrame": 1 }),
-            );
+            self.page.send("Page.startScreencast", screencast());
         }
     }
 }
 
 fn start_screencast(page: &Page, deadline: Instant) -> Result<(), super::cdp::CdpError> {
+    page.call("Page.startScreencast", screencast(), deadline).map(|_| ())
+}
+
+/// `Page.startScreencast`'s parameters: JPEG, at most 1280 px wide (and, as the protocol needs a
+/// height too, a tall page's 4 widths), every frame.
+fn screencast() -> Value {
     let (format, quality, width) = SCREENCAST;
-    page.call(
-        "Page.startScreencast",
-        json!({ "format": format, "quality": quality, "maxWidth": width, "maxHeight": width * 4, "everyNthFrame": 1 }),
-        deadline,
-    )
-    .map(|_| ())
+    json!({ "format": format, "quality": quality, "maxWidth": width, "maxHeight": width * 4, "everyNthFrame": 1 })
 }
 
 #[cfg(test)]
