@@ -9,6 +9,8 @@ cd "$(dirname "$0")"
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
 # A real JSON Schema validator (ajv), for tests/e2e/schemas.rs: the editor schemas against the gates.
 [ -d tests/schema-validator/node_modules ] || npm ci --prefix tests/schema-validator --no-audit --no-fund
+# npm's har-validator (the HAR 1.2 JSON schemas), for tests/e2e/web_trace.rs: a web trace's requests.
+[ -d tests/har-validator/node_modules ] || npm ci --prefix tests/har-validator --no-audit --no-fund
 # Appium's Python client, for tests/e2e/fake_wda.rs: the fake WebDriverAgent checked against a real client.
 tests/wda-client/.venv/bin/python -c 'import appium' 2>/dev/null || { python3 -m venv tests/wda-client/.venv && tests/wda-client/.venv/bin/pip install -q -r tests/wda-client/requirements.txt; }
 command -v adb >/dev/null || (apt-get update && apt-get install -y --no-install-recommends adb) # the adb tests check the fake device against the real client

@@ -82,3 +82,4 @@ mod vision;
 mod warm_sessions;
 mod watch;
 mod web;
+mod web_trace;

@@ -14,12 +14,14 @@ mod capture;
 mod cdp;
 mod element;
 mod events;
+mod har;
 pub mod keys;
 mod launch;
 mod page;
 mod serve;
 mod session;
 mod shared;
+mod trace;
 mod ws;
 
 pub use browser::Browser;

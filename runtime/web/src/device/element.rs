@@ -224,6 +224,9 @@ impl WebDevice {
     /// Remembers that `h` (or the focused element, when `None`) holds a secret: it reads `***` and
     /// is masked in screenshots.
     pub fn mark_secret(&self, h: Option<WebHandle>, deadline: Instant) -> Result<(), DeviceError> {
+        if let Some(k) = &self.trace {
+            k.secret_typed();
+        }
         match h {
             Some(h) => self.on_element(h, "__tb.markSecret($i, $g)", deadline).map(|_| ()),
             None => {

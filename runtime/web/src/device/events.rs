@@ -9,6 +9,7 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use serde_json::{Value, json};
 
 use super::cdp::{Connection, lock};
+use super::trace::Keeper;
 
 /// How many of each kind of line a page keeps between two reads.
 const KEPT: usize = 200;
@@ -51,6 +52,8 @@ pub struct State {
 pub struct Shared {
     pub state: Mutex<State>,
     pub changed: Condvar,
+    /// The trace this page's events also go to, while one is kept.
+    trace: Mutex<Option<Arc<Keeper>>>,
 }
 
 impl Shared {
@@ -58,6 +61,7 @@ impl Shared {
         Arc::new(Shared {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
+            trace: Mutex::new(None),
         })
     }
 
@@ -81,6 +85,11 @@ impl Shared {
                 Err(e) => e.into_inner().0,
             };
         }
+    }
+
+    /// Sends this page's events to `keeper` too (or, `None`, no longer).
+    pub fn set_trace(&self, keeper: Option<Arc<Keeper>>) {
+        *lock(&self.trace) = keeper;
     }
 
     /// The console errors, failed requests and dialogs since the last call.
@@ -114,6 +123,11 @@ pub fn listener(conn: &Arc<Connection>, shared: &Arc<Shared>, session: String) -
 
 /// Keeps what one event tells in the page's state, and wakes its waiters when it told anything.
 fn on_event(conn: &Weak<Connection>, shared: &Arc<Shared>, session: &str, method: &str, p: &Value) {
+    // Cloned out of the lock, so a trace's own lock is never taken under the page's.
+    let trace = lock(&shared.trace).clone();
+    if let Some(keeper) = trace {
+        keeper.on_event(session, method, p);
+    }
     let mut st = shared.lock();
     let kept = on_page(&mut st, conn, session, method, p)
         || on_runtime(&mut st, session, method, p)
@@ -288,7 +302,7 @@ fn on_target(st: &mut State, conn: &Weak<Connection>, shared: &Arc<Shared>, meth
 }
 
 /// A console argument as text.
-fn describe(v: &Value) -> String {
+pub(super) fn describe(v: &Value) -> String {
     if let Some(x) = v.get("value") {
         return match x {
             Value::String(t) => t.clone(),

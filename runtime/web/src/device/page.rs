@@ -99,6 +99,11 @@ impl Page {
         self.conn.call(Some(&self.session), method, params, at_least(deadline))
     }
 
+    /// Sends `method` without waiting for its answer.
+    pub fn send(&self, method: &str, params: Value) {
+        let _ = self.conn.send(Some(&self.session), method, params);
+    }
+
     fn call_on(&self, session: &str, method: &str, params: Value, deadline: Instant) -> Result<Value, CdpError> {
         self.conn.call(Some(session), method, params, at_least(deadline))
     }

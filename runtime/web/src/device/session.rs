@@ -14,7 +14,9 @@ use super::capture::{self, Captured};
 use super::cdp::CdpError;
 use super::page::{Page, PageError};
 use super::serve::{NotServed, Served};
+use super::trace::Keeper;
 use trailblaze_core::device::spec::WebOptions;
+use trailblaze_core::device::trace::{DeviceTrace, TraceOptions};
 use trailblaze_core::device::{Device, DeviceError, KeyCode, LaunchMode, Platform, Screenshot, ViewTree};
 
 /// What an action needs its element to be, beyond attached and visible.
@@ -47,6 +49,8 @@ pub struct WebDevice {
     served: Option<Served>,
     /// Popups already followed or listed.
     seen_popups: usize,
+    /// The trace being kept, between `trace_begin` and `trace_end`.
+    pub(super) trace: Option<Arc<Keeper>>,
 }
 
 impl WebDevice {
@@ -71,6 +75,7 @@ impl WebDevice {
             captures: 0,
             served: None,
             seen_popups: 0,
+            trace: None,
         })
     }
 
@@ -147,7 +152,8 @@ impl WebDevice {
             && let Some(opener) = self.openers.pop()
         {
             self.browser.unroute(&self.page.target);
-            self.page = opener;
+            let popup = std::mem::replace(&mut self.page, opener);
+            self.trace_follows(&popup);
             return;
         }
         let popups = self.page.shared.lock().popups.clone();
@@ -159,6 +165,7 @@ impl WebDevice {
         let conn = self.browser.connection().clone();
         if let Ok(p) = Page::attach(&self.browser, conn, target, self.viewport) {
             let opener = std::mem::replace(&mut self.page, p);
+            self.trace_follows(&opener);
             self.openers.push(opener);
             self.seen_popups = 0;
         }
@@ -166,6 +173,11 @@ impl WebDevice {
 
     pub fn url(&self) -> String {
         self.page.url()
+    }
+
+    /// The page shown and the pages it came from (popups' openers).
+    pub(super) fn pages(&self) -> impl Iterator<Item = &Page> {
+        std::iter::once(&self.page).chain(self.openers.iter())
     }
 
     /// Resolves a URL as `web_navigate` takes it: http(s) URLs and about:blank as they are; a
@@ -377,6 +389,12 @@ impl Device for WebDevice {
         let secrets = self.secret_values(self.default_deadline()).unwrap_or_default();
         trailblaze_core::secret::Redaction::new(&secrets).value(&mut notes);
         Some(notes)
+    }
+    fn trace_begin(&mut self, opts: &TraceOptions) {
+        self.begin_trace(opts);
+    }
+    fn trace_end(&mut self) -> DeviceTrace {
+        self.end_trace()
     }
     fn as_any(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(self)

@@ -462,6 +462,15 @@
     return out;
   }
 
+  // How many elements holding a secret show it as text (not a password field's dots).
+  function secretsShown() {
+    let n = 0;
+    for (const e of st.els) {
+      if (st.secret.has(e) && e.isConnected && !(e.tagName === 'INPUT' && e.type === 'password')) n++;
+    }
+    return n;
+  }
+
   // Boxes over every element holding a secret, for a screenshot; `false` removes them.
   function mask(on) {
     for (const m of document.querySelectorAll('[data-trailblaze-mask]')) m.remove();
@@ -488,5 +497,5 @@
   }
   const scrollBy0 = (dx, dy) => window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
 
-  return { capture, actionable, focus, clear, selectOptions, query, read, markSecret, mask, scrollBy, secretValues, st };
+  return { capture, actionable, focus, clear, selectOptions, query, read, markSecret, mask, scrollBy, secretValues, secretsShown, st };
 })()
