@@ -337,11 +337,72 @@ fn a_text_tools_miss_is_traced_with_the_nearest_nodes_too() {
     let file = write(&f, "text.trail.yaml", &trail_text("", "jane@example.com", steps));
     let out = run(&f, &[file], traced(&f, TracePolicy::On));
     let t = read_trace(&out.dir, out.report.trails[0].trace.as_deref().expect("trace"));
-    let miss = t["calls"].as_array().and_then(|c| c.iter().find(|c| c["ok"] == false).cloned()).expect("a miss");
+    let miss = t["calls"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["ok"] == false).cloned())
+        .expect("a miss");
     assert_eq!(miss["tool"], "tapOnElementWithText", "{miss}");
     // The pattern as the tool matched it.
-    assert!(miss["target"]["selector"]["text"].as_str().is_some_and(|p| p.contains("Inbx")), "{miss}");
+    assert!(
+        miss["target"]["selector"]["text"]
+            .as_str()
+            .is_some_and(|p| p.contains("Inbx")),
+        "{miss}"
+    );
     assert!(miss["target"]["matched"].is_null());
     let first = &miss["target"]["candidates"][0]["text"];
     assert!(first.as_str().is_some_and(|t| t.contains("Inbox")), "{first}");
+}
+
+#[test]
+fn a_web_trails_trace_holds_its_requests_as_a_valid_har_and_no_secret() {
+    trailblaze_e2e::web_site::require_chromium();
+    let root = trailblaze_e2e::repo_root();
+    let dir = tempfile::tempdir().expect("tmp");
+    let report = dir.path().join("run");
+    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+        .current_dir(&root)
+        .args([
+            "run",
+            "--secrets",
+            "trailmaps/web-demo/web-demo.secrets",
+            "--trace",
+            "on",
+            "--report-dir",
+        ])
+        .arg(&report)
+        .arg("trailmaps/web-demo/trails/sign-in.trail.yaml")
+        .output()
+        .expect("runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{text}");
+    let t = read_trace(&report, "sign-in/trace.json");
+    assert_eq!(t["platform"], "web");
+    let requests = t["network"].as_array().expect("network");
+    assert!(
+        requests
+            .iter()
+            .any(|e| e["request"]["url"].as_str().is_some_and(|u| u.ends_with("/index.html"))),
+        "{requests:?}"
+    );
+    assert_eq!(t["har"], "network.har");
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("sign-in/network.har")).expect("har")).expect("JSON");
+    let (valid, said) = super::web_trace::har_validator(&har);
+    assert!(valid, "{said}");
+    // Each web frame is a picture of the page, with its tree.
+    assert!(t["frames"].as_array().is_some_and(|f| {
+        f.iter()
+            .all(|f| f["screen"].as_str().is_some_and(|s| s.ends_with(".png")))
+    }));
+    let secret = std::fs::read_to_string(root.join("trailmaps/web-demo/web-demo.secrets"))
+        .expect("secrets")
+        .lines()
+        .find_map(|l| l.strip_prefix("DEMO_WEB_PASSWORD=").map(str::to_string))
+        .expect("the demo's secret");
+    assert_eq!(files_holding(&report.join("sign-in"), &secret), Vec::<PathBuf>::new());
 }

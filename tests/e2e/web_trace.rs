@@ -266,7 +266,7 @@ fn a_page_trace_keeps_its_console_errors_requests_and_failures_with_their_times(
 }
 
 /// Runs npm's har-validator on `har`; its verdict and what it said.
-fn har_validator(har: &Value) -> (bool, String) {
+pub(crate) fn har_validator(har: &Value) -> (bool, String) {
     let dir = repo_root().join("tests/har-validator");
     assert!(
         dir.join("node_modules/har-validator").is_dir(),

@@ -187,14 +187,14 @@ impl ToolCx<'_> {
         };
         let candidates = near
             .into_iter()
-                .map(|n| Candidate {
-                    r#ref: snap.nodes[n.index].r#ref.clone(),
-                    bounds: bounds_of(&snap.nodes[n.index].bounds),
-                    why: format!("its texts are {:.0}% like the selector's", n.score * 100.0),
-                    text: n.label,
-                    score: (n.score * 1000.0).round() / 1000.0,
-                })
-                .collect();
+            .map(|n| Candidate {
+                r#ref: snap.nodes[n.index].r#ref.clone(),
+                bounds: bounds_of(&snap.nodes[n.index].bounds),
+                why: format!("its texts are {:.0}% like the selector's", n.score * 100.0),
+                text: n.label,
+                score: (n.score * 1000.0).round() / 1000.0,
+            })
+            .collect();
         self.note_target(Target {
             selector,
             matched: found.map(at),

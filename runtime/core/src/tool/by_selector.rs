@@ -190,12 +190,7 @@ pub(crate) fn nearest(
 }
 
 /// [`nearest`] for the strings `wanted` (a text tool's pattern and id).
-pub(crate) fn nearest_to(
-    cx: &ToolCx<'_>,
-    wanted: Vec<&str>,
-    snap: &crate::snapshot::Snapshot,
-    n: usize,
-) -> Vec<Near> {
+pub(crate) fn nearest_to(cx: &ToolCx<'_>, wanted: Vec<&str>, snap: &crate::snapshot::Snapshot, n: usize) -> Vec<Near> {
     let norm = |s: &str| s.trim_matches(|c: char| "^$.*()\\".contains(c)).to_lowercase();
     let wanted: Vec<String> = wanted.into_iter().map(norm).filter(|w| !w.is_empty()).collect();
     let mut scored: Vec<Near> = Vec::new();

@@ -105,7 +105,11 @@ impl Find {
 
     /// Notes for the trace what was looked for and what it found, or the nodes most like it.
     fn note(&self, cx: &ToolCx<'_>, snap: &Snapshot, picked: Option<usize>) {
-        let wanted: Vec<&str> = [&self.text, &self.id].into_iter().flatten().map(|p| p.0.as_str()).collect();
+        let wanted: Vec<&str> = [&self.text, &self.id]
+            .into_iter()
+            .flatten()
+            .map(|p| p.0.as_str())
+            .collect();
         let selector = serde_json::json!({
             "text": self.text.as_ref().map(|p| &p.0), "id": self.id.as_ref().map(|p| &p.0), "index": self.index,
         });
