@@ -397,7 +397,7 @@ fn a_web_trails_trace_holds_its_requests_as_a_valid_har_and_no_secret() {
     // Each web frame is a picture of the page, with its tree.
     assert!(t["frames"].as_array().is_some_and(|f| {
         f.iter()
-            .all(|f| f["screen"].as_str().is_some_and(|s| s.ends_with(".png")))
+            .all(|f| f["screen"].as_str().is_some_and(|s| s.ends_with(".jpg")))
     }));
     let secret = std::fs::read_to_string(root.join("trailmaps/web-demo/web-demo.secrets"))
         .expect("secrets")

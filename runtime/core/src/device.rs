@@ -213,6 +213,11 @@ pub trait Device: Send {
     }
     /// A picture of the screen for reports: PNG bytes, or SVG for the simulated device.
     fn screenshot(&mut self) -> Result<Screenshot, DeviceError>;
+    /// A picture of the screen for a trace's frame, where a cheaper one than `screenshot` will do
+    /// (a browser's JPEG); the same rules for secret fields hold.
+    fn trace_picture(&mut self) -> Result<Screenshot, DeviceError> {
+        self.screenshot()
+    }
 
     // The platform's extras. Each default refuses, naming the device, so a device that has no such
     // thing (an embedder's, the simulated one) fails the step clearly instead of pretending.

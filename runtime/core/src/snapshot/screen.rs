@@ -185,15 +185,24 @@ impl Screen {
     /// into masked as the snapshot masks it (an SVG screen would otherwise show a partly deleted
     /// secret). PNG screens are returned as they are, so they cost no view-tree capture.
     pub fn screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
+        self.picture(redact, false)
+    }
+
+    /// [`Screen::screenshot`] for a trace's frame: the device's cheaper picture where it has one.
+    pub fn trace_picture(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
+        self.picture(redact, true)
+    }
+
+    fn picture(&self, redact: &Redaction, for_trace: bool) -> Result<Screenshot, DeviceError> {
         if self.device.borrow().changes_on_its_own() {
-            return self.take_screenshot(redact);
+            return self.take_screenshot(redact, for_trace);
         }
         // The snapshot names the screen (and a fresh capture serves the next step's selectors).
         let snap = self.snapshot()?;
         if let Some((_, shot)) = self.shots.borrow().iter().find(|(s, _)| s.same_screen(&snap)) {
             return Ok(shot.clone());
         }
-        let shot = self.take_screenshot(redact)?;
+        let shot = self.take_screenshot(redact, for_trace)?;
         let mut shots = self.shots.borrow_mut();
         if shots.len() >= SCREENS_KEPT {
             shots.remove(0);
@@ -219,10 +228,14 @@ impl Screen {
         })
     }
 
-    fn take_screenshot(&self, redact: &Redaction) -> Result<Screenshot, DeviceError> {
+    fn take_screenshot(&self, redact: &Redaction, for_trace: bool) -> Result<Screenshot, DeviceError> {
         // Straight to the device: a picture changes nothing, so a pending taint can wait.
         let started = std::time::Instant::now();
-        let shot = self.device_now().screenshot();
+        let shot = if for_trace {
+            self.device_now().trace_picture()
+        } else {
+            self.device_now().screenshot()
+        };
         self.busy.set(self.busy.get() + started.elapsed());
         let mut shot = shot?;
         if shot.mime != "image/svg+xml" {

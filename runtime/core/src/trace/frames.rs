@@ -60,7 +60,7 @@ fn take(s: &SessionCore) -> Option<usize> {
             return r.last_frame();
         }
     }
-    let shot = match s.screen.screenshot(&s.redact) {
+    let shot = match s.screen.trace_picture(&s.redact) {
         Ok(shot) => Some(shot),
         Err(e) => {
             if let Some(r) = s.trace.borrow_mut().as_mut() {

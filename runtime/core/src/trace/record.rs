@@ -263,12 +263,14 @@ impl Recorder {
             self.captures_stopped = true;
             return self.last_frame();
         }
-        let (text, nodes) = tree_of(&snap, redact);
-        let key = fnv(&text, &nodes);
+        // The tree's text is the snapshot's own, made once per capture (`to_json` keeps it).
+        let text = snap.to_json(redact)["text"].as_str().unwrap_or_default().to_string();
+        let key = tree_key(&text, &snap);
         let tree = match self.tree_ids.get(&key) {
             Some(&t) => t,
             None => {
-                self.trees.push(json!({ "text": text, "nodes": nodes }));
+                self.trees
+                    .push(json!({ "text": text, "nodes": nodes_of(&snap, redact) }));
                 self.tree_ids.insert(key, self.trees.len() - 1);
                 self.trees.len() - 1
             }
@@ -356,8 +358,8 @@ fn point_of(result: &Value) -> Option<(i64, i64)> {
     })
 }
 
-/// The tree as the LLM reads it, and its nodes flat (depth first, each naming its parent's index).
-fn tree_of(snap: &Snapshot, redact: &Redaction) -> (String, Value) {
+/// The tree's nodes flat (depth first, each naming its parent's index).
+fn nodes_of(snap: &Snapshot, redact: &Redaction) -> Value {
     let s = |t: &Option<String>| t.as_deref().map(|t| redact.text(t).into_owned());
     let nodes: Vec<Value> = snap
         .nodes
@@ -380,10 +382,12 @@ fn tree_of(snap: &Snapshot, redact: &Redaction) -> (String, Value) {
             v
         })
         .collect();
-    (snap.render(redact), Value::Array(nodes))
+    Value::Array(nodes)
 }
 
-fn fnv(text: &str, nodes: &Value) -> u64 {
+/// What tells two trees apart: the text the LLM reads, and every node's ref and bounds (a layout
+/// change the text does not show).
+fn tree_key(text: &str, snap: &Snapshot) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for &b in bytes {
@@ -392,8 +396,13 @@ fn fnv(text: &str, nodes: &Value) -> u64 {
         }
     };
     feed(text.as_bytes());
-    feed(&[0xff]);
-    feed(nodes.to_string().as_bytes());
+    for n in &snap.nodes {
+        feed(&[0xff]);
+        feed(n.r#ref.as_bytes());
+        for v in super::bounds_of(&n.bounds) {
+            feed(&v.to_le_bytes());
+        }
+    }
     h
 }
 

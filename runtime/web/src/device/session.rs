@@ -361,6 +361,13 @@ impl Device for WebDevice {
             bytes: self.png(deadline)?,
         })
     }
+    fn trace_picture(&mut self) -> Result<Screenshot, DeviceError> {
+        let deadline = self.default_deadline();
+        Ok(Screenshot {
+            mime: "image/jpeg",
+            bytes: self.jpeg(deadline)?,
+        })
+    }
     fn open_url(&mut self, url: &str) -> Result<(), DeviceError> {
         let url = self.resolve_url(url)?;
         let deadline = self.navigation_deadline();
