@@ -127,12 +127,14 @@
     scrub.max = String(Math.max(0, view.items.length - 1));
   }
 
-  // The call whose point and target a step shows: its failed call, else its last that acted.
+  // The call whose point and target a step shows: the innermost failed call that looked or acted
+  // (a scripted tool's failing tap, not the tool), else its first failed, else its last that acted.
   function focusCall(it) {
     if (it.call) return it.call;
     const calls = it.step._calls || [];
-    return calls.find((c) => c.ok === false) ||
-      calls.slice().reverse().find((c) => c.point || c.target) || null;
+    const last = calls.slice().reverse();
+    return last.find((c) => c.ok === false && (c.target || c.point)) ||
+      calls.find((c) => c.ok === false) || last.find((c) => c.point || c.target) || null;
   }
 
   function frameIndex(it, when) {
@@ -276,11 +278,19 @@
       row(dl, 'took', ms(num(s.duration_ms)));
       row(dl, 'calls', (s._calls || []).map((x) => x.tool).join(', '));
       row(dl, 'error', s.error, 'error');
+      const f = focusCall(it);
+      if (f && f.target) { row(dl, 'looked', f.tool); target(dl, f); }
       return;
     }
     row(dl, 'call', c.tool + ' ' + json(c.args));
     row(dl, 'outcome', c.ok === false ? 'failed' : 'ok', c.ok === false ? 'ko' : 'ok');
     row(dl, 'error', c.error, 'error');
+    target(dl, c);
+    timeSplit(out, dl, c);
+  }
+
+  // The selector a call looked for, and what it matched or the nearest nodes when nothing did.
+  function target(dl, c) {
     if (c.target) {
       row(dl, 'selector', json(c.target.selector));
       if (c.target.matched) {
@@ -296,6 +306,10 @@
       }
     }
     if (c.point) row(dl, 'point', '(' + c.point.x + ', ' + c.point.y + ')');
+  }
+
+  // Where the call's time went: the device, its script, waits, and the host's own work (the rest).
+  function timeSplit(out, dl, c) {
     const total = num(c.duration_ms) || 0;
     const tm = c.time || {};
     const parts = [['device', num(tm.device_ms) || 0], ['script', num(tm.script_ms) || 0], ['wait', num(tm.wait_ms) || 0]];
