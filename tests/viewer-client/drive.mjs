@@ -1,12 +1,12 @@
 // report.html's trace viewer in the system's Chromium, driven by playwright-core, from file://.
 // `node drive.mjs check PAGE`: opens the failed trail's trace, clicks, hovers, switches tabs and
 // prints what it saw as JSON (tests/e2e/trace_viewer.rs asserts on it).
-// `node drive.mjs paint PAGE ROUNDS`: the page's first paint and a trace's opening, per round, as
-// JSON (runtime/trailblaze/benches/viewer.rs).
+// `node drive.mjs paint PAGE ROUNDS [no-open]`: the page's first paint and a trace's opening, per
+// round, as JSON (runtime/trailblaze/benches/viewer.rs).
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
 
-const [mode, page_path, rounds_arg] = process.argv.slice(2);
+const [mode, page_path, rounds_arg, open_arg] = process.argv.slice(2);
 const url = pathToFileURL(page_path).href;
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
@@ -125,10 +125,14 @@ async function paint(rounds) {
       return { first_paint_ms: get('first-paint'), first_contentful_paint_ms: get('first-contentful-paint'),
         dom_content_loaded_ms: nav ? nav.domContentLoadedEventEnd : null, bytes: document.documentElement.outerHTML.length };
     });
-    const t1 = Date.now();
-    await page.locator('#trail-1 button.open-trace').click();
-    await page.waitForFunction(() => { const i = document.getElementById('tv-img'); return !document.getElementById('tv').hidden && i.complete && i.naturalWidth > 0; });
-    out.push({ ...paints, load_ms: loaded, open_trace_ms: Date.now() - t1 });
+    let open_trace_ms = null;
+    if (open_arg !== 'no-open') {
+      const t1 = Date.now();
+      await page.locator('#trail-1 button.open-trace').click();
+      await page.waitForFunction(() => { const i = document.getElementById('tv-img'); return !document.getElementById('tv').hidden && i.complete && i.naturalWidth > 0; });
+      open_trace_ms = Date.now() - t1;
+    }
+    out.push({ ...paints, load_ms: loaded, open_trace_ms });
     await context.close();
   }
   return out;

@@ -112,6 +112,9 @@ fn open(page: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What makes an export's bytes from the trace's folder and its steps' screens.
+type Export = fn(&Path, &[trailblaze::report::StepScreen]) -> Result<Vec<u8>, String>;
+
 /// `--gif` and `--storyboard`: the trail's trace read, each picture written.
 fn export(a: &ReportArgs) -> Result<(), Failure> {
     let Some(trail) = &a.path else {
@@ -134,7 +137,7 @@ fn export(a: &ReportArgs) -> Result<(), Failure> {
     let dir = trace.parent().unwrap_or(Path::new("."));
     let t = trailblaze::report::read_trace(&trace).map_err(|e| Failure::Usage(anyhow!(e)))?;
     let steps = trailblaze::report::step_screens(&t);
-    let exports: [(&Option<PathBuf>, fn(&Path, &[_]) -> Result<Vec<u8>, String>, &str); 2] = [
+    let exports: [(&Option<PathBuf>, Export, &str); 2] = [
         (&a.gif, trailblaze::reports::export::gif, "GIF"),
         (&a.storyboard, trailblaze::reports::export::storyboard_png, "storyboard"),
     ];
