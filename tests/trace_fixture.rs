@@ -137,7 +137,10 @@ pub fn failed_trace(session: &str) -> Value {
                 { "unix_ms": t(330.0), "duration_ms": 900.0,
                   "request": { "text": "Objective: Sign in as jane\n[b2] Button \"Sign In\"", "image": "trace/s1.svg" },
                   "answer": { "text": "The sign-in button is [b2].", "tool_calls": [ { "tool": "tap", "args": { "ref": "b2" } } ] },
-                  "input_tokens": 1290, "output_tokens": 41, "cost_usd": 0.0027 } ] }
+                  "input_tokens": 1290, "output_tokens": 41, "cost_usd": 0.0027 },
+                // A picture named off the trace's folder: the viewer must not load it.
+                { "unix_ms": t(340.0), "duration_ms": 10.0, "request": { "text": "again", "image": "https://tracker.example/pixel.png" },
+                  "answer": { "text": "Done.", "tool_calls": [] }, "input_tokens": 10, "output_tokens": 2 } ] }
         ],
         "video": { "frames": [ { "unix_ms": t(50.0), "file": "trace/v0.svg" }, { "unix_ms": t(350.0), "file": "trace/v1.svg" } ] },
         "notes": [ "screenrecord is not on this device: no video" ]

@@ -219,6 +219,9 @@ fn the_trace_viewer_shows_a_steps_screen_tree_requests_and_logs_from_file_urls()
             .unwrap_or_default()
             .contains("The sign-in button is [b2].")
     );
+    // The turn's own screen shows; the one named off the folder (https://) is not loaded.
+    let agent = &steps["agent"]["panelImages"];
+    assert_eq!(agent, &serde_json::json!(["sign-in/trace/s1.svg"]), "{agent}");
     // The video's nearest frame to the step.
     assert_eq!(steps["video"]["panelImages"][0], "sign-in/trace/v1.svg");
     // Keyboard and search.

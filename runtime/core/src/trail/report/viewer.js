@@ -19,8 +19,11 @@
     return e;
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
+  function plain(p) {
+    return typeof p === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(p) && !/^[\/\\]/.test(p) && p.indexOf('\\') < 0;
+  }
   function rel(dir, p) {
-    if (typeof p !== 'string' || p === '' || /^[a-z][a-z0-9+.-]*:/i.test(p) || /^[\/\\]/.test(p) || p.indexOf('\\') >= 0) return null;
+    if (!plain(dir) || !plain(p) || p === '') return null;
     return dir ? dir + '/' + p : p;
   }
   function ms(v) {
@@ -64,9 +67,12 @@
     const dir = button.getAttribute('data-dir') || '';
     const session = button.getAttribute('data-session') || '';
     if (traces[dir]) { show(dir); return; }
+    if (rel(dir, 'trace.js') === null) return;
     pending[session] = dir;
+    const src = rel(dir, 'trace.js');
+    if (src === null) return;
     const s = document.createElement('script');
-    s.src = rel(dir, 'trace.js') || 'trace.js';
+    s.src = src;
     s.onerror = () => {
       delete pending[session];
       window.alert('The trace could not be loaded from ' + s.src + ': `trailblaze report` writes trace.js from trace.json.');
@@ -482,7 +488,8 @@
   document.addEventListener('keydown', (e) => {
     if (!view) return;
     if (e.key === 'Escape') { close(); e.stopPropagation(); return; }
-    if (e.target && e.target.id === 'tv-search') return;
+    // The search box types, and the slider moves itself (its input event selects).
+    if (e.target && (e.target.id === 'tv-search' || e.target.id === 'tv-scrub')) return;
     const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[e.key];
     if (step) { e.preventDefault(); select(view.sel + step); }
     else if (e.key === 'Home') { e.preventDefault(); select(0); }

@@ -26,7 +26,15 @@ pub fn trace_dir(trace: &str) -> (&str, &str) {
 
 /// The trail's "Open trace" button, and a plain link to its trace.json for a page read without script.
 pub(super) fn button(out: &mut String, t: &TrailReport) {
-    let Some(trace) = &t.trace else { return };
+    // A trace named outside the run's folder (absolute, `..`, a URL) is not offered: the page
+    // loads nothing from elsewhere.
+    let Some(trace) = t
+        .trace
+        .as_deref()
+        .filter(|p| super::traces::inside(std::path::Path::new(""), p).is_some() && !p.contains(':'))
+    else {
+        return;
+    };
     let e = xml_escape;
     let (dir, session) = trace_dir(trace);
     let _ = writeln!(

@@ -56,6 +56,17 @@ fn a_trail_with_a_trace_gets_an_open_trace_button_and_the_page_the_viewer() {
     // Without a trace: none of it (the positive control above shows what it would find).
     let plain = render_html(&sample());
     assert!(!plain.contains("open-trace") && !plain.contains("id=\"tv\""));
+    // A trace named off the run's folder gets no button.
+    for off in [
+        "https://evil.example/x/trace.json",
+        "/etc/x/trace.json",
+        "../x/trace.json",
+        "c:x/trace.json",
+    ] {
+        let mut r = sample();
+        r.trails[0].trace = Some(off.into());
+        assert!(!render_html(&r).contains("class=\"open-trace\""), "{off}");
+    }
 }
 
 #[test]
