@@ -239,4 +239,8 @@ fn the_trace_viewer_shows_a_steps_screen_tree_requests_and_logs_from_file_urls()
     );
     assert_eq!(texts(&seen["search"]).len(), 1, "{}", seen["search"]);
     assert_eq!(seen["closed"], true);
+    // A second trail's trace opens over the first's: its video, seeked to its step (0.5 s in).
+    let other = &seen["other"];
+    assert_eq!(other["video"], "trail-1/video.mp4", "{other}");
+    assert!((other["seek"].as_f64().unwrap_or(-1.0) - 0.5).abs() < 1e-6, "{other}");
 }

@@ -107,6 +107,15 @@ async function check() {
   out.search = (await state()).tree;
   await page.keyboard.press('Escape');
   out.closed = await page.evaluate(() => document.getElementById('tv').hidden);
+  // Another trail's trace: its own title, and its video seeked to its step.
+  await page.locator('#trail-2 > summary').click(); // a passed trail starts folded
+  await page.locator('#trail-2 button.open-trace').click();
+  await page.waitForFunction(() => document.getElementById('tv-title').textContent === 'trail-1');
+  await tab('video');
+  out.other = await page.evaluate(() => {
+    const v = document.getElementById('tv-video-el');
+    return { title: document.getElementById('tv-title').textContent, video: v ? v.getAttribute('src') : null, seek: v ? Number(v.getAttribute('data-seek')) : null };
+  });
   await page.waitForTimeout(200);
   return out;
 }
