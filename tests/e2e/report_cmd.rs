@@ -158,3 +158,36 @@ fn a_trails_steps_export_as_a_gif_and_a_storyboard_png_within_their_caps() {
     assert_eq!(o.status.code(), Some(2));
     assert!(both(&o).contains("no trace.json there"), "{}", both(&o));
 }
+
+#[test]
+fn with_no_folder_named_it_takes_the_workspaces_latest_run_from_a_subfolder() {
+    let ws = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(ws.path().join("trailmaps/demo")).expect("trailmaps");
+    std::fs::write(ws.path().join("trailmaps/demo/trailmap.yaml"), "id: demo\n").expect("trailmap");
+    trace_fixture::write_run(&ws.path().join("trailblaze-out/latest"), 0);
+    let sub = ws.path().join("trailmaps/demo");
+    let o = Command::new(trailblaze_bin())
+        .arg("report")
+        .current_dir(&sub)
+        .env_remove("TRAILBLAZE_OUT")
+        .env_remove("TRAILBLAZE_TRAILMAPS")
+        .output()
+        .expect("trailblaze runs");
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(ws.path().join("trailblaze-out/latest/report.html").is_file());
+    // Control: outside any workspace, with no run here, it says which folder it looked for.
+    let bare = tempfile::tempdir().expect("temp dir");
+    let o = Command::new(trailblaze_bin())
+        .arg("report")
+        .current_dir(bare.path())
+        .env_remove("TRAILBLAZE_OUT")
+        .env_remove("TRAILBLAZE_TRAILMAPS")
+        .output()
+        .expect("trailblaze runs");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        both(&o).contains("trailblaze-out/latest: no such folder"),
+        "{}",
+        both(&o)
+    );
+}

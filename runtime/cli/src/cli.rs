@@ -240,7 +240,7 @@ pub fn main() -> u8 {
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
         Command::Merge(a) => merge::merge(a),
-        Command::Report(a) => report::report(a),
+        Command::Report(a) => report::report(&cli, a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),

@@ -45,7 +45,7 @@ pub struct ReportArgs {
 /// The environment variable naming the command `--open` runs (a test's, another browser).
 const OPENER_ENV: &str = "TRAILBLAZE_OPENER";
 
-pub fn report(a: &ReportArgs) -> Result<(), Failure> {
+pub fn report(cli: &super::Cli, a: &ReportArgs) -> Result<(), Failure> {
     if a.webp.is_some() {
         return Err(usage_help(
             "--webp: no well-kept pure-Rust crate encodes animated WebP (those that do bind libwebp, a C library)",
@@ -57,7 +57,7 @@ pub fn report(a: &ReportArgs) -> Result<(), Failure> {
     }
     let dir = match &a.path {
         Some(p) => p.clone(),
-        None => default_dir(),
+        None => default_dir(cli),
     };
     let built = trailblaze::report::rebuild(&dir).map_err(|e| Failure::Usage(anyhow!(e)))?;
     for s in &built.skipped {
@@ -84,10 +84,16 @@ pub fn report(a: &ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `$TRAILBLAZE_OUT/latest`, else `trailblaze-out/latest` here.
-fn default_dir() -> PathBuf {
-    let out = std::env::var_os("TRAILBLAZE_OUT").map_or_else(|| PathBuf::from("trailblaze-out"), PathBuf::from);
-    out.join("latest")
+/// `$TRAILBLAZE_OUT/latest`, else the workspace's `trailblaze-out/latest` (found as `run` finds it,
+/// from here or a parent folder), else `trailblaze-out/latest` here.
+fn default_dir(cli: &super::Cli) -> PathBuf {
+    if let Some(out) = std::env::var_os("TRAILBLAZE_OUT") {
+        return PathBuf::from(out).join("latest");
+    }
+    match super::locate(cli) {
+        Ok(located) => located.root.join("trailblaze-out").join("latest"),
+        Err(_) => PathBuf::from("trailblaze-out").join("latest"),
+    }
 }
 
 /// Runs the opener on `page` and waits for it (xdg-open and open return once they handed it on).
