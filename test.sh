@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 [ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y --no-install-recommends chromium; } # report_browser test
 # The official MCP TypeScript SDK client, for tests/e2e/mcp.rs.
 [ -d tests/mcp-client/node_modules ] || npm ci --prefix tests/mcp-client --no-audit --no-fund
+# playwright-core driving the system's Chromium, for tests/e2e/trace_viewer.rs: report.html's trace viewer.
+[ -d tests/viewer-client/node_modules ] || npm ci --prefix tests/viewer-client --no-audit --no-fund
 # A real JSON Schema validator (ajv), for tests/e2e/schemas.rs: the editor schemas against the gates.
 [ -d tests/schema-validator/node_modules ] || npm ci --prefix tests/schema-validator --no-audit --no-fund
 # npm's har-validator (the HAR 1.2 JSON schemas), for tests/e2e/web_trace.rs: a web trace's requests.

@@ -14,6 +14,7 @@ pub mod fake_adb;
 pub mod fake_llm;
 pub mod fake_wda;
 pub mod replay;
+pub mod trace_fixture;
 pub mod web_site;
 
 /// A value that must never show up in an error, a log or a trace.

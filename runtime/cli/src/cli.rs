@@ -11,6 +11,7 @@ mod merge;
 mod migrate;
 mod output;
 mod progress;
+mod report;
 mod shell;
 mod tool;
 mod toolsets;
@@ -106,6 +107,9 @@ pub enum Command {
     Devices(device::DevicesArgs),
     /// Merge the reports of shard runs (`run --shard I/N`) into one report.
     Merge(merge::MergeArgs),
+    /// Rebuild a run's report.html (and its traces' trace.js), or a session's from its trace; or
+    /// export a trail's steps as a GIF or a storyboard PNG (docs/trace.md).
+    Report(report::ReportArgs),
     /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
     Shell(shell::ShellArgs),
     /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
@@ -236,6 +240,7 @@ pub fn main() -> u8 {
         Command::Mcp(a) => mcp::mcp(&cli, a),
         Command::Devices(a) => device::devices(a),
         Command::Merge(a) => merge::merge(a),
+        Command::Report(a) => report::report(&cli, a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),

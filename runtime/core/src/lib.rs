@@ -93,6 +93,10 @@ pub mod report {
     pub use crate::run::RunOutput;
     pub use crate::state::log::LogEntry;
     pub use crate::trail::report::storyboard::frames as storyboard_frames;
+    /// `trailblaze report`: a run's or a session's report.html rebuilt, each trace's trace.js.
+    pub use crate::trail::report::traces::{
+        RebuildError, Rebuilt, StepScreen, read_trace, rebuild, step_screens, write_trace_js,
+    };
     pub use crate::trail::report::{
         AgentReport, AgentTurn, CallReport, LlmCost, MergeError, Merged, Outcome, Point, RunReport, Shard, StepReport,
         Summary, TrailReport, TurnTrace, merge, suite_digest,

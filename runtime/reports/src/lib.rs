@@ -2,6 +2,7 @@
 //! phone's or a page's PNG) rasterized and scaled ([`raster`]), and each trail's storyboard as an
 //! animated GIF ([`storyboard`], added to a run by [`parts`]). Image codecs live here, not in the core.
 
+pub mod export;
 pub mod raster;
 pub mod storyboard;
 

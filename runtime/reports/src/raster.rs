@@ -181,6 +181,20 @@ impl Picture {
             .fill_rect(rect, &paint, tiny_skia::Transform::identity(), None);
     }
 
+    /// A blank (white) picture of `w`×`h`, to draw others on.
+    pub(crate) fn blank(w: u32, h: u32) -> Result<Picture, RasterError> {
+        let mut pixmap = new_pixmap(w, h)?;
+        pixmap.fill(tiny_skia::Color::WHITE);
+        Ok(Picture { pixmap })
+    }
+
+    /// `other` drawn onto this picture with its top left at (`x`, `y`).
+    pub(crate) fn draw(&mut self, other: &Picture, x: i32, y: i32) {
+        let paint = tiny_skia::PixmapPaint::default();
+        let at = tiny_skia::Transform::identity();
+        self.pixmap.draw_pixmap(x, y, other.pixmap.as_ref(), &paint, at, None);
+    }
+
     /// The picture as PNG.
     pub fn to_png(&self) -> Result<Vec<u8>, RasterError> {
         self.pixmap.encode_png().map_err(|e| RasterError::Encode(e.to_string()))

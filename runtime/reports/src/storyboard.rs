@@ -40,7 +40,7 @@ impl trailblaze_core::parts::RunFiles for Storyboards {
     }
 }
 
-mod gif_frames {
+pub(crate) mod gif_frames {
     use std::collections::HashMap;
     use std::path::Path;
 
@@ -96,6 +96,54 @@ mod gif_frames {
         };
         let first = picture(first, run_dir, cache)?;
         let (w, h) = (first.width(), first.height());
+        write(w, h, screens.len(), |path_index, (w16, h16)| {
+            let path = &screens[path_index];
+            let key = (path.clone(), w, h);
+            if let Some(f) = cache.1.get(&key) {
+                return Ok(f.clone());
+            }
+            let f = frame(same_size(picture(path, run_dir, cache)?, w, h)?, w16, h16);
+            cache.1.insert(key, f.clone());
+            Ok(f)
+        })
+    }
+
+    /// Pictures as one looping GIF, a second each (the last three), every frame the size of the
+    /// first scaled to [`FRAME_SIDE`]: `trailblaze report --gif`'s frames, read from a trace.
+    pub fn encode_pictures(pictures: Vec<Picture>) -> Result<Vec<u8>, String> {
+        let fit = Fit {
+            long_side: FRAME_SIDE,
+            short_side: FRAME_SIDE,
+            pixels: u64::MAX,
+        };
+        let pictures: Vec<Picture> = pictures
+            .into_iter()
+            .map(|p| p.scaled(fit).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        let Some(first) = pictures.first() else {
+            return Err("no screen".into());
+        };
+        let (w, h) = (first.width(), first.height());
+        write(w, h, pictures.len(), |i, (w16, h16)| {
+            Ok(frame(same_size(pictures[i].clone(), w, h)?, w16, h16))
+        })
+    }
+
+    /// One frame, quantized and compressed.
+    fn frame(mut rgba: Vec<u8>, w16: u16, h16: u16) -> gif::Frame<'static> {
+        // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
+        let mut f = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+        f.make_lzw_pre_encoded();
+        f
+    }
+
+    /// A looping GIF of `count` frames of `w`×`h`, frame `i` made by `frame_at`.
+    fn write(
+        w: u32,
+        h: u32,
+        count: usize,
+        mut frame_at: impl FnMut(usize, (u16, u16)) -> Result<gif::Frame<'static>, String>,
+    ) -> Result<Vec<u8>, String> {
         let (w16, h16) = (
             u16::try_from(w).map_err(|_| "too wide")?,
             u16::try_from(h).map_err(|_| "too tall")?,
@@ -104,20 +152,8 @@ mod gif_frames {
         {
             let mut encoder = gif::Encoder::new(&mut out, w16, h16, &[]).map_err(|e| e.to_string())?;
             encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| e.to_string())?;
-            let count = screens.len();
-            for (i, path) in screens.iter().enumerate() {
-                let key = (path.clone(), w, h);
-                let mut frame = match cache.1.get(&key) {
-                    Some(f) => f.clone(),
-                    None => {
-                        let mut rgba = same_size(picture(path, run_dir, cache)?, w, h)?;
-                        // Speed 10 of 30: flat screens quantize well fast; text keeps its edges.
-                        let mut f = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
-                        f.make_lzw_pre_encoded();
-                        cache.1.insert(key, f.clone());
-                        f
-                    }
-                };
+            for i in 0..count {
+                let mut frame = frame_at(i, (w16, h16))?;
                 frame.delay = if i + 1 == count { LAST_DELAY } else { DELAY };
                 encoder.write_lzw_pre_encoded_frame(&frame).map_err(|e| e.to_string())?;
             }

@@ -624,6 +624,8 @@ mod pretty;
 mod screens;
 pub mod storyboard;
 mod timeline;
+pub mod traces;
+pub mod viewer;
 #[cfg(test)]
 pub(crate) use html::render_html;
 pub use merge::{MergeError, Merged, merge, suite_digest};

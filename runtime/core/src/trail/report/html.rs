@@ -89,10 +89,13 @@ pub(crate) fn render_html_into(out: &mut String, report: &RunReport, spill: &mut
     out.push_str(
         "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n",
     );
+    let traces = super::viewer::wanted(report);
     let _ = writeln!(
         out,
-        "<title>trailblaze: {} of {} passed</title>\n<style>{CSS}</style>\n</head>\n<body>",
-        s.passed, s.total
+        "<title>trailblaze: {} of {} passed</title>\n<style>{CSS}{}</style>\n</head>\n<body>",
+        s.passed,
+        s.total,
+        if traces { super::viewer::CSS } else { "" }
     );
     out.push_str("<h1>Trailblaze run</h1>\n");
     let _ = writeln!(
@@ -144,6 +147,9 @@ pub(crate) fn render_html_into(out: &mut String, report: &RunReport, spill: &mut
         trail_html(out, t, i + 1, spill)?;
     }
     let _ = writeln!(out, "<script>{SCRIPT}</script>");
+    if traces {
+        super::viewer::section(out);
+    }
     out.push_str("</body>\n</html>\n");
     Ok(())
 }
@@ -186,6 +192,7 @@ fn trail_html(out: &mut String, t: &TrailReport, index: usize, spill: &mut Spill
         e(&t.file),
         took(t.duration_ms)
     );
+    super::viewer::button(out, t);
     if let Some(d) = &t.device {
         let _ = writeln!(out, "<p class=\"meta\">device <code>{}</code></p>", e(d));
     }

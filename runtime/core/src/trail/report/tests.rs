@@ -429,3 +429,5 @@ fn a_device_failure_is_a_junit_error_not_a_failure_and_never_ok() {
     failed.trails[0].steps[0].outcome = Outcome::Failed;
     assert!(render_junit(&failed).contains("<failure type=\"StepFailed\""));
 }
+
+mod viewer;
