@@ -406,3 +406,54 @@ fn a_web_trails_trace_holds_its_requests_as_a_valid_har_and_no_secret() {
         .expect("the demo's secret");
     assert_eq!(files_holding(&report.join("sign-in"), &secret), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn a_recorded_trace_opens_in_the_viewer_in_chromium_from_file_urls() {
+    if super::report_browser::chromium().is_none() {
+        return;
+    }
+    let f = fixture();
+    let file = tapping(&f, "viewed.trail.yaml", "Inbx");
+    let out = run(&f, &[file], traced(&f, TracePolicy::On));
+    let client = trailblaze_e2e::repo_root().join("tests/viewer-client");
+    let o = std::process::Command::new("node")
+        .arg(client.join("drive.mjs"))
+        .arg("real")
+        .arg(out.dir.join("report.html"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_str(stdout.trim()).expect("JSON");
+    assert_eq!(v["errors"], serde_json::json!([]), "{v}");
+    let requests = v["requests"].as_array().expect("requests");
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.as_str().is_some_and(|r| r.starts_with("file:"))),
+        "{requests:?}"
+    );
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.as_str().is_some_and(|r| r.ends_with("viewed/trace.js")))
+    );
+    let seen = v["seen"].as_array().expect("items");
+    // Both steps and every call: each shows a loaded picture of its screen and the tree.
+    assert!(seen.len() >= 7, "{seen:?}");
+    assert!(
+        seen.iter()
+            .all(|s| s["loaded"] == true && s["tree"].as_u64().is_some_and(|n| n > 0)),
+        "{seen:?}"
+    );
+    // The miss: its nearest node marked in the tree; a tap that matched: its node and point.
+    assert!(
+        seen.iter()
+            .any(|s| s["candidate"].as_str().is_some_and(|c| c.contains("Inbox"))),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|s| s["matched"].is_string() && s["point"] == true),
+        "{seen:?}"
+    );
+}

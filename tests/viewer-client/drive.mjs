@@ -13,8 +13,9 @@ const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '
 
 try {
   if (mode === 'check') console.log(JSON.stringify(await check()));
+  else if (mode === 'real') console.log(JSON.stringify(await real()));
   else if (mode === 'paint') console.log(JSON.stringify(await paint(Number(rounds_arg || 5))));
-  else throw new Error('mode: check or paint');
+  else throw new Error('mode: check, real or paint');
 } finally {
   await browser.close();
 }
@@ -145,4 +146,38 @@ async function paint(rounds) {
     await context.close();
   }
   return out;
+}
+
+// A recorded run's report (tests/e2e/trace.rs): the first trace opened, every step and call clicked
+// in turn; for each, the picture shown (loaded?), the tree's lines and the marks.
+async function real() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const requests = [];
+  const errors = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.locator('button.open-trace').first().click();
+  await page.waitForSelector('#tv:not([hidden]) #tv-items li');
+  const items = await page.locator('#tv-items li').count();
+  const seen = [];
+  for (let i = 0; i < items; i++) {
+    await page.locator('#tv-items li').nth(i).click();
+    await page.waitForFunction(() => { const img = document.getElementById('tv-img'); return !img.getAttribute('src') || (img.complete && img.naturalWidth > 0); });
+    seen.push(await page.evaluate(() => {
+      const img = document.getElementById('tv-img');
+      return {
+        item: document.querySelector('#tv-items li.sel')?.textContent,
+        img: img.getAttribute('src'),
+        loaded: img.complete && img.naturalWidth > 0,
+        tree: [...document.querySelectorAll('#tv-tree .tv-line')].length,
+        matched: document.querySelector('#tv-tree .tv-line.matched')?.textContent ?? null,
+        candidate: document.querySelector('#tv-tree .tv-line.candidate')?.textContent ?? null,
+        point: !document.getElementById('tv-point').hidden,
+        detail: document.getElementById('tv-detail').textContent,
+      };
+    }));
+  }
+  return { requests, errors, seen };
 }

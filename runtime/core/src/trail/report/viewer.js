@@ -384,13 +384,13 @@
       const req = e.request || {};
       const res = e.response || {};
       const status = num(res.status);
-      const failed = status === null || status === 0 || status >= 400 || !!res._failureText;
+      const failed = status === null || status === 0 || status >= 400 || !!(e._failure || res._failureText);
       const tr = el('tr', failed ? 'failed' : null);
       const size = num(res.content && res.content.size) ?? num(res.bodySize);
       [req.method, req.url, status === null ? '' : status, ms(num(e.time)), bytes(size)].forEach((v) => tr.appendChild(el('td', null, v)));
       table.appendChild(tr);
       if (failed) {
-        const body = (res.content && res.content.text) || res._failureText || '';
+        const body = (res.content && res.content.text) || e._failure || res._failureText || '';
         if (body) {
           const br = el('tr', 'body');
           const td = el('td');
