@@ -11,6 +11,7 @@
 
 pub mod extras;
 mod phone;
+mod phone_trace;
 mod png;
 mod sh;
 mod sync;

@@ -457,3 +457,59 @@ fn a_recorded_trace_opens_in_the_viewer_in_chromium_from_file_urls() {
         "{seen:?}"
     );
 }
+
+/// Runs the web demo's counter trail with `--trace on --video on`, `path` as `PATH`; its trace.
+fn web_video(path: &std::ffi::OsStr) -> (PathBuf, Value, tempfile::TempDir) {
+    let root = trailblaze_e2e::repo_root();
+    let dir = tempfile::tempdir().expect("tmp");
+    let report = dir.path().join("run");
+    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
+        .current_dir(&root)
+        .env("PATH", path)
+        .env("TRAILBLAZE_CHROMIUM", trailblaze_e2e::web_site::require_chromium())
+        .args(["run", "--trace", "on", "--video", "on", "--report-dir"])
+        .arg(&report)
+        .arg("trailmaps/web-demo/trails/counter.trail.yaml")
+        .output()
+        .expect("runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{text}");
+    let t = read_trace(&report, "counter/trace.json");
+    (report, t, dir)
+}
+
+#[test]
+fn a_web_trails_screencast_is_a_webm_with_ffmpeg_and_frames_with_a_note_without() {
+    // Without ffmpeg on PATH: the frames, each a picture, and a note saying why.
+    let empty = tempfile::tempdir().expect("tmp");
+    let (report, t, _keep) = web_video(empty.path().as_os_str());
+    let frames = t["video"]["frames"]
+        .as_array()
+        .unwrap_or_else(|| panic!("frames: {}", t["video"]));
+    assert!(!frames.is_empty());
+    for f in frames {
+        let file = report.join("counter").join(f["file"].as_str().expect("file"));
+        let bytes = std::fs::read(&file).expect("a frame");
+        assert_eq!(&bytes[..3], &[0xff, 0xd8, 0xff], "a JPEG");
+    }
+    assert!(
+        t["notes"].to_string().contains("ffmpeg is not on PATH"),
+        "{}",
+        t["notes"]
+    );
+    // With it (when this machine has it): one WebM, EBML-headed, which the viewer plays.
+    let Some(path) = std::env::var_os("PATH").filter(|p| std::env::split_paths(p).any(|d| d.join("ffmpeg").is_file()))
+    else {
+        eprintln!("note: no ffmpeg on PATH here; its WebM is not checked");
+        return;
+    };
+    let (report, t, _keep) = web_video(&path);
+    assert_eq!(t["video"]["file"], "video.webm", "{}", t["video"]);
+    let webm = std::fs::read(report.join("counter/video.webm")).expect("the video");
+    assert_eq!(&webm[..4], &[0x1a, 0x45, 0xdf, 0xa3], "an EBML (WebM) file");
+    assert!(t["video"]["started_unix_ms"].as_f64().is_some());
+}

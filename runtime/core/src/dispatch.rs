@@ -7,6 +7,7 @@
 mod edge;
 mod expand;
 mod fetch;
+mod frames;
 mod host;
 mod secret_gate;
 
@@ -484,7 +485,7 @@ fn step(
 
 /// A traced call began: the screen as it found it, then its record.
 fn trace_started(s: &SessionCore, seq: u64, depth: u32, name: &str, args: &Value, scripted: bool) {
-    let before = crate::trace::capture_frame(s);
+    let before = frames::capture_frame(s);
     let busy = s.screen.busy();
     if let Some(t) = s.trace.borrow_mut().as_mut() {
         t.call_started(seq, depth, name, args.clone(), scripted, before, busy);
@@ -504,7 +505,7 @@ fn trace_finished(s: &SessionCore, seq: u64, outcome: &Result<(Value, bool), Cal
         .borrow_mut()
         .as_mut()
         .and_then(|t| t.call_finished(seq, result, millis, busy));
-    let after = crate::trace::frame_after(s);
+    let after = frames::frame_after(s);
     if let (Some(t), Some(index)) = (s.trace.borrow_mut().as_mut(), index) {
         t.left(index, after);
     }

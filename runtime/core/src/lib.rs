@@ -57,9 +57,9 @@ pub mod surface;
 pub mod tool;
 #[doc(hidden)]
 pub mod toolset;
-#[doc(hidden)]
+/// A trail's trace: what each call saw and did ([`trace::TraceSettings`] for a run; docs/trace.md).
 pub mod trace;
-
+#[doc(hidden)]
 pub mod trail;
 #[doc(hidden)]
 pub mod trailmap;

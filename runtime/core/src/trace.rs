@@ -1,17 +1,17 @@
 //! A trail's trace (docs/trace.md): what each call saw and did, recorded on the session's thread while
-//! the trail runs ([`Recorder`]) and written beside the trail's log when it ends ([`write`]).
+//! the trail runs ([`Recorder`]) and written beside the trail's log when it ends
+//! (`trail::report::trace_files`).
 //!
 //! The recorder is fed by the dispatcher (each call's start and end, with a frame of the screen at
 //! each), by the built-ins (the node a selector matched, or the nearest ones), by the console and by
 //! waits; the device hands over what it kept itself (requests, its log, a video) at the end.
 
-mod frames;
 mod record;
-pub mod write;
+pub(crate) mod video;
 
 use serde::Serialize;
 
-pub use frames::{capture_frame, frame_after};
+pub(crate) use record::image_name;
 pub use record::{Recorder, TraceData};
 
 use crate::device::trace::TraceOptions;
@@ -42,13 +42,12 @@ impl TracePolicy {
         self != TracePolicy::Off
     }
 
-    /// Whether a trail that ended `outcome` keeps what was recorded.
-    pub fn keeps(self, outcome: &crate::trail::Outcome) -> bool {
-        use crate::trail::Outcome;
+    /// Whether a trail that `passed` (or was skipped) keeps what was recorded.
+    pub fn keeps(self, passed: bool) -> bool {
         match self {
             TracePolicy::Off => false,
             TracePolicy::On => true,
-            TracePolicy::RetainOnFailure => !matches!(outcome, Outcome::Passed | Outcome::Skipped { .. }),
+            TracePolicy::RetainOnFailure => !passed,
         }
     }
 }

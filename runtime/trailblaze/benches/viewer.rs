@@ -15,9 +15,10 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use trailblaze_e2e::trace_fixture;
 
+/// The median; NaN (printed `NaN`) when the browser reported none (a paint it did not time).
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Each trail's report of a real run's size: six steps of two calls each, a screen after each.

@@ -15,6 +15,7 @@ mod cdp;
 mod element;
 mod events;
 mod har;
+mod keeper;
 pub mod keys;
 mod launch;
 mod page;

@@ -57,12 +57,13 @@ impl Session {
         let Some(data) = self.trace_end() else {
             return;
         };
-        let keep = settings.trace.keeps(&report.outcome) || settings.video.keeps(&report.outcome);
+        let passed = report.outcome.passed();
+        let keep = settings.trace.keeps(passed) || settings.video.keeps(passed);
         let Some(dir) = self.dir().filter(|_| keep) else {
             return;
         };
         let dir = dir.to_path_buf();
-        let info = crate::trace::write::TrailInfo {
+        let info = crate::trail::report::trace_files::TrailInfo {
             report,
             session: self.id(),
             device: self.device_name(),
@@ -70,7 +71,7 @@ impl Session {
             started_unix_ms,
             step_calls,
         };
-        match crate::trace::write::write(&dir, &info, data, self.redaction()) {
+        match crate::trail::report::trace_files::write(&dir, &info, data, self.redaction()) {
             Ok(bytes) => {
                 tracing::debug!(bytes, "trace written");
                 report.trace = Some(format!("{}/trace.json", self.id()));
@@ -97,7 +98,7 @@ impl Session {
             return Ok(None);
         };
         let (report, step_calls) = session_report(self.id(), &data);
-        let info = crate::trace::write::TrailInfo {
+        let info = crate::trail::report::trace_files::TrailInfo {
             report: &report,
             session: self.id(),
             device,
@@ -105,7 +106,7 @@ impl Session {
             started_unix_ms: data.started_unix_ms,
             step_calls: &step_calls,
         };
-        crate::trace::write::write(&dir, &info, data, self.redaction())?;
+        crate::trail::report::trace_files::write(&dir, &info, data, self.redaction())?;
         Ok(Some(dir.join("trace.json")))
     }
 }

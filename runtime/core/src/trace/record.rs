@@ -20,19 +20,19 @@ const MAX_CALLS: usize = 20_000;
 const MAX_FRAMES: usize = 2_000;
 
 pub struct Recorder {
-    pub(super) settings: TraceSettings,
+    pub(crate) settings: TraceSettings,
     started_unix_ms: f64,
     started: Instant,
     calls: Vec<CallTrace>,
     /// Indexes into `calls` of the calls running now, innermost last.
     open: Vec<usize>,
-    pub(super) frames: Vec<Frame>,
+    frames: Vec<Frame>,
     /// The last frame's snapshot: a frame asked for while it is still the screen's is that frame.
-    pub(super) last_snap: Option<Arc<Snapshot>>,
+    pub(crate) last_snap: Option<Arc<Snapshot>>,
     trees: Vec<Value>,
     tree_ids: HashMap<u64, usize>,
     /// Pictures by file name (`<sha256>.svg`), each once.
-    pub(super) images: HashMap<String, Screenshot>,
+    pub(crate) images: HashMap<String, Screenshot>,
     console: Vec<TraceLine>,
     /// What the running built-in noted of the node it looked for.
     target: Option<Target>,
@@ -40,11 +40,11 @@ pub struct Recorder {
     waited: Duration,
     /// Time the trace itself spent capturing frames (left out of the calls' split), and the
     /// device time within it.
-    pub(super) overhead: Duration,
-    pub(super) overhead_busy: Duration,
+    pub(crate) overhead: Duration,
+    pub(crate) overhead_busy: Duration,
     /// Captures stopped (the device failed one): the rest of the trail is not held up by more.
-    pub(super) captures_stopped: bool,
-    pub(super) notes: Vec<String>,
+    pub(crate) captures_stopped: bool,
+    pub(crate) notes: Vec<String>,
     dropped_calls: u64,
 }
 
@@ -120,11 +120,11 @@ impl Recorder {
     }
 
     /// The time now on the trace's clock (Unix ms, monotonic within the trace).
-    pub(super) fn now(&self) -> f64 {
+    pub(crate) fn now(&self) -> f64 {
         self.started_unix_ms + self.started.elapsed().as_secs_f64() * 1000.0
     }
 
-    pub(super) fn last_frame(&self) -> Option<usize> {
+    pub(crate) fn last_frame(&self) -> Option<usize> {
         self.frames.len().checked_sub(1)
     }
 
@@ -248,7 +248,7 @@ impl Recorder {
     }
 
     /// A frame of `snap`, pictured by `shot`; its tree is kept once however often it shows.
-    pub(super) fn add_frame(
+    pub(crate) fn add_frame(
         &mut self,
         snap: Arc<Snapshot>,
         shot: Option<Screenshot>,
@@ -407,7 +407,7 @@ fn tree_key(text: &str, snap: &Snapshot) -> u64 {
 }
 
 /// A picture's file name: its content's SHA-256 and its kind.
-pub(super) fn image_name(shot: &Screenshot) -> String {
+pub(crate) fn image_name(shot: &Screenshot) -> String {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(&shot.bytes);
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();

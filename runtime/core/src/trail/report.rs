@@ -33,6 +33,12 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Whether the trail or step passed, or was skipped (nothing in it failed): what
+    /// `--trace retain-on-failure` lets go.
+    pub fn passed(&self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Skipped { .. })
+    }
+
     /// The word reports show.
     pub fn word(&self) -> &'static str {
         match self {
@@ -624,6 +630,7 @@ mod pretty;
 mod screens;
 pub mod storyboard;
 mod timeline;
+pub mod trace_files;
 pub mod traces;
 pub mod viewer;
 #[cfg(test)]

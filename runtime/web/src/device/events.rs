@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use serde_json::{Value, json};
 
 use super::cdp::{Connection, lock};
-use super::trace::Keeper;
+use super::keeper::Keeper;
 
 /// How many of each kind of line a page keeps between two reads.
 const KEPT: usize = 200;
@@ -213,7 +213,7 @@ fn on_runtime(st: &mut State, session: &str, method: &str, p: &Value) -> bool {
                     .and_then(Value::as_array)
                     .map(Vec::as_slice)
                     .unwrap_or(&[]);
-                let text: Vec<String> = args.iter().take(8).map(describe).collect();
+                let text: Vec<String> = args.iter().take(8).map(super::keeper::describe).collect();
                 push(&mut st.console_errors, text.join(" "));
             }
         }
@@ -299,17 +299,6 @@ fn on_target(st: &mut State, conn: &Weak<Connection>, shared: &Arc<Shared>, meth
         _ => return false,
     }
     true
-}
-
-/// A console argument as text.
-pub(super) fn describe(v: &Value) -> String {
-    if let Some(x) = v.get("value") {
-        return match x {
-            Value::String(t) => t.clone(),
-            other => other.to_string(),
-        };
-    }
-    s(v, "description").to_string()
 }
 
 /// What every session of a page turns on: events of its frames, worlds, console, network and

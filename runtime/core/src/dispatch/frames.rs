@@ -1,4 +1,4 @@
-//! Frames: the screen as a call found it and left it. A frame is taken through the session's screen,
+//! A trace's frames: the screen as a call found it and left it. A frame is taken through the session's screen,
 //! so a call that reads the screen next reads the same capture (a traced replay captures no more
 //! than the trace's own frames need), and the time it costs is kept out of the calls' split.
 
@@ -8,7 +8,7 @@ use crate::state::SessionCore;
 
 /// The frame of the screen now: the last one while the screen's snapshot is still the one it
 /// showed, else a capture and a picture of it. `None` when nothing is traced or the device failed.
-pub fn capture_frame(s: &SessionCore) -> Option<usize> {
+pub(super) fn capture_frame(s: &SessionCore) -> Option<usize> {
     {
         let trace = s.trace.borrow();
         let r = trace.as_ref()?;
@@ -31,7 +31,7 @@ pub fn capture_frame(s: &SessionCore) -> Option<usize> {
 
 /// The frame after a call: taken only when the call may have changed the screen (its snapshot is
 /// no longer current).
-pub fn frame_after(s: &SessionCore) -> Option<usize> {
+pub(super) fn frame_after(s: &SessionCore) -> Option<usize> {
     capture_frame(s)
 }
 

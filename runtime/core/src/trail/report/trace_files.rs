@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::TraceData;
 use crate::device::trace::Video;
 use crate::secret::Redaction;
+use crate::trace::TraceData;
 use crate::trail::{StepReport, TrailReport};
 
 /// What a trace knows of its trail besides what it recorded.
@@ -35,7 +35,7 @@ pub fn write(dir: &Path, info: &TrailInfo<'_>, data: TraceData, redact: &Redacti
     }
     let mut notes = data.notes.clone();
     notes.extend(data.device.notes.iter().cloned());
-    let keep_video = data.settings.video.keeps(&info.report.outcome);
+    let keep_video = data.settings.video.keeps(info.report.outcome.passed());
     let video = match data.device.video {
         Some(_) if !keep_video => Value::Null,
         // Pixels cannot be scrubbed: a video that may show a typed secret is not kept.
@@ -53,22 +53,24 @@ pub fn write(dir: &Path, info: &TrailInfo<'_>, data: TraceData, redact: &Redacti
             written += write_new(&dir.join(&name), &bytes)?;
             json!({ "file": name, "mime": mime, "started_unix_ms": started_unix_ms })
         }
-        Some(Video::Frames(frames)) => {
-            let mut listed = Vec::with_capacity(frames.len());
-            for f in &frames {
-                let shot = crate::device::Screenshot {
-                    mime: if f.mime == "image/jpeg" {
-                        "image/jpeg"
-                    } else {
-                        "image/png"
-                    },
-                    bytes: f.bytes.clone(),
-                };
-                let name = super::record::image_name(&shot);
-                written += write_new(&pictures.join(&name), &shot.bytes)?;
-                listed.push(json!({ "unix_ms": f.unix_ms, "file": format!("trace/{name}") }));
+        Some(Video::Frames(frames)) if let Some(ffmpeg) = crate::trace::video::ffmpeg() => {
+            match crate::trace::video::webm(&ffmpeg, &frames, &dir.join("video.webm")) {
+                Ok(()) => {
+                    written += std::fs::metadata(dir.join("video.webm")).map_or(0, |m| m.len());
+                    let started = frames.first().map_or(0.0, |f| f.unix_ms);
+                    json!({ "file": "video.webm", "mime": "video/webm", "started_unix_ms": started })
+                }
+                Err(e) => {
+                    notes.push(format!(
+                        "the screencast could not be made a video ({e}): its frames are kept"
+                    ));
+                    frames_json(&frames, &pictures, &mut written)?
+                }
             }
-            json!({ "frames": listed })
+        }
+        Some(Video::Frames(frames)) => {
+            notes.push("ffmpeg is not on PATH: the screencast is kept as its frames (trace/*.jpg), which the viewer shows in turn".into());
+            frames_json(&frames, &pictures, &mut written)?
         }
         // The simulated device gives no video: its frames are its screens as they changed.
         None if keep_video => {
@@ -143,6 +145,25 @@ pub fn write(dir: &Path, info: &TrailInfo<'_>, data: TraceData, redact: &Redacti
     Ok(written)
 }
 
+/// A video's frames written as pictures under `trace/`, listed with their times.
+fn frames_json(frames: &[crate::device::trace::VideoFrame], pictures: &Path, written: &mut u64) -> io::Result<Value> {
+    let mut listed = Vec::with_capacity(frames.len());
+    for f in frames {
+        let shot = crate::device::Screenshot {
+            mime: if f.mime == "image/jpeg" {
+                "image/jpeg"
+            } else {
+                "image/png"
+            },
+            bytes: f.bytes.clone(),
+        };
+        let name = crate::trace::image_name(&shot);
+        *written += write_new(&pictures.join(&name), &shot.bytes)?;
+        listed.push(json!({ "unix_ms": f.unix_ms, "file": format!("trace/{name}") }));
+    }
+    Ok(json!({ "frames": listed }))
+}
+
 /// Writes `bytes` at `path` whole (a file of the same name is the same picture: left as it is).
 fn write_new(path: &Path, bytes: &[u8]) -> io::Result<u64> {
     std::fs::write(path, bytes)?;
@@ -195,7 +216,7 @@ fn agent_turns(steps: &[StepReport], pictures: &Path, written: &mut u64) -> io::
                         },
                         bytes: bytes.clone(),
                     };
-                    let name = super::record::image_name(&shot);
+                    let name = crate::trace::image_name(&shot);
                     *written += write_new(&pictures.join(&name), &shot.bytes)?;
                     turn["request"]["image"] = Value::String(format!("trace/{name}"));
                 }
