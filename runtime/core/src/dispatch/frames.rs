@@ -36,6 +36,7 @@ pub(super) fn frame_after(s: &SessionCore) -> Option<usize> {
 }
 
 fn take(s: &SessionCore) -> Option<usize> {
+    let started = Instant::now();
     let snap = match s.screen.snapshot() {
         Ok(snap) => snap,
         Err(e) => {
@@ -60,6 +61,7 @@ fn take(s: &SessionCore) -> Option<usize> {
             return r.last_frame();
         }
     }
+    let read = started.elapsed();
     let shot = match s.screen.trace_picture(&s.redact) {
         Ok(shot) => Some(shot),
         Err(e) => {
@@ -69,6 +71,14 @@ fn take(s: &SessionCore) -> Option<usize> {
             None
         }
     };
+    let pictured = started.elapsed();
     let mut trace = s.trace.borrow_mut();
-    trace.as_mut()?.add_frame(snap, shot, &s.redact)
+    let frame = trace.as_mut()?.add_frame(snap, shot, &s.redact);
+    tracing::debug!(
+        read_ms = read.as_secs_f64() * 1000.0,
+        picture_ms = (pictured - read).as_secs_f64() * 1000.0,
+        keep_ms = (started.elapsed() - pictured).as_secs_f64() * 1000.0,
+        "trace frame"
+    );
+    frame
 }

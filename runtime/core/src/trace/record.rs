@@ -93,6 +93,8 @@ pub struct TraceData {
     pub settings: TraceSettings,
     /// A secret was typed on a device whose pictures do not hide it: a video of it is not kept.
     pub secret_on_screen: bool,
+    /// What the trace's own frames cost the trail, in ms (left out of the calls' times).
+    pub frames_ms: f64,
 }
 
 impl Recorder {
@@ -263,8 +265,7 @@ impl Recorder {
             self.captures_stopped = true;
             return self.last_frame();
         }
-        // The tree's text is the snapshot's own, made once per capture (`to_json` keeps it).
-        let text = snap.to_json(redact)["text"].as_str().unwrap_or_default().to_string();
+        let text = snap.render(redact);
         let key = tree_key(&text, &snap);
         let tree = match self.tree_ids.get(&key) {
             Some(&t) => t,
@@ -328,6 +329,7 @@ impl Recorder {
             notes: self.notes,
             settings: self.settings,
             secret_on_screen,
+            frames_ms: self.overhead.as_secs_f64() * 1000.0,
         }
     }
 }

@@ -127,6 +127,7 @@ pub fn write(dir: &Path, info: &TrailInfo<'_>, data: TraceData, redact: &Redacti
         "agent": agent_turns(&r.steps, &pictures, &mut written)?,
         "video": video,
         "notes": notes,
+        "frames_ms": (data.frames_ms * 100.0).round() / 100.0,
     });
     if let Some(har) = &har {
         trace["har"] = Value::String("network.har".into());
