@@ -62,9 +62,18 @@ fn take(s: &SessionCore) -> Option<usize> {
         }
     }
     let read = started.elapsed();
-    let shot = match s.screen.trace_picture(&s.redact) {
-        Ok(shot) => Some(shot),
-        Err(e) => {
+    let text = snap.render(&s.redact);
+    // A screen that shows nothing (a browser's blank page before the first navigation) is not
+    // pictured: the picture would be blank, and a browser takes tens of ms to make one.
+    let picture = if text.is_empty() {
+        None
+    } else {
+        Some(s.screen.trace_picture(&s.redact))
+    };
+    let shot = match picture {
+        None => None,
+        Some(Ok(shot)) => Some(shot),
+        Some(Err(e)) => {
             if let Some(r) = s.trace.borrow_mut().as_mut() {
                 r.notes.push(format!("a screen was not pictured: {e}"));
             }
@@ -73,7 +82,7 @@ fn take(s: &SessionCore) -> Option<usize> {
     };
     let pictured = started.elapsed();
     let mut trace = s.trace.borrow_mut();
-    let frame = trace.as_mut()?.add_frame(snap, shot, &s.redact);
+    let frame = trace.as_mut()?.add_frame(snap, text, shot, &s.redact);
     tracing::debug!(
         read_ms = read.as_secs_f64() * 1000.0,
         picture_ms = (pictured - read).as_secs_f64() * 1000.0,

@@ -249,10 +249,12 @@ impl Recorder {
         });
     }
 
-    /// A frame of `snap`, pictured by `shot`; its tree is kept once however often it shows.
+    /// A frame of `snap` (`text`: as the LLM reads it), pictured by `shot`; its tree is kept once
+    /// however often it shows.
     pub(crate) fn add_frame(
         &mut self,
         snap: Arc<Snapshot>,
+        text: String,
         shot: Option<Screenshot>,
         redact: &Redaction,
     ) -> Option<usize> {
@@ -265,7 +267,6 @@ impl Recorder {
             self.captures_stopped = true;
             return self.last_frame();
         }
-        let text = snap.render(redact);
         let key = tree_key(&text, &snap);
         let tree = match self.tree_ids.get(&key) {
             Some(&t) => t,
