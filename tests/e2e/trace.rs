@@ -397,10 +397,19 @@ fn a_web_trails_trace_holds_its_requests_as_a_valid_har_and_no_secret() {
     // Each web frame showing something is a JPEG of the page, with its tree; the blank page before
     // the first navigation (its tree reads empty) is not pictured.
     let frames = t["frames"].as_array().expect("frames");
-    let text_of = |f: &Value| t["trees"][f["tree"].as_str().unwrap_or_default()]["text"].as_str().unwrap_or_default();
+    let text_of = |f: &Value| {
+        t["trees"][f["tree"].as_str().unwrap_or_default()]["text"]
+            .as_str()
+            .unwrap_or_default()
+    };
     let (blank, shown): (Vec<&Value>, Vec<&Value>) = frames.iter().partition(|f| text_of(f).is_empty());
     assert!(shown.len() >= 3, "{frames:?}");
-    assert!(shown.iter().all(|f| f["screen"].as_str().is_some_and(|s| s.ends_with(".jpg"))), "{frames:?}");
+    assert!(
+        shown
+            .iter()
+            .all(|f| f["screen"].as_str().is_some_and(|s| s.ends_with(".jpg"))),
+        "{frames:?}"
+    );
     assert!(blank.iter().all(|f| f["screen"].is_null()), "{frames:?}");
     let secret = std::fs::read_to_string(root.join("trailmaps/web-demo/web-demo.secrets"))
         .expect("secrets")

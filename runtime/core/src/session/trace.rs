@@ -54,9 +54,11 @@ impl Session {
         started_unix_ms: f64,
         step_calls: &[Option<(u64, u64)>],
     ) {
+        let ended = std::time::Instant::now();
         let Some(data) = self.trace_end() else {
             return;
         };
+        let ended = ended.elapsed();
         let passed = report.outcome.passed();
         let keep = settings.trace.keeps(passed) || settings.video.keeps(passed);
         let Some(dir) = self.dir().filter(|_| keep) else {
@@ -71,9 +73,15 @@ impl Session {
             started_unix_ms,
             step_calls,
         };
+        let written = std::time::Instant::now();
         match crate::trail::report::trace_files::write(&dir, &info, data, self.redaction()) {
             Ok(bytes) => {
-                tracing::debug!(bytes, "trace written");
+                tracing::debug!(
+                    bytes,
+                    end_ms = ended.as_secs_f64() * 1000.0,
+                    write_ms = written.elapsed().as_secs_f64() * 1000.0,
+                    "trace written"
+                );
                 report.trace = Some(format!("{}/trace.json", self.id()));
             }
             Err(e) => tracing::warn!(
