@@ -91,7 +91,12 @@ pub fn demo_project(cache: &Path) -> Project {
 
 /// The demo's trails, in name order.
 pub fn demo_trails() -> Vec<PathBuf> {
-    let dir = crate::repo_root().join("trailmaps/demo/trails");
+    trails_of("demo")
+}
+
+/// The trails of the repository's trailmap `map` (`demo`, `web-demo`), in name order.
+pub fn trails_of(map: &str) -> Vec<PathBuf> {
+    let dir = crate::repo_root().join("trailmaps").join(map).join("trails");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("trails folder")
         .flatten()

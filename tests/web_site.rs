@@ -24,6 +24,12 @@ pub struct Site {
 
 impl Site {
     pub fn start() -> Site {
+        Site::answering(serve)
+    }
+
+    /// A server on 127.0.0.1 that answers each connection with `answer` on a thread of its own,
+    /// and stops when dropped.
+    pub fn answering(answer: fn(TcpStream)) -> Site {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().expect("address").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -34,7 +40,7 @@ impl Site {
                     break;
                 }
                 if let Ok(c) = conn {
-                    std::thread::spawn(move || serve(c));
+                    std::thread::spawn(move || answer(c));
                 }
             }
         });
@@ -54,14 +60,13 @@ impl Drop for Site {
     }
 }
 
-fn serve(stream: TcpStream) {
+/// One request read off `stream` (bounded: 5 s, a 1 MiB body): its target (path and query) and
+/// its body; `None` when it cannot be read.
+pub fn read_request(stream: &TcpStream) -> Option<(String, Vec<u8>)> {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let Ok(clone) = stream.try_clone() else { return };
-    let mut reader = BufReader::new(clone);
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
-        return;
-    }
+    reader.read_line(&mut first).ok()?;
     let mut length = 0usize;
     loop {
         let mut line = String::new();
@@ -74,13 +79,14 @@ fn serve(stream: TcpStream) {
     }
     let mut body = vec![0u8; length.min(1 << 20)];
     let _ = std::io::Read::read_exact(&mut reader, &mut body);
-    let path = first
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("/");
+    Some((first.split_whitespace().nth(1).unwrap_or("/").to_string(), body))
+}
+
+fn serve(stream: TcpStream) {
+    let Some((target, _)) = read_request(&stream) else {
+        return;
+    };
+    let path = target.split(['?', '#']).next().unwrap_or("/");
     let name = path.trim_start_matches('/');
     let file = site_dir().join(if name.is_empty() { "index.html" } else { name });
     let mut out = stream;

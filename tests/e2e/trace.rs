@@ -280,36 +280,18 @@ fn an_android_trails_trace_holds_the_phones_log_for_its_time() {
     // Logged before the trail: outside its window.
     fake.phone().log('E', "Earlier", "a crash before the run");
     std::thread::sleep(std::time::Duration::from_millis(30));
-    let root = trailblaze_e2e::repo_root();
-    let dir = tempfile::tempdir().expect("tmp");
-    let report = dir.path().join("run");
-    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
-        .current_dir(&root)
-        .args([
-            "run",
-            "--secrets",
-            "trailmaps/demo/demo.secrets",
-            "--device",
-            "android:emulator-5554",
-        ])
-        .args([
-            "--adb-server",
-            &fake.addr().to_string(),
-            "--trace",
-            "on",
-            "--report-dir",
-        ])
-        .arg(&report)
-        .arg("trailmaps/demo/trails/sign-in.trail.yaml")
-        .output()
-        .expect("runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    let server = fake.addr().to_string();
+    let args = [
+        "--secrets",
+        "trailmaps/demo/demo.secrets",
+        "--device",
+        "android:emulator-5554",
+    ];
+    let (_, t, _keep) = cli_run(
+        &[&args[..], &["--adb-server", &server, "--trace", "on"]].concat(),
+        &[],
+        "trailmaps/demo/trails/sign-in.trail.yaml",
     );
-    assert!(o.status.success(), "{text}");
-    let t = read_trace(&report, "sign-in/trace.json");
     let lines = t["device_log"].as_array().expect("device_log");
     // The launch the trail made, as the phone logged it, with the tag parsed and a host time.
     let launch = lines
@@ -358,29 +340,11 @@ fn a_text_tools_miss_is_traced_with_the_nearest_nodes_too() {
 fn a_web_trails_trace_holds_its_requests_as_a_valid_har_and_no_secret() {
     trailblaze_e2e::web_site::require_chromium();
     let root = trailblaze_e2e::repo_root();
-    let dir = tempfile::tempdir().expect("tmp");
-    let report = dir.path().join("run");
-    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
-        .current_dir(&root)
-        .args([
-            "run",
-            "--secrets",
-            "trailmaps/web-demo/web-demo.secrets",
-            "--trace",
-            "on",
-            "--report-dir",
-        ])
-        .arg(&report)
-        .arg("trailmaps/web-demo/trails/sign-in.trail.yaml")
-        .output()
-        .expect("runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    let (report, t, _keep) = cli_run(
+        &["--secrets", "trailmaps/web-demo/web-demo.secrets", "--trace", "on"],
+        &[],
+        "trailmaps/web-demo/trails/sign-in.trail.yaml",
     );
-    assert!(o.status.success(), "{text}");
-    let t = read_trace(&report, "sign-in/trace.json");
     assert_eq!(t["platform"], "web");
     let requests = t["network"].as_array().expect("network");
     assert!(
@@ -472,25 +436,37 @@ fn a_recorded_trace_opens_in_the_viewer_in_chromium_from_file_urls() {
 
 /// Runs the web demo's counter trail with `--trace on --video on`, `path` as `PATH`; its trace.
 fn web_video(path: &std::ffi::OsStr) -> (PathBuf, Value, tempfile::TempDir) {
-    let root = trailblaze_e2e::repo_root();
+    let chromium = trailblaze_e2e::web_site::require_chromium();
+    cli_run(
+        &["--trace", "on", "--video", "on"],
+        &[("PATH", path), ("TRAILBLAZE_CHROMIUM", chromium.as_os_str())],
+        "trailmaps/web-demo/trails/counter.trail.yaml",
+    )
+}
+
+/// `trailblaze run ARGS --report-dir <tmp>/run TRAIL` from the repository's root, `env` set; it must
+/// pass. The run folder (kept while the returned folder lives) and the trail's trace.
+fn cli_run(args: &[&str], env: &[(&str, &std::ffi::OsStr)], trail: &str) -> (PathBuf, Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tmp");
     let report = dir.path().join("run");
-    let o = std::process::Command::new(trailblaze_e2e::trailblaze_bin())
-        .current_dir(&root)
-        .env("PATH", path)
-        .env("TRAILBLAZE_CHROMIUM", trailblaze_e2e::web_site::require_chromium())
-        .args(["run", "--trace", "on", "--video", "on", "--report-dir"])
-        .arg(&report)
-        .arg("trailmaps/web-demo/trails/counter.trail.yaml")
-        .output()
-        .expect("runs");
+    let mut cmd = std::process::Command::new(trailblaze_e2e::trailblaze_bin());
+    cmd.current_dir(trailblaze_e2e::repo_root()).arg("run").args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.arg("--report-dir").arg(&report).arg(trail).output().expect("runs");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(o.status.success(), "{text}");
-    let t = read_trace(&report, "counter/trace.json");
+    let stem = trail
+        .rsplit('/')
+        .next()
+        .and_then(|n| n.strip_suffix(".trail.yaml"))
+        .unwrap_or_default();
+    let t = read_trace(&report, &format!("{stem}/trace.json"));
     (report, t, dir)
 }
 

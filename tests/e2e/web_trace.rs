@@ -3,10 +3,8 @@
 //! tests/har-validator), its console and uncaught errors, failed requests' bodies and failures,
 //! credentials masked, secrets typed into the page scrubbed, and its screencast when asked.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -15,7 +13,7 @@ use trailblaze::device::spec::WebOptions;
 use trailblaze::device::trace::{DeviceTrace, MAX_BODY_BYTES, TraceOptions, Video, unix_ms_now};
 use trailblaze::web::device::WebDevice;
 use trailblaze_e2e::repo_root;
-use trailblaze_e2e::web_site::shared_browser;
+use trailblaze_e2e::web_site::{Site, read_request, shared_browser};
 
 /// What the page types into its secret field and then leaks (to its console and a request).
 const TYPED: &str = "typed-CANARY-91c2";
@@ -48,63 +46,14 @@ const ANIM: &str = r#"<!doctype html><html><body><div id="n" style="font-size:80
 /// A site on 127.0.0.1 that stops when dropped: `/page.html`, `/anim.html`, `/api` (JSON), `/old`
 /// (a redirect to `/api`) and `/missing` (a 404 whose body, longer than a trace keeps, starts
 /// with the request's query).
-struct TraceSite {
-    port: u16,
-    stop: Arc<AtomicBool>,
-}
-
-impl TraceSite {
-    fn start() -> TraceSite {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-        let port = listener.local_addr().expect("address").port();
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = stop.clone();
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::Acquire) {
-                    break;
-                }
-                if let Ok(c) = conn {
-                    std::thread::spawn(move || answer(c));
-                }
-            }
-        });
-        TraceSite { port, stop }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{path}", self.port)
-    }
-}
-
-impl Drop for TraceSite {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-    }
+fn trace_site() -> Site {
+    Site::answering(answer)
 }
 
 fn answer(stream: TcpStream) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let Ok(clone) = stream.try_clone() else { return };
-    let mut reader = BufReader::new(clone);
-    let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
+    let Some((target, _)) = read_request(&stream) else {
         return;
-    }
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).is_err() || line.trim().is_empty() {
-            break;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; length.min(1 << 20)];
-    let _ = std::io::Read::read_exact(&mut reader, &mut body);
-    let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
+    };
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     let (status, kind, extra, body) = match path {
         "/page.html" => ("200 OK", "text/html; charset=utf-8", "", PAGE.to_string()),
@@ -146,7 +95,7 @@ fn deadline() -> Instant {
 }
 
 /// Runs the page's requests; the trace of them, and the Unix-ms window it was kept in.
-fn traced_page(d: &mut WebDevice, site: &TraceSite, opts: TraceOptions) -> (DeviceTrace, (f64, f64)) {
+fn traced_page(d: &mut WebDevice, site: &Site, opts: TraceOptions) -> (DeviceTrace, (f64, f64)) {
     let begun = unix_ms_now();
     d.trace_begin(&opts);
     d.navigate(&site.url("page.html"), deadline()).expect("navigates");
@@ -182,7 +131,7 @@ fn header<'a>(headers: &'a Value, name: &str) -> Option<&'a str> {
 
 #[test]
 fn a_page_trace_keeps_its_console_errors_requests_and_failures_with_their_times() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     let (t, (from, to)) = traced_page(&mut d, &site, TraceOptions::default());
     let within = |ms: f64| ms >= from - 1.0 && ms <= to + 1.0;
@@ -289,7 +238,7 @@ pub(crate) fn har_validator(har: &Value) -> (bool, String) {
 
 #[test]
 fn the_trace_s_requests_make_a_valid_har_1_2_file() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     let (t, _) = traced_page(&mut d, &site, TraceOptions::default());
     assert!(t.network.len() >= 6, "{:#?}", t.network);
@@ -311,7 +260,7 @@ fn the_trace_s_requests_make_a_valid_har_1_2_file() {
 
 #[test]
 fn with_video_the_screencast_s_frames_arrive_thinned_and_timed() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     let begun = unix_ms_now();
     d.trace_begin(&TraceOptions { video: true });
@@ -348,7 +297,7 @@ fn with_video_the_screencast_s_frames_arrive_thinned_and_timed() {
 
 #[test]
 fn a_trace_begun_and_ended_twice_keeps_each_window_alone() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     let (first, _) = traced_page(&mut d, &site, TraceOptions::default());
     // Between traces nothing is kept.
@@ -371,7 +320,7 @@ fn a_trace_begun_and_ended_twice_keeps_each_window_alone() {
 
 #[test]
 fn what_was_typed_into_a_secret_field_is_scrubbed_from_the_console_and_bodies() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     d.navigate(&site.url("page.html"), deadline()).expect("navigates");
     d.snapshot().expect("a capture");
@@ -415,7 +364,7 @@ fn what_was_typed_into_a_secret_field_is_scrubbed_from_the_console_and_bodies() 
 
 #[test]
 fn a_popup_the_device_follows_is_traced_and_screencast_too() {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     d.trace_begin(&TraceOptions { video: true });
     d.navigate(&site.url("page.html"), deadline()).expect("navigates");
@@ -455,7 +404,7 @@ fn a_popup_the_device_follows_is_traced_and_screencast_too() {
 /// A traced page with video where `field` gets a secret typed after 1.5 s, then the page repaints;
 /// the trace and when the typing began.
 fn secret_on_video(field: &str) -> (DeviceTrace, f64) {
-    let site = TraceSite::start();
+    let site = trace_site();
     let mut d = device();
     d.trace_begin(&TraceOptions { video: true });
     d.navigate(&site.url("page.html"), deadline()).expect("navigates");

@@ -20,7 +20,8 @@ try {
   await browser.close();
 }
 
-async function check() {
+// The report in a fresh page, every request it makes and every error it logs noted.
+async function opened() {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const requests = [];
   const errors = [];
@@ -28,6 +29,11 @@ async function check() {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
+  return { page, requests, errors };
+}
+
+async function check() {
+  const { page, requests, errors } = await opened();
   const out = { requests, errors };
   out.buttons = await page.locator('button.open-trace').count();
   await page.locator('#trail-1 button.open-trace').click();
@@ -151,13 +157,7 @@ async function paint(rounds) {
 // A recorded run's report (tests/e2e/trace.rs): the first trace opened, every step and call clicked
 // in turn; for each, the picture shown (loaded?), the tree's lines and the marks.
 async function real() {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const requests = [];
-  const errors = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
+  const { page, requests, errors } = await opened();
   await page.locator('button.open-trace').first().click();
   await page.waitForSelector('#tv:not([hidden]) #tv-items li');
   const items = await page.locator('#tv-items li').count();

@@ -505,7 +505,8 @@ fn trace_finished(s: &SessionCore, seq: u64, outcome: &Result<(Value, bool), Cal
         .borrow_mut()
         .as_mut()
         .and_then(|t| t.call_finished(seq, result, millis, busy));
-    let after = frames::frame_after(s);
+    // The screen it left: captured only when the call may have changed it (its snapshot went).
+    let after = frames::capture_frame(s);
     if let (Some(t), Some(index)) = (s.trace.borrow_mut().as_mut(), index) {
         t.left(index, after);
     }

@@ -111,16 +111,7 @@ fn main() {
         .expect("project")
         .with_secrets(store)
     };
-    let trails_of = |map: &str| -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("trailmaps").join(map).join("trails"))
-            .expect("trails")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.to_string_lossy().ends_with(".trail.yaml"))
-            .collect();
-        files.sort();
-        files
-    };
+    let trails_of = trailblaze_e2e::replay::trails_of;
     let project = open("trailmaps/demo/demo.secrets");
     let base = RunOptions {
         out: cache.path().join("out"),

@@ -89,3 +89,31 @@ pub fn unix_ms_now() -> f64 {
         .map(|d| d.as_secs_f64() * 1000.0)
         .unwrap_or(0.0)
 }
+
+/// A Unix time (ms) as ISO 8601 in UTC with milliseconds (`2025-12-06T05:46:40.123Z`): HAR's
+/// `startedDateTime`. A time before 1970 or not finite reads as 1970's first instant.
+pub fn iso8601(unix_ms: f64) -> String {
+    let ms = if unix_ms.is_finite() && unix_ms > 0.0 {
+        unix_ms as i64
+    } else {
+        0
+    };
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
+    let (h, m, sec, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}.{milli:03}Z")
+}
+
+/// Days since 1970-01-01 as (year, month, day) of the proleptic Gregorian calendar (Howard
+/// Hinnant's civil-from-days, in 400-year eras).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}

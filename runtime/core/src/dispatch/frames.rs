@@ -29,12 +29,6 @@ pub(super) fn capture_frame(s: &SessionCore) -> Option<usize> {
     frame
 }
 
-/// The frame after a call: taken only when the call may have changed the screen (its snapshot is
-/// no longer current).
-pub(super) fn frame_after(s: &SessionCore) -> Option<usize> {
-    capture_frame(s)
-}
-
 fn take(s: &SessionCore) -> Option<usize> {
     let started = Instant::now();
     let snap = match s.screen.snapshot() {

@@ -21,24 +21,16 @@ impl Session {
         });
     }
 
-    /// The device's name for a trace (`sim:com.example.demo`).
-    fn device_name(&self) -> String {
-        self.run(|core| core.screen.with_device(|d| Ok(d.name())).unwrap_or_default())
-            .unwrap_or_default()
-    }
-
-    /// Whether a trace is being recorded.
-    pub fn tracing(&self) -> bool {
-        self.run(|core| core.trace.borrow().is_some()).unwrap_or(false)
-    }
-
     /// Stops recording and hands the trace over; `None` when none was recorded.
     pub fn trace_end(&self) -> Option<TraceData> {
         self.run(|core| {
             let recorder = core.trace.borrow_mut().take()?;
-            let device = core.screen.with_device(|d| Ok(d.trace_end())).unwrap_or_default();
+            let (device, name) = core
+                .screen
+                .with_device(|d| Ok((d.trace_end(), d.name())))
+                .unwrap_or_default();
             let secret_on_screen = core.screen.holds_secret_fields() && !core.screen.pictures_hide_secrets();
-            Some(recorder.finish(device, secret_on_screen))
+            Some(recorder.finish(device, name, secret_on_screen))
         })
         .ok()
         .flatten()
@@ -68,7 +60,7 @@ impl Session {
         let info = crate::trail::report::trace_files::TrailInfo {
             report,
             session: self.id(),
-            device: self.device_name(),
+            device: data.device_name.clone(),
             platform: self.platform().as_str(),
             started_unix_ms,
             step_calls,
@@ -101,7 +93,6 @@ impl Session {
         let Some(dir) = self.dir().map(std::path::Path::to_path_buf) else {
             return Ok(None);
         };
-        let device = self.device_name();
         let Some(data) = self.trace_end() else {
             return Ok(None);
         };
@@ -109,7 +100,7 @@ impl Session {
         let info = crate::trail::report::trace_files::TrailInfo {
             report: &report,
             session: self.id(),
-            device,
+            device: data.device_name.clone(),
             platform: self.platform().as_str(),
             started_unix_ms: data.started_unix_ms,
             step_calls: &step_calls,

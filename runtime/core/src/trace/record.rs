@@ -95,6 +95,8 @@ pub struct TraceData {
     pub secret_on_screen: bool,
     /// What the trace's own frames cost the trail, in ms (left out of the calls' times).
     pub frames_ms: f64,
+    /// The device's name (`sim:com.example.demo`).
+    pub device_name: String,
 }
 
 impl Recorder {
@@ -294,7 +296,7 @@ impl Recorder {
     }
 
     /// The trace as plain data, with what the device kept.
-    pub fn finish(mut self, device: DeviceTrace, secret_on_screen: bool) -> TraceData {
+    pub fn finish(mut self, device: DeviceTrace, device_name: String, secret_on_screen: bool) -> TraceData {
         // Calls still open (the session ended inside one) are ended as they stand.
         for i in std::mem::take(&mut self.open) {
             let c = &mut self.calls[i];
@@ -331,6 +333,7 @@ impl Recorder {
             settings: self.settings,
             secret_on_screen,
             frames_ms: self.overhead.as_secs_f64() * 1000.0,
+            device_name,
         }
     }
 }

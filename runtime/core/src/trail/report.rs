@@ -600,21 +600,11 @@ fn write_step_name(out: &mut String, s: &StepReport, capital: bool) {
     }
 }
 
-/// `started_unix_ms` as `YYYY-MM-DD<sep>HH:MM:SS` in UTC.
 /// `unix_ms` as `YYYY-MM-DD<sep>HH:MM:SS`, UTC.
 pub(crate) fn utc(unix_ms: u64, sep: char) -> String {
     let secs = unix_ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = crate::device::trace::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02}{sep}{:02}:{:02}:{:02}",
         rem / 3600,

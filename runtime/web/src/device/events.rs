@@ -218,12 +218,7 @@ fn on_runtime(st: &mut State, session: &str, method: &str, p: &Value) -> bool {
             }
         }
         "Runtime.exceptionThrown" => {
-            let d = p.get("exceptionDetails").unwrap_or(&Value::Null);
-            let text = d
-                .get("exception")
-                .and_then(|e| e.get("description"))
-                .and_then(Value::as_str)
-                .unwrap_or_else(|| s(d, "text"));
+            let text = super::keeper::exception_text(p);
             let first = text.lines().next().unwrap_or("").to_string();
             push(&mut st.console_errors, format!("uncaught {first}"));
         }

@@ -138,13 +138,7 @@ impl Keeper {
                 self.line(unix_of(p), level, "page", text.join(" "));
             }
             "Runtime.exceptionThrown" => {
-                let d = p.get("exceptionDetails").unwrap_or(&Value::Null);
-                let text = d
-                    .get("exception")
-                    .and_then(|e| e.get("description"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_else(|| str_of(d, "text"));
-                self.line(unix_of(p), "error", "exception", text.to_string());
+                self.line(unix_of(p), "error", "exception", exception_text(p).to_string());
             }
             "Page.screencastFrame" => self.on_frame(session, p),
             _ => {}
@@ -456,6 +450,16 @@ fn unix_of(p: &Value) -> f64 {
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// An uncaught exception's text (`Runtime.exceptionThrown`): its description (with its stack),
+/// else the event's text.
+pub(super) fn exception_text(p: &Value) -> &str {
+    let d = p.get("exceptionDetails").unwrap_or(&Value::Null);
+    d.get("exception")
+        .and_then(|e| e.get("description"))
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| d.get("text").and_then(Value::as_str).unwrap_or_default())
 }
 
 /// A console argument as text.
