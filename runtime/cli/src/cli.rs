@@ -12,6 +12,7 @@ mod migrate;
 mod output;
 mod progress;
 mod report;
+mod session;
 mod shell;
 mod tool;
 mod toolsets;
@@ -110,6 +111,9 @@ pub enum Command {
     /// Rebuild a run's report.html (and its traces' trace.js), or a session's from its trace; or
     /// export a trail's steps as a GIF or a storyboard PNG (docs/trace.md).
     Report(report::ReportArgs),
+    /// Live sessions that outlive a command: `session start`, then `tool`, `snapshot`, `step`, `ask`,
+    /// `verify`, `shell`, `mcp` act in it; `session save NAME PATH` writes its trail (docs/sessions.md).
+    Session(session::SessionCmd),
     /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
     Shell(shell::ShellArgs),
     /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
@@ -119,7 +123,7 @@ pub enum Command {
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 pub struct MapArg {
     /// The trailmap to use (defaults to the only one).
     #[arg(long, env = "TRAILBLAZE_TRAILMAP", value_name = "ID")]
@@ -138,7 +142,7 @@ impl MapArg {
 pub const TRAILMAP_ENV: &str = "TRAILBLAZE_TRAILMAP";
 
 /// `--secrets`, for commands that reach the device.
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 pub struct SecretsArg {
     /// A `NAME=value` file of secrets, besides the `TRAILBLAZE_SECRET_<NAME>` environment variables.
     #[arg(long, env = "TRAILBLAZE_SECRETS_FILE", value_name = "FILE")]
@@ -146,7 +150,7 @@ pub struct SecretsArg {
 }
 
 /// `--out`, for commands that write session logs.
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 pub struct OutArg {
     /// Folder the session logs and reports are written under [default: trailblaze-out/ beside the
     /// trailmaps' project].
@@ -156,7 +160,7 @@ pub struct OutArg {
 
 /// What a command that opens a session on the device takes: the device, secrets, the output
 /// folder, budgets.
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 pub struct SessionArgs {
     #[command(flatten)]
     pub device: device::DeviceArgs,
@@ -169,7 +173,7 @@ pub struct SessionArgs {
 }
 
 /// The per-call budgets, for commands that run tools.
-#[derive(Args)]
+#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct LimitArgs {
     /// Seconds a top-level call's scripts may run; time inside device actions does not count.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
@@ -241,6 +245,7 @@ pub fn main() -> u8 {
         Command::Devices(a) => device::devices(a),
         Command::Merge(a) => merge::merge(a),
         Command::Report(a) => report::report(&cli, a),
+        Command::Session(a) => session::session(&cli, a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),
@@ -331,8 +336,13 @@ pub const CONFIG_DIR_ENV: &str = "TRAILBLAZE_CONFIG_DIR";
 
 /// `--trailmaps`, `$TRAILBLAZE_CONFIG_DIR`, or the nearest workspace above the current folder.
 pub fn locate(cli: &Cli) -> Result<Located, Failure> {
+    locate_in(cli.trailmaps.as_deref())
+}
+
+/// [`locate`] given `--trailmaps` (or not).
+pub fn locate_in(trailmaps: Option<&Path>) -> Result<Located, Failure> {
     const HELP: &str = "run from the project root or pass --trailmaps DIR";
-    if let Some(dir) = &cli.trailmaps {
+    if let Some(dir) = trailmaps {
         if !dir.is_dir() {
             return Err(usage_help(
                 format!("--trailmaps: `{}` is not a folder", dir.display()),
@@ -340,7 +350,7 @@ pub fn locate(cli: &Cli) -> Result<Located, Failure> {
             ));
         }
         return Ok(Located {
-            trailmaps: dir.clone(),
+            trailmaps: dir.to_path_buf(),
             root: PathBuf::new(),
             trails: None,
             anchor: None,
@@ -428,11 +438,17 @@ pub fn open_project_for(
         },
         other => other?,
     };
+    let project = open_located(&located, secrets.and_then(|s| s.secrets.clone()))?;
+    Ok((project, located))
+}
+
+/// The project at `located`, its workspace's settings checked.
+pub fn open_located(located: &Located, secrets_file: Option<PathBuf>) -> Result<Project, Failure> {
     let project = trailblaze::open(
         &located.trailmaps,
         ProjectOptions {
             cache_dir: None,
-            secrets_file: secrets.and_then(|s| s.secrets.clone()),
+            secrets_file,
             ..ProjectOptions::default()
         },
     )?;
@@ -444,7 +460,7 @@ pub fn open_project_for(
         let ids: Vec<&str> = project.trailmaps.maps.keys().map(String::as_str).collect();
         warn_all(&config.unknown_targets(&ids));
     }
-    Ok((project, located))
+    Ok(project)
 }
 
 /// Prints the catalog's warnings once each, through the renderer.

@@ -32,6 +32,9 @@ pub struct DraftStep {
 #[derive(Debug, Clone, Default)]
 pub struct SessionRecording {
     steps: Vec<DraftStep>,
+    /// The text the last step was given by its caller (`tool --step TEXT`): the next call given the
+    /// same text joins that step instead of starting one.
+    named: Option<String>,
 }
 
 /// The `config:` of a saved trail.
@@ -77,12 +80,37 @@ impl SessionRecording {
     /// at its depth). A call that recorded nothing (a snapshot, a failure before the device) adds no
     /// step.
     pub fn add_call(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[LogEntry]) {
+        self.add_call_in(catalog, tool, args, steps, None);
+    }
+
+    /// [`SessionRecording::add_call`] under a step of the caller's words (the original's `tool -s`):
+    /// calls given the same text in a row form one step, a `verify:` only when all of them assert.
+    pub fn add_call_in(&mut self, catalog: &Catalog, tool: &str, args: &Value, steps: &[LogEntry], step: Option<&str>) {
         let kept = recordable_steps(catalog, steps);
         if kept.is_empty() {
             return;
         }
         let masked = kept.iter().find(|s| s.masked).map(|s| s.tool.clone());
         let calls: Vec<(String, Value)> = kept.into_iter().map(|s| (s.tool.clone(), s.args.clone())).collect();
+        let step = step.map(one_line).filter(|s| !s.is_empty());
+        if let (Some(text), Some(last)) = (&step, self.steps.last_mut())
+            && self.named.as_ref() == Some(text)
+        {
+            last.verify &= tool.starts_with("assert");
+            last.masked = last.masked.take().or(masked);
+            last.calls.extend(calls);
+            return;
+        }
+        self.named = step.clone();
+        if let Some(text) = step {
+            self.steps.push(DraftStep {
+                verify: tool.starts_with("assert"),
+                text,
+                calls,
+                masked,
+            });
+            return;
+        }
         let reasoning = args
             .get("reasoning")
             .and_then(Value::as_str)
@@ -486,6 +514,50 @@ mod tests {
         );
         let text = rec.to_trail_yaml(&meta()).expect("yaml");
         assert!(text.contains("- step: Go back\n"), "{text}");
+    }
+
+    #[test]
+    fn calls_given_the_same_step_text_in_a_row_form_one_step() {
+        let c = catalog();
+        let mut rec = SessionRecording::new();
+        let key = |k: &str| json!({"keyCode": k});
+        let press = |rec: &mut SessionRecording, seq, k: &str, step_text: Option<&str>| {
+            rec.add_call_in(
+                &c,
+                "pressKey",
+                &key(k),
+                &[step(seq, 0, "pressKey", key(k), true)],
+                step_text,
+            );
+        };
+        press(&mut rec, 1, "BACK", Some("Go  back\ntwice"));
+        press(&mut rec, 2, "BACK", Some("Go back twice"));
+        // A call without a text starts a step of its own, and so does the same text after it.
+        press(&mut rec, 3, "HOME", None);
+        press(&mut rec, 4, "BACK", Some("Go back twice"));
+        press(&mut rec, 5, "ENTER", Some("Submit"));
+        let steps = rec.steps();
+        let shape: Vec<(&str, usize)> = steps.iter().map(|s| (s.text.as_str(), s.calls.len())).collect();
+        assert_eq!(
+            shape,
+            [
+                ("Go back twice", 2),
+                ("Press HOME", 1),
+                ("Go back twice", 1),
+                ("Submit", 1)
+            ]
+        );
+        // A step is a `verify:` only while every call in it asserts.
+        let mut rec = SessionRecording::new();
+        let sel = json!({"text": "Inbox"});
+        let tool = "assertVisibleWithText";
+        let assert_step = |seq| [step(seq, 0, tool, sel.clone(), true)];
+        rec.add_call_in(&c, tool, &sel, &assert_step(1), Some("Inbox shows"));
+        assert!(rec.steps()[0].verify);
+        rec.add_call_in(&c, tool, &sel, &assert_step(2), Some("Inbox shows"));
+        assert!(rec.steps()[0].verify && rec.steps()[0].calls.len() == 2);
+        press(&mut rec, 3, "BACK", Some("Inbox shows"));
+        assert!(!rec.steps()[0].verify);
     }
 
     #[test]

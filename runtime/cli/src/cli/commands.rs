@@ -24,6 +24,9 @@ pub struct OneLineArgs {
     /// Print the outcome as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// In a session, its LLM is the one `session start` was given.
+    #[command(flatten)]
+    pub join: super::session::JoinArg,
     #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
@@ -40,13 +43,18 @@ struct Opened {
     agent: Arc<Agent>,
 }
 
-fn open(cli: &Cli, a: &OneLineArgs, what: &str) -> Result<Opened, Failure> {
+/// The session `a` joins, when it joins one (after the text is checked).
+fn joined(a: &OneLineArgs, what: &str) -> Result<Option<super::session::Joined>, Failure> {
     if a.text.trim().is_empty() {
         return Err(super::usage_help(
             format!("{what}: the text is empty"),
             "give it in quotes",
         ));
     }
+    super::session::join(&a.join, !a.session.device.device.is_empty())
+}
+
+fn open(cli: &Cli, a: &OneLineArgs, what: &str) -> Result<Opened, Failure> {
     let spec = a.session.device.spec()?;
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let config = a.llm.required(workspace_llm(&located)?.as_ref(), what)?;
@@ -79,6 +87,9 @@ fn open(cli: &Cli, a: &OneLineArgs, what: &str) -> Result<Opened, Failure> {
 
 /// `trailblaze step "..."`.
 pub fn step(cli: &Cli, a: &OneLineArgs) -> Result<(), Failure> {
+    if let Some(j) = joined(a, "step")? {
+        return super::session::client::words(&j, "step", &a.text, a.json);
+    }
     let o = open(cli, a, "step")?;
     let objective = Objective {
         text: &a.text,
@@ -119,6 +130,9 @@ pub fn step(cli: &Cli, a: &OneLineArgs) -> Result<(), Failure> {
 
 /// `trailblaze ask "..."`: the answer on stdout.
 pub fn ask(cli: &Cli, a: &OneLineArgs) -> Result<(), Failure> {
+    if let Some(j) = joined(a, "ask")? {
+        return super::session::client::words(&j, "ask", &a.text, a.json);
+    }
     let o = open(cli, a, "ask")?;
     let result = o
         .session
@@ -143,6 +157,9 @@ pub fn ask(cli: &Cli, a: &OneLineArgs) -> Result<(), Failure> {
 /// `trailblaze verify "..."`: exit 0 when the statement holds, 1 when it does not, 2 when no
 /// verdict could be had (the provider, the device).
 pub fn verify(cli: &Cli, a: &OneLineArgs) -> Result<(), Failure> {
+    if let Some(j) = joined(a, "verify")? {
+        return super::session::client::words(&j, "verify", &a.text, a.json);
+    }
     let o = open(cli, a, "verify")?;
     let result = o.session.call("assertWithAi", json!({ "prompt": a.text }));
     let cost = o.session.llm_cost();

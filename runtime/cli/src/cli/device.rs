@@ -14,7 +14,7 @@ use super::output::{err, out};
 mod simulators;
 
 /// Which device a command drives.
-#[derive(Args)]
+#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct DeviceArgs {
     /// `sim` (the simulated device running the trailmap's app.yaml; the default), `android` (the
     /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `ios` (the
@@ -39,7 +39,7 @@ pub struct DeviceArgs {
 }
 
 /// `--adb-server`, for commands that talk to adb.
-#[derive(Args)]
+#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct AdbServerArg {
     /// The adb server [default: ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037].
     #[arg(long, value_name = "HOST:PORT")]
@@ -47,7 +47,7 @@ pub struct AdbServerArg {
 }
 
 /// `--wda-url`, for commands that talk to WebDriverAgent.
-#[derive(Args)]
+#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct WdaArg {
     /// WebDriverAgent's URL for `--device ios` [default: TRAILBLAZE_WDA_URL, else http://127.0.0.1:8100].
     #[arg(long, value_name = "URL")]

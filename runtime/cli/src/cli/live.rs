@@ -67,6 +67,11 @@ impl Shared {
         }
     }
 
+    /// The trailmap's id.
+    pub fn trailmap(&self) -> &str {
+        &self.id
+    }
+
     /// The same, with an LLM for `blaze`, `ask` and `verify` (and `assertWithAi` in the session).
     fn traced(mut self, trace: bool) -> Shared {
         self.trace = trace;
@@ -98,21 +103,65 @@ pub fn open_shared(
 ) -> Result<Arc<Shared>, Failure> {
     let spec = session.device.spec()?;
     let (project, located) = open_project(cli, Some(&session.secrets))?;
+    open_shared_with(project, &located, spec, map, session, llm, trace.trace == OnOff::On)
+}
+
+/// [`open_shared`] on a project already open (a session's own process opens it with the secrets
+/// it was handed).
+pub fn open_shared_with(
+    project: Project,
+    located: &super::Located,
+    spec: DeviceSpec,
+    map: &MapArg,
+    session: &SessionArgs,
+    llm: Option<&super::llm::LlmArgs>,
+    trace: bool,
+) -> Result<Arc<Shared>, Failure> {
     let id = project.trailmap_for(map.trailmap.as_deref(), &spec)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
     drop(project.device(&id, &spec)?);
-    let out = out_dir(&located, &session.out);
+    let out = out_dir(located, &session.out);
     let settings = session.limits.settings();
     let llm = match llm {
-        Some(l) => l.config(super::llm::workspace_llm(&located)?.as_ref())?,
+        Some(l) => l.config(super::llm::workspace_llm(located)?.as_ref())?,
         None => None,
     };
     Ok(Arc::new(
         Shared::new(project, id, catalog, out, spec, settings)
             .with_llm(llm)
-            .traced(trace.trace == OnOff::On),
+            .traced(trace),
     ))
+}
+
+/// What one tool call gave: its result or error (redacted by the dispatcher), and its steps.
+pub struct Called {
+    pub result: Result<Value, Refused>,
+    pub steps: Vec<trailblaze::state::log::LogEntry>,
+}
+
+/// Why a call gave no result: refused before it ran (not offered now, no session), or its error.
+pub enum Refused {
+    NotRun(String),
+    Call(trailblaze::CallError),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::NotRun(why) => f.write_str(why),
+            Refused::Call(e) => e.fmt(f),
+        }
+    }
+}
+
+impl Called {
+    fn failed(why: String) -> Called {
+        Called {
+            result: Err(Refused::NotRun(why)),
+            steps: Vec::new(),
+        }
+    }
 }
 
 /// A reply: text for the model, and whether it is a tool error.
@@ -203,6 +252,81 @@ pub fn session_tool_definitions(llm: bool) -> Vec<(&'static str, &'static str, V
     defs
 }
 
+/// A live session as `shell` and `mcp` drive it: here ([`Live`]), or in a session's own process
+/// (`--session NAME`).
+pub trait Backend: Send {
+    /// A call as MCP makes it: a tool of the catalog's, or a session tool (`saveTrail`, ...).
+    fn call(&mut self, name: &str, args: Value) -> Reply;
+    /// A tool given as `key=value` words, read with its schema as `trailblaze tool` reads them.
+    fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply;
+    /// What the client is offered now: the catalog's tools, then the session tools.
+    fn tools(&mut self) -> Vec<(String, String, Value)>;
+    /// Whether a call of `name` may change what is offered.
+    fn offer_may_change(&mut self, name: &str) -> bool;
+    /// The recording so far, as `shell`'s `steps` prints it.
+    fn steps_text(&mut self) -> String;
+    /// What cancels the call running now, from another thread.
+    fn canceller(&self) -> Box<dyn Fn() + Send + Sync>;
+}
+
+impl Backend for Live {
+    fn call(&mut self, name: &str, args: Value) -> Reply {
+        Live::call(self, name, args)
+    }
+
+    fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply {
+        let schema = match super::tool::llm_tool(&self.shared.catalog, name) {
+            Ok(t) => t.input_schema.clone(),
+            Err(Failure::Usage(e) | Failure::Failed(e)) => return Reply::error(e.to_string()),
+            Err(Failure::Reported(_)) => return Reply::error("refused"),
+        };
+        match super::tool::parse_args(pairs, &schema) {
+            Ok(args) => Live::call(self, name, args),
+            Err(Failure::Usage(e) | Failure::Failed(e)) => Reply::error(e.to_string()),
+            Err(Failure::Reported(_)) => Reply::error("refused"),
+        }
+    }
+
+    fn tools(&mut self) -> Vec<(String, String, Value)> {
+        let mut all: Vec<(String, String, Value)> = self
+            .offered()
+            .into_iter()
+            .map(|d| (d.name, d.description, d.input_schema))
+            .collect();
+        all.extend(
+            session_tool_definitions(self.has_llm())
+                .into_iter()
+                .map(|(n, d, s)| (n.to_string(), d.to_string(), s)),
+        );
+        all
+    }
+
+    fn offer_may_change(&mut self, name: &str) -> bool {
+        Live::offer_may_change(self, name)
+    }
+
+    fn steps_text(&mut self) -> String {
+        super::shell::steps_text(self.recording())
+    }
+
+    fn canceller(&self) -> Box<dyn Fn() + Send + Sync> {
+        let c = self.cancel_handle();
+        Box::new(move || c.cancel())
+    }
+}
+
+/// Cancels the call a [`Live`] is running now, from another thread.
+#[derive(Clone)]
+pub struct Canceller(Arc<Mutex<Option<CancelHandle>>>);
+
+impl Canceller {
+    pub fn cancel(&self) {
+        if let Some(c) = self.0.lock().ok().and_then(|c| c.clone()) {
+            c.cancel();
+        }
+    }
+}
+
 /// One client's state.
 pub struct Live {
     shared: Arc<Shared>,
@@ -257,6 +381,11 @@ impl Live {
         }
     }
 
+    /// What stops the call running now.
+    pub fn cancel_handle(&self) -> Canceller {
+        Canceller(self.cancel.clone())
+    }
+
     /// What the session recorded so far, step by step.
     pub fn recording(&self) -> &SessionRecording {
         &self.recording
@@ -273,7 +402,7 @@ impl Live {
         Reply { text, ..reply }
     }
 
-    fn session(&mut self) -> Result<&Session, String> {
+    pub fn session(&mut self) -> Result<&Session, String> {
         if self.session.is_none() {
             let s = &self.shared;
             let device = s.project.device(&s.id, &s.device).map_err(|e| e.to_string())?;
@@ -307,26 +436,37 @@ impl Live {
     }
 
     fn call_tool(&mut self, name: &str, args: Value) -> Reply {
+        let called = self.call_in_step(name, args, None);
+        match called.result {
+            Ok(v) if name == "snapshot" => Reply::ok(v["text"].as_str().unwrap_or_default().trim_end()),
+            Ok(v) => Reply::ok(serde_json::to_string_pretty(&v).unwrap_or_default()),
+            Err(e) => Reply::error(e.to_string()),
+        }
+    }
+
+    /// One LLM-visible tool's call, recorded under `step` when given (calls with the same text in a
+    /// row form one step): its result or error, and the steps it logged.
+    pub fn call_in_step(&mut self, name: &str, args: Value, step: Option<&str>) -> Called {
         // Only what the model is offered may be called, with the same answer as `trailblaze tool`.
         if let Err(e) = self.shared.catalog.llm_tool(name) {
-            return Reply::error(e.to_string());
+            return Called::failed(e.to_string());
         }
         let seen = self.seen;
         let session = match self.session() {
             Ok(s) => s,
-            Err(e) => return Reply::error(e),
+            Err(e) => return Called::failed(e),
         };
         // Nor a tool of a toolset that is not active (the list a client got did not hold it).
         if let Err(why) = session.offered_now(name) {
-            return Reply::error(why);
+            return Called::failed(why);
         }
         let (result, steps) = session.call_with_steps(name, args.clone(), seen);
         self.seen = steps.last().map_or(seen, |s| s.seq);
-        self.recording.add_call(&self.shared.catalog, name, &args, &steps);
-        match result {
-            Ok(v) if name == "snapshot" => Reply::ok(v["text"].as_str().unwrap_or_default().trim_end()),
-            Ok(v) => Reply::ok(serde_json::to_string_pretty(&v).unwrap_or_default()),
-            Err(e) => Reply::error(e.to_string()),
+        self.recording
+            .add_call_in(&self.shared.catalog, name, &args, &steps, step);
+        Called {
+            result: result.map_err(Refused::Call),
+            steps,
         }
     }
 
@@ -421,24 +561,11 @@ impl Live {
             return Reply::error(format!("unknown trailmap `{}`", s.id));
         };
         let written = recording::trail_path(&map.dir.join("trails"), &save.name).and_then(|path| {
-            let meta = TrailMeta {
-                id: format!("{}/{}", s.id, save.name),
-                target: s.id.clone(),
-                title: Some(save.title.unwrap_or_else(|| save.name.clone())),
-                key: self.session.as_ref().and_then(|s| s.classifier()).map(str::to_string),
-            };
-            let text = self.recording.to_trail_yaml(&meta)?;
-            // Secret values are placeholders by construction (a step that could not say one was
-            // refused above); a secret in a step's description is still never written.
-            let text = s.redact.text(&text).into_owned();
-            if let Some(before) = self.saved.get(&path)
-                && std::fs::read_to_string(&path).is_ok_and(|now| now != *before)
-            {
-                return Err(recording::RecordingError::Changed(path));
-            }
-            recording::write_trail(&path, &text, save.overwrite)?;
-            self.saved.insert(path.clone(), text);
-            Ok(path)
+            self.save_to(
+                &path,
+                Some(save.title.unwrap_or_else(|| save.name.clone())),
+                save.overwrite,
+            )
         });
         match written {
             Ok(path) => Reply::ok(format!(
@@ -448,6 +575,59 @@ impl Live {
                 path.display()
             )),
             Err(e) => Reply::error(format!("{SAVE_TRAIL}: {e}")),
+        }
+    }
+
+    /// Writes the recording as a trail at `path` (its id: the trailmap's and the file's name), an
+    /// existing file kept unless `overwrite`, one edited since this session saved it never replaced.
+    pub fn save_to(
+        &mut self,
+        path: &std::path::Path,
+        title: Option<String>,
+        overwrite: bool,
+    ) -> Result<PathBuf, recording::RecordingError> {
+        let s = &self.shared;
+        let name = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .map(|f| f.strip_suffix(".trail.yaml").unwrap_or(f))
+            .unwrap_or("trail");
+        let meta = TrailMeta {
+            id: format!("{}/{name}", s.id),
+            target: s.id.clone(),
+            title: Some(title.unwrap_or_else(|| name.to_string())),
+            key: self.session.as_ref().and_then(|s| s.classifier()).map(str::to_string),
+        };
+        let text = self.recording.to_trail_yaml(&meta)?;
+        // Secret values are placeholders by construction (a step that could not say one was
+        // refused above); a secret in a step's description is still never written.
+        let text = s.redact.text(&text).into_owned();
+        let path = path.to_path_buf();
+        if let Some(before) = self.saved.get(&path)
+            && std::fs::read_to_string(&path).is_ok_and(|now| now != *before)
+        {
+            return Err(recording::RecordingError::Changed(path));
+        }
+        recording::write_trail(&path, &text, overwrite)?;
+        self.saved.insert(path.clone(), text);
+        Ok(path)
+    }
+
+    /// The second guard on what leaves the session (the dispatcher redacts results and errors).
+    pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        self.shared.redact.text(text)
+    }
+
+    /// The trailmap the session runs in, and the device it drives.
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// Writes the session's trace now (when it records one), for `session report`.
+    pub fn write_trace(&self) -> Result<Option<PathBuf>, String> {
+        match &self.session {
+            Some(s) => s.write_session_trace_so_far().map_err(|e| e.to_string()),
+            None => Ok(None),
         }
     }
 }

@@ -8,7 +8,7 @@ use trailblaze::workspace::{WorkspaceConfig, WorkspaceLlm};
 
 use super::{Failure, Located, usage_help};
 
-#[derive(Args, Clone)]
+#[derive(Args, Clone, serde::Serialize, serde::Deserialize)]
 #[command(next_help_heading = "The LLM (docs/agent.md)")]
 pub struct LlmArgs {
     /// The API's wire format: `openai` (chat completions) or `anthropic` (messages) [default: the
@@ -47,14 +47,14 @@ pub struct LlmArgs {
     pub agent_vision: AgentVision,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 pub enum AgentVision {
     Auto,
     On,
     Off,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 pub enum LlmProvider {
     Openai,
     Anthropic,
@@ -135,6 +135,18 @@ impl LlmArgs {
             AgentVision::Off => trailblaze::agent::Vision::Off,
         };
         Ok(Some(config))
+    }
+
+    /// The same flags with the key read now (the flag, else the workspace's `key_env` variable): a
+    /// session's process is handed them and keeps no key in its environment.
+    pub fn with_key_read(&self, workspace: Option<&WorkspaceLlm>) -> LlmArgs {
+        let mut read = self.clone();
+        read.llm_api_key = self.llm_api_key.clone().or_else(|| {
+            workspace
+                .and_then(|w| w.key_env.as_deref())
+                .and_then(|v| std::env::var(v).ok())
+        });
+        read
     }
 
     /// [`LlmArgs::config`] for a command that cannot work without one: a usage error names the settings.

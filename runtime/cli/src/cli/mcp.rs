@@ -45,6 +45,9 @@ pub struct McpArgs {
     /// token; one more closes the oldest of them
     #[arg(long, default_value_t = 64, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_pending: u32,
+    /// Over stdio: serve a running session's device and recording.
+    #[command(flatten)]
+    pub join: super::session::JoinArg,
     #[command(flatten)]
     pub map: MapArg,
     /// The device each client's session drives, its secrets, where logs go and the per-call budgets.
@@ -58,22 +61,39 @@ pub struct McpArgs {
 }
 
 pub fn mcp(cli: &Cli, a: &McpArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm), &a.trace)?;
+    // Over HTTP each client has a session of its own: a running one is joined over stdio only.
+    if a.http.is_some() && a.join.name.as_deref().is_some_and(|n| n != "none") {
+        return Err(super::usage_help(
+            "--session joins a running session over stdio only",
+            "drop --http, or drop --session (each HTTP client gets a session of its own)",
+        ));
+    }
+    let joined = match a.http {
+        None => super::session::join(&a.join, !a.session.device.device.is_empty())?,
+        Some(_) => None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let served = match a.http {
-        None => rt.block_on(stdio(shared)),
-        Some(port) => rt.block_on(http(shared, port, a)),
+    let served = match (a.http, joined) {
+        (None, Some(j)) => rt.block_on(stdio(Server::over(Box::new(super::session::client::Remote::new(j))))),
+        (None, None) => {
+            let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm), &a.trace)?;
+            rt.block_on(stdio(Server::new(shared)))
+        }
+        (Some(port), _) => {
+            let shared = open_shared(cli, &a.map, &a.session, Some(&a.llm), &a.trace)?;
+            rt.block_on(http(shared, port, a))
+        }
     };
     // Sessions end with their handles; a blocked stdin read must not keep the process alive.
     rt.shutdown_background();
     served.map_err(Failure::Usage)
 }
 
-async fn stdio(shared: Arc<Shared>) -> anyhow::Result<()> {
-    let running = Server::new(shared)
+async fn stdio(server: Server) -> anyhow::Result<()> {
+    let running = server
         .serve(rmcp::transport::stdio())
         .await
         .context("the MCP handshake on stdio failed")?;

@@ -14,7 +14,7 @@ use rustyline::{Context, Editor, Helper};
 use serde_json::{Value, json};
 
 use super::diag::{self, Diagnostic, Severity};
-use super::live::{Live, RESET_SESSION, SAVE_TRAIL, Shared, open_shared};
+use super::live::{Backend, Live, RESET_SESSION, SAVE_TRAIL, Shared, open_shared};
 use super::output::{Stream, line};
 use super::{Cli, Failure, MapArg, SessionArgs};
 
@@ -24,6 +24,8 @@ use super::{Cli, Failure, MapArg, SessionArgs};
 Type `help` inside for the commands. The device keeps its state between lines (unlike `tool`)."
 )]
 pub struct ShellArgs {
+    #[command(flatten)]
+    pub join: super::session::JoinArg,
     #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
@@ -56,16 +58,19 @@ pub enum Outcome {
 
 /// The line-level core: a live session and the refs the last snapshot showed.
 pub struct Shell {
-    live: Live,
-    shared: Arc<Shared>,
+    live: Box<dyn Backend>,
     refs: Vec<String>,
 }
 
 impl Shell {
     pub fn new(shared: Arc<Shared>) -> Shell {
+        Shell::over(Box::new(Live::new(shared, Arc::new(Mutex::new(None)))))
+    }
+
+    /// A shell whose lines go to `backend`: a session of its own, or a running one joined.
+    pub fn over(backend: Box<dyn Backend>) -> Shell {
         Shell {
-            live: Live::new(shared.clone(), Arc::new(Mutex::new(None))),
-            shared,
+            live: backend,
             refs: Vec::new(),
         }
     }
@@ -76,9 +81,9 @@ impl Shell {
     }
 
     /// The names a first word completes to: the shell's commands and the LLM-visible tools.
-    pub fn words(&self) -> Vec<String> {
+    pub fn words(&mut self) -> Vec<String> {
         let mut w: Vec<String> = COMMANDS.iter().map(|c| c.to_string()).collect();
-        w.extend(self.shared.catalog.tool_definitions().into_iter().map(|d| d.name));
+        w.extend(self.live.tools().into_iter().map(|(name, _, _)| name));
         w
     }
 
@@ -123,15 +128,18 @@ impl Shell {
                 self.call(RESET_SESSION, json!({}))
             }
             tool => {
-                let schema = match self.shared.catalog.llm_tool(tool) {
-                    Ok(t) => t.input_schema.clone(),
-                    Err(e) => return Outcome::Error(format!("{e}; `help` lists the shell's commands")),
-                };
                 let pairs: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
-                match super::tool::parse_args(&pairs, &schema) {
-                    Ok(args) => self.call(tool, args),
-                    Err(Failure::Usage(e) | Failure::Failed(e)) => Outcome::Error(e.to_string()),
-                    Err(Failure::Reported(_)) => Outcome::Nothing,
+                let reply = self.live.call_pairs(tool, &pairs);
+                if reply.is_error {
+                    // Not a tool at all: the shell's own commands may have been meant.
+                    let hint = if reply.text.contains("unknown tool") || reply.text.contains("not an LLM-visible") {
+                        "; `help` lists the shell's commands"
+                    } else {
+                        ""
+                    };
+                    Outcome::Error(format!("{}{hint}", reply.text))
+                } else {
+                    Outcome::Print(reply.text)
                 }
             }
         }
@@ -146,21 +154,26 @@ impl Shell {
         }
     }
 
-    fn steps(&self) -> String {
-        let steps = self.live.recording().steps();
-        if steps.is_empty() {
-            return "nothing recorded yet".into();
-        }
-        let mut out = Vec::new();
-        for (i, s) in steps.iter().enumerate() {
-            let kind = if s.verify { "verify" } else { "step" };
-            out.push(format!("{:>3}. {kind}: {}", i + 1, s.text));
-            for (tool, args) in &s.calls {
-                out.push(format!("       {tool} {args}"));
-            }
-        }
-        out.join("\n")
+    fn steps(&mut self) -> String {
+        self.live.steps_text()
     }
+}
+
+/// A recording as `steps` prints it: each step's kind and text, then its calls.
+pub fn steps_text(recording: &trailblaze::recording::SessionRecording) -> String {
+    let steps = recording.steps();
+    if steps.is_empty() {
+        return "nothing recorded yet".into();
+    }
+    let mut out = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        let kind = if s.verify { "verify" } else { "step" };
+        out.push(format!("{:>3}. {kind}: {}", i + 1, s.text));
+        for (tool, args) in &s.calls {
+            out.push(format!("       {tool} {args}"));
+        }
+    }
+    out.join("\n")
 }
 
 /// `login`, `login.trail.yaml` and `trails/login.trail.yaml` all name the trail `login` (saves go to
@@ -208,8 +221,10 @@ impl Validator for ShellHelper {}
 impl Helper for ShellHelper {}
 
 pub fn shell(cli: &Cli, a: &ShellArgs) -> Result<(), Failure> {
-    let shared = open_shared(cli, &a.map, &a.session, None, &a.trace)?;
-    let mut shell = Shell::new(shared);
+    let mut shell = match super::session::join(&a.join, !a.session.device.device.is_empty())? {
+        Some(j) => Shell::over(Box::new(super::session::client::Remote::new(j))),
+        None => Shell::new(open_shared(cli, &a.map, &a.session, None, &a.trace)?),
+    };
     let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| Failure::Usage(anyhow::anyhow!("cannot start the line editor: {e}")))?;
     editor.set_helper(Some(ShellHelper {

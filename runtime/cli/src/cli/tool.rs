@@ -24,6 +24,12 @@ pub struct ToolArgs {
     /// Print the result, the error and the steps as JSON.
     #[arg(long)]
     pub json: bool,
+    /// In a session: file the call under a step with this text in its recording (calls given the
+    /// same text in a row form one step).
+    #[arg(long, short = 's', value_name = "TEXT")]
+    pub step: Option<String>,
+    #[command(flatten)]
+    pub join: super::session::JoinArg,
     #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
@@ -69,6 +75,8 @@ pub struct SnapshotArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub join: super::session::JoinArg,
+    #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
     pub secrets: SecretsArg,
@@ -77,6 +85,16 @@ pub struct SnapshotArgs {
 }
 
 pub fn run_tool(cli: &Cli, a: &ToolArgs) -> Result<(), Failure> {
+    // In a session, nothing is loaded here: the session's process reads the arguments.
+    if let Some(j) = super::session::join(&a.join, !a.session.device.device.is_empty())? {
+        return super::session::client::tool(&j, &a.name, &a.args, a.step.as_deref(), a.json);
+    }
+    if a.step.is_some() {
+        return Err(super::usage_help(
+            "--step files a call under a step of a session's recording: there is no session here",
+            "start one with `trailblaze session start`, then pass --session NAME",
+        ));
+    }
     precompile_unless_builtin(a.name.clone());
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
     let spec = a.session.device.spec()?;
@@ -172,7 +190,7 @@ fn print_call(result: Option<&Value>, steps: &[trailblaze::state::log::LogEntry]
 
 /// The named tool if the LLM may see it; otherwise the library's answer (hidden, or the nearest
 /// LLM-visible names), with how to type when `inputText` was meant.
-fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a ToolDescriptor, Failure> {
+pub(super) fn llm_tool<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a ToolDescriptor, Failure> {
     catalog.llm_tool(name).map(|t| t.as_ref()).map_err(|e| {
         let hint = match &e {
             NotLlmVisible::Hidden { .. } if name == "inputText" => {
@@ -424,6 +442,9 @@ pub(super) fn snapshot_on(
 }
 
 pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
+    if let Some(j) = super::session::join(&a.join, !a.device.device.is_empty())? {
+        return super::session::client::snapshot(&j, a.json);
+    }
     let (project, _) = open_project(cli, Some(&a.secrets))?;
     let spec = a.device.spec()?;
     let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;

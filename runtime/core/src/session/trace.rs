@@ -90,10 +90,31 @@ impl Session {
     /// top-level call a step: `trailblaze report <folder>` opens it. `None` when nothing was traced
     /// or the session writes no files.
     pub fn write_session_trace(&self) -> std::io::Result<Option<std::path::PathBuf>> {
+        let data = self.trace_end();
+        self.write_live_trace(data)
+    }
+
+    /// Writes a live session's trace so far and goes on recording (`trailblaze session report`):
+    /// its calls, frames and the scripts' console; what the device keeps itself (network, its log,
+    /// video) is written when the trace ends.
+    pub fn write_session_trace_so_far(&self) -> std::io::Result<Option<std::path::PathBuf>> {
+        let data = self
+            .run(|core| {
+                let recorder = core.trace.borrow().clone()?;
+                let name = core.screen.with_device(|d| Ok(d.name())).unwrap_or_default();
+                let secret_on_screen = core.screen.holds_secret_fields() && !core.screen.pictures_hide_secrets();
+                Some(recorder.finish(Default::default(), name, secret_on_screen))
+            })
+            .ok()
+            .flatten();
+        self.write_live_trace(data)
+    }
+
+    fn write_live_trace(&self, data: Option<TraceData>) -> std::io::Result<Option<std::path::PathBuf>> {
         let Some(dir) = self.dir().map(std::path::Path::to_path_buf) else {
             return Ok(None);
         };
-        let Some(data) = self.trace_end() else {
+        let Some(data) = data else {
             return Ok(None);
         };
         let (report, step_calls) = session_report(self.id(), &data);

@@ -19,6 +19,8 @@ const MAX_CALLS: usize = 20_000;
 /// The most distinct frames a trace keeps pictures of.
 const MAX_FRAMES: usize = 2_000;
 
+/// Cloned to write a live session's trace so far without ending it.
+#[derive(Clone)]
 pub struct Recorder {
     pub(crate) settings: TraceSettings,
     started_unix_ms: f64,
@@ -48,6 +50,7 @@ pub struct Recorder {
     dropped_calls: u64,
 }
 
+#[derive(Clone)]
 struct CallTrace {
     seq: u64,
     parent: Option<u64>,
@@ -72,6 +75,7 @@ struct CallTrace {
     split: (f64, f64, f64),
 }
 
+#[derive(Clone)]
 pub(super) struct Frame {
     unix_ms: f64,
     tree: usize,

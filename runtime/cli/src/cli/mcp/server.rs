@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
+use crate::cli::live::{Backend, Live, Shared};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
@@ -11,14 +12,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use trailblaze::CancelHandle;
-
-use crate::cli::live::{Live, Shared, session_tool_definitions};
 
 #[derive(Clone)]
 pub struct Server {
-    live: Arc<Mutex<Live>>,
-    cancel: Arc<Mutex<Option<CancelHandle>>>,
+    live: Arc<Mutex<Box<dyn Backend>>>,
+    /// Cancels the client's running call (a no-op until it has begun).
+    cancel: Arc<dyn Fn() + Send + Sync>,
     /// The tool names the client was last told of: a call that changes them (`setActiveToolSets`, a
     /// move to another waypoint) is followed by `notifications/tools/list_changed`.
     listed: Arc<Mutex<Vec<String>>>,
@@ -28,10 +27,14 @@ pub struct Server {
 
 impl Server {
     pub fn new(shared: Arc<Shared>) -> Server {
-        let cancel = Arc::new(Mutex::new(None));
-        let live = Arc::new(Mutex::new(Live::new(shared, cancel.clone())));
+        Server::over(Box::new(Live::new(shared, Arc::new(Mutex::new(None)))))
+    }
+
+    /// A server whose calls go to `backend`: a session of its own, or a running one joined.
+    pub fn over(backend: Box<dyn Backend>) -> Server {
+        let cancel: Arc<dyn Fn() + Send + Sync> = Arc::from(backend.canceller());
         Server {
-            live,
+            live: Arc::new(Mutex::new(backend)),
             cancel,
             listed: Arc::default(),
             _slot: None,
@@ -48,15 +51,8 @@ impl Server {
 }
 
 /// The client's session's offered tools, then the session tools.
-fn tools_of(live: &mut Live) -> Vec<Tool> {
-    let offered = live
-        .offered()
-        .into_iter()
-        .map(|d| tool(d.name, d.description, d.input_schema));
-    let session = session_tool_definitions(live.has_llm())
-        .into_iter()
-        .map(|(n, d, s)| tool(n.to_string(), d.to_string(), s));
-    offered.chain(session).collect()
+fn tools_of(live: &mut dyn Backend) -> Vec<Tool> {
+    live.tools().into_iter().map(|(n, d, s)| tool(n, d, s)).collect()
 }
 
 fn names(tools: &[Tool]) -> Vec<String> {
@@ -101,8 +97,8 @@ impl ServerHandler for Server {
         let live = self.live.clone();
         // Blocking: a started session answers on its own thread.
         let tools = tokio::task::spawn_blocking(move || match live.lock() {
-            Ok(mut l) => tools_of(&mut l),
-            Err(p) => tools_of(&mut p.into_inner()),
+            Ok(mut l) => tools_of(&mut **l),
+            Err(p) => tools_of(&mut **p.into_inner()),
         })
         .await
         .map_err(|_| ErrorData::internal_error("listing the tools failed", None))?;
@@ -128,7 +124,7 @@ impl ServerHandler for Server {
             };
             let reply = l.call(&name, args);
             // Most calls cannot change the list: only those are followed by a fresh one.
-            let now = l.offer_may_change(&name).then(|| names(&tools_of(&mut l)));
+            let now = l.offer_may_change(&name).then(|| names(&tools_of(&mut **l)));
             (reply, now)
         });
         let reply = tokio::select! {
@@ -136,9 +132,7 @@ impl ServerHandler for Server {
             _ = context.ct.cancelled() => loop {
                 // A cancel is a no-op until the call has begun (the session may still be starting),
                 // so it is repeated until the call ends.
-                if let Some(c) = self.cancel.lock().ok().and_then(|c| c.clone()) {
-                    c.cancel();
-                }
+                (self.cancel)();
                 if let Ok(r) = tokio::time::timeout(std::time::Duration::from_millis(50), &mut job).await {
                     break r;
                 }
