@@ -276,6 +276,14 @@ fn another_users_folder_is_refused_and_another_uid_cannot_reach_the_socket() {
             text(&o).1
         );
     }
+    // A command that names no session is not stopped by it: a fresh device, and a warning.
+    let o = s
+        .cmd(&["snapshot"])
+        .env("TRAILBLAZE_SESSIONS_DIR", &theirs)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(text(&o).1.contains("sessions are not looked for") && text(&o).0.contains("Sign in"));
     // Ours, running: the same connection from uid 65534 is refused, from us answered.
     s.start(&[]);
     let socket = s.folder().join("sim-1.sock");

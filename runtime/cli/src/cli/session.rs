@@ -165,8 +165,15 @@ pub fn join(arg: &JoinArg, device_given: bool) -> Result<Option<Joined>, Failure
         Some(name) => named(name).map(Some),
         None if device_given => Ok(None),
         None => {
-            let Some(root) = place::existing_root().map_err(|e| Failure::Usage(anyhow!(e)))? else {
-                return Ok(None);
+            // A folder that is not private is never read; a command that named no session still
+            // runs, on a fresh device.
+            let root = match place::existing_root() {
+                Ok(Some(root)) => root,
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    err!("warning: sessions are not looked for: {e}");
+                    return Ok(None);
+                }
             };
             let running: Vec<Meta> = place::all(&root)
                 .into_iter()
@@ -296,6 +303,9 @@ fn start(cli: &Cli, a: &StartArgs) -> Result<(), Failure> {
     }
     // Read here, where the workspace and the secrets are: the process is handed the result.
     let (project, located) = open_project(cli, Some(&a.session.secrets))?;
+    // Said here, before a process is started for it: an unknown trailmap, a tool that does not load.
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
+    super::warn_all(&project.catalog(&id)?.warnings);
     let workspace = super::llm::workspace_llm(&located)?;
     let llm = a
         .llm
@@ -371,7 +381,8 @@ fn start(cli: &Cli, a: &StartArgs) -> Result<(), Failure> {
     if said["ready"] != true {
         let _ = child.kill();
         let _ = child.wait();
-        files.remove(false);
+        // What it said is printed here: its log is kept only when it said nothing.
+        files.remove(said["error"].is_string());
         let why = said["error"].as_str().map(str::to_string).unwrap_or_else(|| {
             format!(
                 "its process ended before it was ready; its log: {}",
@@ -538,6 +549,8 @@ fn stop(name: Option<&str>, all: bool) -> Result<(), Failure> {
         err!("no session is running");
     }
     for j in targets {
+        // A call under way is cancelled, so the stop is not queued behind it.
+        let _ = j.ask(&Request::Cancel);
         let answered = j
             .ask(&Request::Stop {
                 why: "`session stop`".into(),
