@@ -13,6 +13,8 @@ use trailblaze_e2e::{CANARY, Fixture, repo_root, trailblaze_bin};
 
 // Connections that never send a request: the header timeout and the cap on waiting connections.
 mod slow_clients;
+// The tools over the workspace's trails and devices, and the resources.
+mod workspace;
 
 /// The npm project holding the SDK client; installed once if the suite's script did not.
 fn client_dir() -> PathBuf {
@@ -250,7 +252,14 @@ fn stdio_session_with_the_sdk_client_saves_a_trail_that_checks_and_replays_green
     let tools_json = cli(&f).args(["tools", "--json"]).output().expect("tools runs");
     let defs: Vec<Value> = serde_json::from_slice(&tools_json.stdout).expect("tools --json");
     let mut want: Vec<&str> = defs.iter().filter_map(|d| d["name"].as_str()).collect();
-    want.extend(["saveTrail", "resetSession"]);
+    want.extend([
+        "saveTrail",
+        "resetSession",
+        "listTrails",
+        "readTrail",
+        "runTrail",
+        "switchDevice",
+    ]);
     assert_eq!(listed, want);
     assert!(listed.contains(&"spin") && !listed.contains(&"inputText"), "{listed:?}");
     let tap = r[0]["tools"]

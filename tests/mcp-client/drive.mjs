@@ -10,6 +10,10 @@
 //   {"op":"call",...,"abortAfterMs":N}                     -> the same, or {"aborted":true}
 //   {"op":"bench","tool":T,"args":{...},"n":N}             -> {"micros":[one round trip per call, µs]}
 //   {"op":"write","path":P,"text":T}                      -> {} (a file edited mid-session, as a person would)
+//   {"op":"listResources"}                                 -> {"resources":[{uri, name, ...}], "templates":[...],
+//                                                             "capability":bool}
+//   {"op":"readResource","uri":U}                          -> {"contents":[{uri, mimeType, text}]}, or
+//                                                             {"error":{"code":N,"message":"..."}} (a JSON-RPC error)
 //   {"op":"notifications"}                                 -> {"toolListChanged":N, "capability":bool}
 //     (how many `notifications/tools/list_changed` arrived so far, and whether the server announced them)
 // Over HTTP, "client":"a"|"b"|... picks (and on first use connects) one of several clients at once.
@@ -74,6 +78,19 @@ for (const op of ops) {
   } else if (op.op === "write") {
     writeFileSync(op.path, op.text);
     results.push({});
+  } else if (op.op === "listResources") {
+    const { resources } = await c.listResources();
+    const { resourceTemplates } = await c.listResourceTemplates();
+    const capability = c.getServerCapabilities()?.resources !== undefined;
+    results.push({ resources, templates: resourceTemplates, capability });
+  } else if (op.op === "readResource") {
+    try {
+      const { contents } = await c.readResource({ uri: op.uri });
+      results.push({ contents });
+    } catch (e) {
+      if (typeof e?.code !== "number") throw e;
+      results.push({ error: { code: e.code, message: e.message } });
+    }
   } else if (op.op === "notifications") {
     const capability = c.getServerCapabilities()?.tools?.listChanged === true;
     results.push({ toolListChanged: toolListChanged.get(op.client ?? "default"), capability });

@@ -106,8 +106,8 @@ pub mod report {
 /// Finding, choosing and rewriting trail files (loading one is [`Trail::load`]).
 pub mod trails {
     pub use crate::trail::{
-        FindError, MigrateError, filter_by_tags, find_trails, migrate_file, migrate_in_place, migrate_text,
-        parse_shard, shard,
+        FindError, MigrateError, filter_by_tags, find_trails, is_trail_name, migrate_file, migrate_in_place,
+        migrate_text, parse_shard, shard,
     };
 }
 

@@ -14,7 +14,7 @@ use super::output::{err, out};
 mod simulators;
 
 /// Which device a command drives.
-#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeviceArgs {
     /// `sim` (the simulated device running the trailmap's app.yaml; the default), `android` (the
     /// only device on the adb server), `android:SERIAL` (see `trailblaze devices`), `ios` (the
@@ -39,7 +39,7 @@ pub struct DeviceArgs {
 }
 
 /// `--adb-server`, for commands that talk to adb.
-#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AdbServerArg {
     /// The adb server [default: ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037].
     #[arg(long, value_name = "HOST:PORT")]
@@ -47,7 +47,7 @@ pub struct AdbServerArg {
 }
 
 /// `--wda-url`, for commands that talk to WebDriverAgent.
-#[derive(Clone, Args, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct WdaArg {
     /// WebDriverAgent's URL for `--device ios` [default: TRAILBLAZE_WDA_URL, else http://127.0.0.1:8100].
     #[arg(long, value_name = "URL")]
@@ -116,6 +116,18 @@ impl DeviceArgs {
         Ok(pool)
     }
 
+    /// The device `text` names, read as `--device` is (with this command's `--adb-server` and
+    /// `--wda-url`): MCP's `switchDevice`. The browser flags apply to a web device only, since the
+    /// server was started with them for another device perhaps.
+    pub fn spec_of(&self, text: &str) -> Result<DeviceSpec, Failure> {
+        let spec = DeviceSpec::parse_with(text, self.server.adb_server.as_deref(), self.wda.wda_url.as_deref())
+            .map_err(|e| Failure::Usage(anyhow!(e)))?;
+        match spec {
+            DeviceSpec::Web(_) => self.with_browser_flags(spec),
+            other => Ok(other),
+        }
+    }
+
     /// Whether the user named a device (flag or `TRAILBLAZE_DEVICE`).
     pub fn given(&self) -> bool {
         !self.device.is_empty()
@@ -162,34 +174,103 @@ pub struct DevicesArgs {
 /// Lists the devices `--device` can name: the simulated one, the web, the WebDriverAgent's iPhone
 /// (and on macOS the booted simulators), and the adb server's.
 pub fn devices(a: &DevicesArgs) -> Result<(), Failure> {
-    let server = server_address(a.server.adb_server.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
-    let wda = trailblaze::device::spec::wda_url(a.wda.wda_url.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
-    out!("sim\tthe simulated device (the trailmap's app.yaml)");
-    match trailblaze::web::device::find_chromium() {
-        Ok(path) => out!("web\ta page of headless Chromium ({})", path.display()),
-        Err(_) => out!("web\tunavailable: no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)"),
+    let listed =
+        list(a.server.adb_server.as_deref(), a.wda.wda_url.as_deref()).map_err(|e| Failure::Usage(anyhow!(e)))?;
+    for d in &listed.devices {
+        out!("{}", d.line());
     }
-    ios_devices(&wda);
-    // No adb server is no error: the sim and the web still work (exit 0, a note on stderr).
-    let list = match list_devices(server) {
-        Ok(list) => list,
-        Err(e) => {
-            err!("note: no Android devices listed: the adb server at {server} cannot be reached ({e})");
-            return Ok(());
-        }
-    };
-    for d in &list {
-        let model = d.model.as_deref().unwrap_or("-");
-        out!("android:{}\t{}\t{model}", d.serial, d.state);
-    }
-    if list.is_empty() {
-        err!("note: no Android device on the adb server at {server}");
+    for n in &listed.notes {
+        err!("note: {n}");
     }
     Ok(())
 }
 
+/// One device `--device` can name, as `trailblaze devices` and MCP's `trailblaze://devices` list it.
+pub struct Listed {
+    /// What `--device` takes: `sim`, `web`, `android:SERIAL`, `ios:UDID`.
+    pub name: String,
+    pub platform: &'static str,
+    /// `ready`, `unavailable`, adb's state (`device`, `offline`, `unauthorized`), `not ready` or
+    /// `no WebDriverAgent`.
+    pub state: String,
+    /// What it is: the Chromium found, the phone's model, the iPhone's OS and kind.
+    pub about: String,
+}
+
+impl Listed {
+    /// Its line in `trailblaze devices`: the sim's and the web's without a state when they are ready.
+    fn line(&self) -> String {
+        match (self.name.as_str(), self.state.as_str()) {
+            ("sim" | "web", "ready") => format!("{}\t{}", self.name, self.about),
+            ("sim" | "web", state) => format!("{}\t{state}: {}", self.name, self.about),
+            (name, state) => format!("{name}\t{state}\t{}", self.about),
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "name": self.name, "platform": self.platform, "state": self.state, "about": self.about })
+    }
+}
+
+/// The devices, and notes on what could not be asked (no adb server, no WebDriverAgent): neither
+/// is an error, the sim and the web still work.
+pub struct DeviceList {
+    pub devices: Vec<Listed>,
+    pub notes: Vec<String>,
+}
+
+/// The devices `--device` can name, asking the adb server at `adb_server` and the WebDriverAgent at
+/// `wda_url` (the defaults when `None`); an address that does not parse is the error.
+pub fn list(adb_server: Option<&str>, wda_url: Option<&str>) -> Result<DeviceList, String> {
+    let server = server_address(adb_server).map_err(|e| e.to_string())?;
+    let wda = trailblaze::device::spec::wda_url(wda_url).map_err(|e| e.to_string())?;
+    let mut listed = DeviceList {
+        devices: vec![Listed {
+            name: "sim".into(),
+            platform: "android",
+            state: "ready".into(),
+            about: "the simulated device (the trailmap's app.yaml)".into(),
+        }],
+        notes: Vec::new(),
+    };
+    listed.devices.push(match trailblaze::web::device::find_chromium() {
+        Ok(path) => Listed {
+            name: "web".into(),
+            platform: "web",
+            state: "ready".into(),
+            about: format!("a page of headless Chromium ({})", path.display()),
+        },
+        Err(_) => Listed {
+            name: "web".into(),
+            platform: "web",
+            state: "unavailable".into(),
+            about: "no Chromium found (install Debian's `chromium`, or set TRAILBLAZE_CHROMIUM)".into(),
+        },
+    });
+    ios_devices(&wda, &mut listed);
+    match list_devices(server) {
+        Ok(list) => {
+            if list.is_empty() {
+                listed
+                    .notes
+                    .push(format!("no Android device on the adb server at {server}"));
+            }
+            listed.devices.extend(list.into_iter().map(|d| Listed {
+                name: format!("android:{}", d.serial),
+                platform: "android",
+                state: d.state,
+                about: d.model.unwrap_or_else(|| "-".into()),
+            }));
+        }
+        Err(e) => listed.notes.push(format!(
+            "no Android devices listed: the adb server at {server} cannot be reached ({e})"
+        )),
+    }
+    Ok(listed)
+}
+
 /// The WebDriverAgent endpoint's device, and the booted simulators (macOS) with which has no WDA.
-fn ios_devices(wda: &str) {
+fn ios_devices(wda: &str, listed: &mut DeviceList) {
     let served = match trailblaze::ios::status(wda) {
         Ok(s) => {
             let name = s
@@ -197,16 +278,22 @@ fn ios_devices(wda: &str) {
                 .as_deref()
                 .map_or_else(|| format!("ios:{wda}"), |u| format!("ios:{u}"));
             let kind = if s.simulator { "simulator" } else { "device" };
-            let state = if s.ready { "ready" } else { "not ready" };
-            out!(
-                "{name}\t{state}\tiOS {} {} {kind} ({wda})",
-                s.os_version.as_deref().unwrap_or("?"),
-                s.device.as_deref().unwrap_or("-")
-            );
+            listed.devices.push(Listed {
+                name,
+                platform: "ios",
+                state: if s.ready { "ready" } else { "not ready" }.into(),
+                about: format!(
+                    "iOS {} {} {kind} ({wda})",
+                    s.os_version.as_deref().unwrap_or("?"),
+                    s.device.as_deref().unwrap_or("-")
+                ),
+            });
             s.udid
         }
         Err(e) => {
-            err!("note: no iOS device listed: no WebDriverAgent answers at {wda} ({e}); docs/ios.md starts one");
+            listed.notes.push(format!(
+                "no iOS device listed: no WebDriverAgent answers at {wda} ({e}); docs/ios.md starts one"
+            ));
             None
         }
     };
@@ -214,11 +301,11 @@ fn ios_devices(wda: &str) {
         if served.as_deref() == Some(sim.udid.as_str()) {
             continue;
         }
-        out!(
-            "ios:{}\tno WebDriverAgent\t{} {} simulator (start WDA on it: docs/ios.md)",
-            sim.udid,
-            sim.runtime,
-            sim.name
-        );
+        listed.devices.push(Listed {
+            name: format!("ios:{}", sim.udid),
+            platform: "ios",
+            state: "no WebDriverAgent".into(),
+            about: format!("{} {} simulator (start WDA on it: docs/ios.md)", sim.runtime, sim.name),
+        });
     }
 }

@@ -13,6 +13,10 @@ use trailblaze::{Catalog, Redaction};
 
 use super::{Cli, Failure, MapArg, SessionArgs, open_project, out_dir, warn_all};
 
+// The tools over the workspace's trails and devices, and MCP's resources.
+mod workspace;
+use workspace::{LIST_TRAILS, READ_TRAIL, RUN_TRAIL, SWITCH_DEVICE};
+
 /// What every client of one server shares: the project, its trailmap and catalog.
 pub struct Shared {
     project: Project,
@@ -27,6 +31,8 @@ pub struct Shared {
     llm: Option<Arc<trailblaze::agent::Agent>>,
     /// Whether each session records a trace, written in its folder when it ends (docs/trace.md).
     trace: bool,
+    /// Where the trails are and how device names read, for the tools in live/workspace.rs.
+    workspace: workspace::Workspace,
 }
 
 /// `--trace` for a live session (`mcp`, `shell`).
@@ -64,6 +70,7 @@ impl Shared {
             settings,
             redact,
             llm: None,
+            workspace: Default::default(),
         }
     }
 
@@ -130,7 +137,8 @@ pub fn open_shared_with(
     Ok(Arc::new(
         Shared::new(project, id, catalog, out, spec, settings)
             .with_llm(llm)
-            .traced(trace),
+            .traced(trace)
+            .in_workspace(workspace::Workspace::new(located.trails.clone(), &session.device)),
     ))
 }
 
@@ -249,6 +257,7 @@ pub fn session_tool_definitions(llm: bool) -> Vec<(&'static str, &'static str, V
             json!({ "type": "object", "properties": {}, "additionalProperties": false }),
         ),
     ]);
+    defs.extend(workspace::definitions());
     defs
 }
 
@@ -338,6 +347,8 @@ pub struct Live {
     cancel: Arc<Mutex<Option<CancelHandle>>>,
     /// What this session last saved at each path: an overwrite of a file edited since is refused.
     saved: std::collections::HashMap<PathBuf, String>,
+    /// The device `switchDevice` chose, over the server's (`Shared` is every client's).
+    device: Option<DeviceSpec>,
 }
 
 impl Live {
@@ -349,6 +360,7 @@ impl Live {
             seen: 0,
             cancel,
             saved: Default::default(),
+            device: None,
         }
     }
 
@@ -361,14 +373,18 @@ impl Live {
         }
         match &self.session {
             Some(s) => s.offered_tools(),
-            None => self.shared.catalog.offered_at_start(self.shared.device.platform()),
+            None => self.shared.catalog.offered_at_start(self.device_spec().platform()),
         }
     }
 
     /// Whether a call of `name` may change what the client is offered: choosing toolsets, starting
     /// over, or any call when a shortcut's offer depends on the screen.
     pub fn offer_may_change(&self, name: &str) -> bool {
-        name == "setActiveToolSets" || name == RESET_SESSION || self.shared.catalog.has_shortcuts()
+        name == "setActiveToolSets"
+            || name == RESET_SESSION
+            || name == SWITCH_DEVICE
+            || name == RUN_TRAIL
+            || self.shared.catalog.has_shortcuts()
     }
 
     /// Writes the session's trace in its folder (when it records one): at a reset and at the end.
@@ -395,6 +411,10 @@ impl Live {
         let reply = match name {
             SAVE_TRAIL => self.save_trail(&args),
             RESET_SESSION => self.reset(),
+            LIST_TRAILS => self.list_trails(&args),
+            READ_TRAIL => self.read_trail(&args),
+            RUN_TRAIL => self.run_trail(&args),
+            SWITCH_DEVICE => self.switch_device(&args),
             BLAZE | ASK | VERIFY if self.shared.llm.is_some() => self.in_words(name, &args),
             _ => self.call_tool(name, args),
         };
@@ -405,7 +425,7 @@ impl Live {
     pub fn session(&mut self) -> Result<&Session, String> {
         if self.session.is_none() {
             let s = &self.shared;
-            let device = s.project.device(&s.id, &s.device).map_err(|e| e.to_string())?;
+            let device = s.project.device(&s.id, self.device_spec()).map_err(|e| e.to_string())?;
             let session = s
                 .project
                 .open_session(

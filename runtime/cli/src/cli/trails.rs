@@ -18,6 +18,8 @@ use super::output::{Stream, err, out};
 use super::progress::{ProgressLines, summary_line};
 use super::{Cli, Failure, MapArg, SessionArgs, open_project, open_project_for, out_dir, warn_all};
 use targets::{Selected, in_shard_first, named_or, one_trailmap, select, targets};
+// MCP's `listTrails` searches where a bare `run` does.
+pub(super) use targets::trails_of;
 
 mod targets;
 

@@ -6,8 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::cli::live::{Backend, Live, Shared};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -16,6 +18,9 @@ use serde_json::Value;
 #[derive(Clone)]
 pub struct Server {
     live: Arc<Mutex<Box<dyn Backend>>>,
+    /// What the resources read: the server's, never waiting for a running call's lock on `live`;
+    /// none when the calls go to a running session (`mcp --session`).
+    shared: Option<Arc<Shared>>,
     /// Cancels the client's running call (a no-op until it has begun).
     cancel: Arc<dyn Fn() + Send + Sync>,
     /// The tool names the client was last told of: a call that changes them (`setActiveToolSets`, a
@@ -27,7 +32,10 @@ pub struct Server {
 
 impl Server {
     pub fn new(shared: Arc<Shared>) -> Server {
-        Server::over(Box::new(Live::new(shared, Arc::new(Mutex::new(None)))))
+        Server {
+            shared: Some(shared.clone()),
+            ..Server::over(Box::new(Live::new(shared, Arc::new(Mutex::new(None)))))
+        }
     }
 
     /// A server whose calls go to `backend`: a session of its own, or a running one joined.
@@ -35,6 +43,7 @@ impl Server {
         let cancel: Arc<dyn Fn() + Send + Sync> = Arc::from(backend.canceller());
         Server {
             live: Arc::new(Mutex::new(backend)),
+            shared: None,
             cancel,
             listed: Arc::default(),
             _slot: None,
@@ -73,13 +82,16 @@ impl ServerHandler for Server {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new("trailblaze", env!("CARGO_PKG_VERSION")))
         .with_instructions(
             "Drive the app on a live device: `snapshot` shows the screen with refs like [y778]; act \
                  with `tap`/`type` by ref. The session keeps its state across calls and is recorded; \
-                 `saveTrail` writes it as a replayable trail. Pass secrets as {{secret:NAME}}.",
+                 `saveTrail` writes it as a replayable trail. Pass secrets as {{secret:NAME}}. \
+                 `listTrails`, `readTrail` and `runTrail` work with the workspace's trails; the resources \
+                 trailblaze://devices and trailblaze://trailmaps describe the devices and trailmaps.",
         )
     }
 
@@ -157,5 +169,65 @@ impl ServerHandler for Server {
             CallToolResult::success(content)
         }
         .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self
+            .shared
+            .as_ref()
+            .map(|s| s.resources())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(uri, name, description)| {
+                Resource::new(uri, name)
+                    .with_description(description)
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new("trailblaze://trailmaps/{id}", "trailmap")
+            .with_description("One trailmap: its folder, platforms, app, tools and trails (JSON).")
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let shared = self.shared.clone();
+        let uri = request.uri;
+        // Blocking: listing devices asks the adb server, and a trailmap's tools may be built now.
+        let read = {
+            let uri = uri.clone();
+            tokio::task::spawn_blocking(move || shared.and_then(|s| s.read_resource(&uri)))
+        }
+        .await
+        .map_err(|_| ErrorData::internal_error("reading the resource failed", None))?;
+        match read {
+            Some(Ok(text)) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(text, uri).with_mime_type("application/json"),
+            ])
+            .into()),
+            Some(Err(e)) => Err(ErrorData::internal_error(e, None)),
+            // The URI is the client's own text: not repeated (the tools' rule for arguments).
+            None => Err(ErrorData::resource_not_found(
+                "no such resource (resources/list lists them: trailblaze://devices, trailblaze://trailmaps, \
+                 trailblaze://trailmaps/{id})",
+                None,
+            )),
+        }
     }
 }

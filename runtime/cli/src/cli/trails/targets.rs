@@ -23,8 +23,9 @@ pub(in crate::cli) fn one_trailmap<'a>(arg: Option<&'a str>, map: &'a MapArg) ->
     }
 }
 
-/// Every trail of every trailmap, or of the ones named.
-fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
+/// Every trailmap's `trails/` folder, or the named ones' (what a bare `run` searches without the
+/// original's `trails/`).
+pub(in crate::cli) fn trails_of(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
     project
         .trailmaps
         .maps
