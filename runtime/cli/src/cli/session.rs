@@ -538,6 +538,9 @@ fn stop(name: Option<&str>, all: bool) -> Result<(), Failure> {
         err!("no session is running");
     }
     for j in targets {
+        // A call running now is cancelled first (as a signal's stop does), or the stop would wait
+        // in line behind it, up to its wall-clock limit.
+        let _ = j.ask(&Request::Cancel);
         let answered = j
             .ask(&Request::Stop {
                 why: "`session stop`".into(),
