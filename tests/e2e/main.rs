@@ -74,6 +74,7 @@ mod sdk_outside;
 mod secret_pictures;
 mod secret_property;
 mod shell;
+mod skill;
 mod spine;
 mod storyboard;
 mod surface;
