@@ -322,9 +322,22 @@ fn command_drift(words: &[String], help: &mut impl FnMut(&[&str]) -> Option<Stri
         };
     }
     let sub = words.get(i)?;
-    let Some(sub_help) = help(&[sub.as_str()]) else {
+    let Some(mut sub_help) = help(&[sub.as_str()]) else {
         return Some(format!("`trailblaze {sub}` is no subcommand"));
     };
+    let mut name = sub.clone();
+    // A command of subcommands (`session start`, `skill install`): the flags are the inner one's.
+    if sub_help.contains("\nCommands:\n")
+        && let Some(inner) = words.get(i + 1).filter(|w| !w.starts_with('-'))
+    {
+        match help(&[sub.as_str(), inner.as_str()]) {
+            Some(h) => {
+                sub_help = h;
+                name = format!("{sub} {inner}");
+            }
+            None => return Some(format!("`trailblaze {sub} {inner}` is no subcommand")),
+        }
+    }
     let takes = |text: &str, flag: &str| {
         text.match_indices(flag).any(|(at, _)| {
             let next = text[at + flag.len()..].chars().next();
@@ -334,7 +347,7 @@ fn command_drift(words: &[String], help: &mut impl FnMut(&[&str]) -> Option<Stri
     for w in &words[1..] {
         let flag = w.split('=').next().unwrap_or_default();
         if flag.starts_with("--") && !takes(&sub_help, flag) && !takes(&top, flag) {
-            return Some(format!("`trailblaze {sub}` takes no `{flag}`"));
+            return Some(format!("`trailblaze {name}` takes no `{flag}`"));
         }
     }
     None
@@ -386,7 +399,8 @@ fn every_command_line_in_the_docs_names_real_subcommands_and_flags() {
     assert!(lines.len() >= 20, "only {} command lines found", lines.len());
     let planted = command_lines(
         "planted.md",
-        "```sh\ntrailblaze run --no-such-flag trails/\ntrailblaze frobnicate\ntrailblaze --trailmaps x check --all\n```\n",
+        "```sh\ntrailblaze run --no-such-flag trails/\ntrailblaze frobnicate\ntrailblaze --trailmaps x check --all\n\
+         trailblaze session start --name a --idle 5m\ntrailblaze session begin\ntrailblaze session stop --no-such-flag\n```\n",
     );
     let found: Vec<Option<String>> = planted.iter().map(|(_, w)| command_drift(w, &mut help)).collect();
     assert_eq!(
@@ -394,7 +408,10 @@ fn every_command_line_in_the_docs_names_real_subcommands_and_flags() {
         [
             Some("`trailblaze run` takes no `--no-such-flag`".to_string()),
             Some("`trailblaze frobnicate` is no subcommand".to_string()),
-            None
+            None,
+            None,
+            Some("`trailblaze session begin` is no subcommand".to_string()),
+            Some("`trailblaze session stop` takes no `--no-such-flag`".to_string()),
         ]
     );
 }

@@ -9,8 +9,9 @@
 //! for a page that says `<!-- docs test: an empty folder -->`), with the page's `file=` blocks
 //! written into it and TypeScript installed as a project's would be (`node_modules`). Each block runs
 //! at the workspace's root in a fresh shell, with the binary under test as `trailblaze` on `PATH`
-//! (`cargo run --` runs it too; any other `cargo` refuses), a private cache folder and home, and npm
-//! offline.
+//! (`cargo run --` runs it too; any other `cargo` refuses), a private cache folder, home and
+//! sessions folder (a page's live sessions are seen by its own blocks only, and any it leaves
+//! running are stopped when it ends), and npm offline.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -173,6 +174,24 @@ struct Workspace {
     bin: PathBuf,
     home: PathBuf,
     cache: PathBuf,
+    /// `TRAILBLAZE_SESSIONS_DIR`: the page's live sessions (docs/sessions.md), no one else's.
+    sessions: PathBuf,
+}
+
+impl Drop for Workspace {
+    /// A session a page started and did not stop (its block failed first) outlives every block: it
+    /// runs in a process session of its own. Stopped here, not left for its idle timeout.
+    fn drop(&mut self) {
+        if self.sessions.is_dir() {
+            let _ = Command::new(self.bin.join("trailblaze"))
+                .args(["session", "stop", "--all"])
+                .current_dir(&self.root)
+                .env("TRAILBLAZE_SESSIONS_DIR", &self.sessions)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
 }
 
 fn workspace(page: &Page) -> Workspace {
@@ -194,12 +213,14 @@ fn workspace(page: &Page) -> Workspace {
     std::os::unix::fs::symlink(trailblaze_bin(), bin.join("trailblaze")).expect("symlink");
     let (home, cache) = (dir.path().join("home"), dir.path().join("cache"));
     std::fs::create_dir_all(&home).expect("mkdir");
+    let sessions = dir.path().join("sessions");
     Workspace {
         _dir: dir,
         root,
         bin,
         home,
         cache,
+        sessions,
     }
 }
 
@@ -223,6 +244,7 @@ fn run_block(ws: &Workspace, run: &Run) -> Result<(), String> {
     cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
         .env("HOME", &ws.home)
         .env("TRAILBLAZE_CACHE_DIR", &ws.cache)
+        .env("TRAILBLAZE_SESSIONS_DIR", &ws.sessions)
         // The docs' `trailblaze report --open` hands the page to a command that does nothing: a
         // test never starts a browser.
         .env("TRAILBLAZE_OPENER", "true")

@@ -75,6 +75,7 @@ mod secret_pictures;
 mod secret_property;
 mod sessions;
 mod shell;
+mod skill;
 mod spine;
 mod storyboard;
 mod surface;

@@ -14,6 +14,7 @@ mod progress;
 mod report;
 mod session;
 mod shell;
+mod skill;
 mod tool;
 mod toolsets;
 mod trails;
@@ -114,6 +115,9 @@ pub enum Command {
     /// Live sessions that outlive a command: `session start`, then `tool`, `snapshot`, `step`, `ask`,
     /// `verify`, `shell`, `mcp` act in it; `session save NAME PATH` writes its trail (docs/sessions.md).
     Session(session::SessionCmd),
+    /// Write the instructions coding agents read to drive a device through a session (Claude Code's
+    /// skill, AGENTS.md, a Cursor rule), or print them: `trailblaze skill install`.
+    Skill(skill::SkillCmd),
     /// A live session for a person: `snapshot`, `tap REF`, `type TEXT`, any tool, `save NAME`.
     Shell(shell::ShellArgs),
     /// Rewrite trails in the original's older list form (`- config:` / `- prompts:`) into the current form.
@@ -246,6 +250,7 @@ pub fn main() -> u8 {
         Command::Merge(a) => merge::merge(a),
         Command::Report(a) => report::report(&cli, a),
         Command::Session(a) => session::session(&cli, a),
+        Command::Skill(a) => skill::skill(a),
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),

@@ -549,7 +549,8 @@ fn stop(name: Option<&str>, all: bool) -> Result<(), Failure> {
         err!("no session is running");
     }
     for j in targets {
-        // A call under way is cancelled, so the stop is not queued behind it.
+        // A call running now is cancelled first (as a signal's stop does), or the stop would wait
+        // in line behind it, up to its wall-clock limit.
         let _ = j.ask(&Request::Cancel);
         let answered = j
             .ask(&Request::Stop {
