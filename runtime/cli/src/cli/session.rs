@@ -606,12 +606,19 @@ fn save(a: &SaveArgs) -> Result<(), Failure> {
             v["error"].as_str().unwrap_or("failed")
         )));
     }
+    // Its secrets are placeholders: a replay needs their values, as the session had them.
+    let secrets = std::fs::read_to_string(&a.path).is_ok_and(|t| t.contains("{{secret:"));
     err!(
-        "saved {} ({} steps); check it with `trailblaze check {}`, replay it with `trailblaze run {}`",
+        "saved {} ({} steps); check it with `trailblaze check {}`, replay it with `trailblaze run {}`{}",
         a.path.display(),
         v["steps"].as_u64().unwrap_or(0),
         a.path.display(),
-        a.path.display()
+        a.path.display(),
+        if secrets {
+            " (its secrets from TRAILBLAZE_SECRET_<NAME> or --secrets FILE, as `session start` had them)"
+        } else {
+            ""
+        }
     );
     Ok(())
 }
