@@ -82,7 +82,7 @@ pub fn serve(name: &str) -> Result<(), Failure> {
         Ok(opened) => opened,
         Err(e) => {
             let text = match &e {
-                Failure::Failed(e) | Failure::Usage(e) => format!("{e:#}"),
+                Failure::Failed(e) | Failure::Usage(e) => one_line(e),
                 Failure::Reported(_) => "the session could not start (see its log)".into(),
             };
             ready(&json!({ "error": text }));
@@ -94,6 +94,20 @@ pub fn serve(name: &str) -> Result<(), Failure> {
     files.remove(true);
     tracing::info!("session {name} ended: {ended}");
     Ok(())
+}
+
+/// An error as one line, each cause added only when it says something new, as the CLI prints one
+/// (`{:#}` repeats a cause its message already holds: a device's error said twice).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 /// Tells `session start` the outcome, then points stdout at the log (the reader is gone after it).
