@@ -73,6 +73,7 @@ mod scroll;
 mod sdk_outside;
 mod secret_pictures;
 mod secret_property;
+mod session_devices;
 mod sessions;
 mod shell;
 mod skill;

@@ -218,6 +218,8 @@ impl Phone {
             }
             ["mkdir", args @ ..] => self.mkdir(args),
             ["printf", format, args @ ..] => Phone::printf(format, args),
+            // mksh's builtins (and toybox's): `true` is what trailblaze asks a phone that may be lost.
+            ["true"] => Run::ok(""),
             ["false"] => Run::fail(1, ""),
             ["monkey", "-p", pkg, "-c", "android.intent.category.LAUNCHER", "1"] => self.monkey(pkg),
             ["pm", "clear", pkg] => {

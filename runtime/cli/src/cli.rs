@@ -305,6 +305,11 @@ pub fn report(e: &anyhow::Error) {
         diag::emit(&Diagnostic::parse(Severity::Error, &h.message).with_help(h.help.clone()));
         return;
     }
+    diag::emit(&Diagnostic::parse(Severity::Error, &error_text(e)));
+}
+
+/// An error and its causes on one line, each cause only when it says something new.
+pub fn error_text(e: &anyhow::Error) -> String {
     let mut text = e.to_string();
     for cause in e.chain().skip(1) {
         let c = cause.to_string();
@@ -313,7 +318,7 @@ pub fn report(e: &anyhow::Error) {
             text.push_str(&c);
         }
     }
-    diag::emit(&Diagnostic::parse(Severity::Error, &text));
+    text
 }
 
 /// A YAML file error as a diagnostic; about a folder or an unreadable file, no frame.

@@ -110,11 +110,15 @@ pub fn open_shared(
 ) -> Result<Arc<Shared>, Failure> {
     let spec = session.device.spec()?;
     let (project, located) = open_project(cli, Some(&session.secrets))?;
-    open_shared_with(project, &located, spec, map, session, llm, trace.trace == OnOff::On)
+    let shared = open_shared_with(project, &located, spec, map, session, llm, trace.trace == OnOff::On)?;
+    // Checked now, not at the first call: no app.yaml, no adb device.
+    drop(shared.project.device(&shared.id, &shared.device)?);
+    Ok(shared)
 }
 
 /// [`open_shared`] on a project already open (a session's own process opens it with the secrets
-/// it was handed).
+/// it was handed), the device not opened: a session's process opens it at once (a check first
+/// would start a browser twice).
 pub fn open_shared_with(
     project: Project,
     located: &super::Located,
@@ -127,7 +131,6 @@ pub fn open_shared_with(
     let id = project.trailmap_for(map.trailmap.as_deref(), &spec)?;
     let catalog = project.catalog(&id)?;
     warn_all(&catalog.warnings);
-    drop(project.device(&id, &spec)?);
     let out = out_dir(located, &session.out);
     let settings = session.limits.settings();
     let llm = match llm {

@@ -82,16 +82,7 @@ pub fn serve(name: &str) -> Result<(), Failure> {
         Ok(opened) => opened,
         Err(e) => {
             let text = match &e {
-                Failure::Failed(e) | Failure::Usage(e) => {
-                    // Each cause once, as the CLI's own errors print.
-                    let mut text = e.to_string();
-                    for cause in e.chain().skip(1).map(|c| c.to_string()) {
-                        if !text.contains(&cause) {
-                            text = format!("{text}: {cause}");
-                        }
-                    }
-                    text
-                }
+                Failure::Failed(e) | Failure::Usage(e) => crate::cli::error_text(e),
                 Failure::Reported(_) => "the session could not start (see its log)".into(),
             };
             ready(&json!({ "error": text }));
