@@ -1,5 +1,6 @@
 //! Argument parsing and output for the `trailblaze` binary.
 
+mod call_args;
 mod commands;
 mod device;
 mod diag;

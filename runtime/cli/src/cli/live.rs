@@ -287,12 +287,12 @@ impl Backend for Live {
     }
 
     fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply {
-        let schema = match super::tool::llm_tool(&self.shared.catalog, name) {
+        let schema = match super::call_args::llm_tool(&self.shared.catalog, name) {
             Ok(t) => t.input_schema.clone(),
             Err(Failure::Usage(e) | Failure::Failed(e)) => return Reply::error(e.to_string()),
             Err(Failure::Reported(_)) => return Reply::error("refused"),
         };
-        match super::tool::parse_args(pairs, &schema) {
+        match super::call_args::parse_args(pairs, &schema) {
             Ok(args) => Live::call(self, name, args),
             Err(Failure::Usage(e) | Failure::Failed(e)) => Reply::error(e.to_string()),
             Err(Failure::Reported(_)) => Reply::error("refused"),
@@ -318,7 +318,7 @@ impl Backend for Live {
     }
 
     fn steps_text(&mut self) -> String {
-        super::shell::steps_text(self.recording())
+        steps_text(self.recording())
     }
 
     fn canceller(&self) -> Box<dyn Fn() + Send + Sync> {
@@ -694,4 +694,21 @@ impl Drop for Live {
     fn drop(&mut self) {
         self.end_trace();
     }
+}
+
+/// A recording as `steps` prints it: each step's kind and text, then its calls.
+pub fn steps_text(recording: &trailblaze::recording::SessionRecording) -> String {
+    let steps = recording.steps();
+    if steps.is_empty() {
+        return "nothing recorded yet".into();
+    }
+    let mut out = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        let kind = if s.verify { "verify" } else { "step" };
+        out.push(format!("{:>3}. {kind}: {}", i + 1, s.text));
+        for (tool, args) in &s.calls {
+            out.push(format!("       {tool} {args}"));
+        }
+    }
+    out.join("\n")
 }

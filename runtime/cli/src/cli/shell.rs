@@ -159,23 +159,6 @@ impl Shell {
     }
 }
 
-/// A recording as `steps` prints it: each step's kind and text, then its calls.
-pub fn steps_text(recording: &trailblaze::recording::SessionRecording) -> String {
-    let steps = recording.steps();
-    if steps.is_empty() {
-        return "nothing recorded yet".into();
-    }
-    let mut out = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        let kind = if s.verify { "verify" } else { "step" };
-        out.push(format!("{:>3}. {kind}: {}", i + 1, s.text));
-        for (tool, args) in &s.calls {
-            out.push(format!("       {tool} {args}"));
-        }
-    }
-    out.join("\n")
-}
-
 /// `login`, `login.trail.yaml` and `trails/login.trail.yaml` all name the trail `login` (saves go to
 /// the trailmap's `trails/`). Any other path is passed on whole, for `saveTrail` to refuse as it
 /// refuses it over MCP: `../../x` is not silently saved as `x`.

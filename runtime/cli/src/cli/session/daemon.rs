@@ -306,7 +306,7 @@ fn handle(live: &mut Live, req: Request) -> Value {
             json!({ "ok": true, "tools": tools })
         }
         Request::OfferMayChange { name } => json!({ "ok": true, "value": live.offer_may_change(&name) }),
-        Request::Steps => json!({ "ok": true, "text": crate::cli::shell::steps_text(live.recording()) }),
+        Request::Steps => json!({ "ok": true, "text": live::steps_text(live.recording()) }),
         Request::Words { kind, text } => words(live, &kind, text),
         Request::Save { path, title, overwrite } => match live.save_to(&path, title, overwrite) {
             Ok(p) => json!({ "ok": true, "path": p, "steps": live.recording().steps().len() }),
@@ -324,11 +324,11 @@ fn handle(live: &mut Live, req: Request) -> Value {
 /// `tool NAME key=value ...`: the arguments read with the catalog's schema, as `trailblaze tool`
 /// reads them.
 fn tool(live: &mut Live, name: &str, pairs: &[String], step: Option<&str>) -> Value {
-    let schema = match crate::cli::tool::llm_tool(&live.shared().catalog, name) {
+    let schema = match crate::cli::call_args::llm_tool(&live.shared().catalog, name) {
         Ok(t) => t.input_schema.clone(),
         Err(f) => return wire::error(failure_text(f), true),
     };
-    let args = match crate::cli::tool::parse_args(pairs, &schema) {
+    let args = match crate::cli::call_args::parse_args(pairs, &schema) {
         Ok(a) => a,
         Err(f) => return wire::error(failure_text(f), true),
     };
