@@ -30,6 +30,7 @@ mod commands;
 mod device_errors;
 mod docs;
 mod docs_commands;
+mod doctor;
 mod expand_once;
 mod fake_wda;
 mod fetch;

@@ -4,6 +4,7 @@ mod call_args;
 mod commands;
 mod device;
 mod diag;
+mod doctor;
 mod init;
 mod live;
 mod llm;
@@ -125,6 +126,11 @@ pub enum Command {
     Migrate(migrate::MigrateArgs),
     /// List the trailmap's waypoints (named screens) and which the device's screen is at.
     Waypoints(waypoints::WaypointsArgs),
+    /// What this machine has for trailblaze (adb, Chromium, Node.js, a WebDriverAgent, the LLM's
+    /// settings) and what to install: exit 1 when the workspace's trailmaps need something missing.
+    Doctor(doctor::DoctorArgs),
+    /// Print a shell completion script: `trailblaze completions bash|zsh|fish|elvish|powershell`.
+    Completions(doctor::CompletionsArgs),
 }
 
 /// `--trailmap`, for commands that work with one trailmap.
@@ -255,6 +261,8 @@ pub fn main() -> u8 {
         Command::Shell(a) => shell::shell(&cli, a),
         Command::Migrate(a) => migrate::migrate(a),
         Command::Waypoints(a) => waypoints::waypoints(&cli, a),
+        Command::Doctor(a) => doctor::doctor(&cli, a),
+        Command::Completions(a) => doctor::completions(a),
     };
     match result {
         Ok(()) => 0,
