@@ -78,6 +78,7 @@ mod session_devices;
 mod sessions;
 mod shell;
 mod skill;
+mod snapshot_flags;
 mod spine;
 mod storyboard;
 mod surface;

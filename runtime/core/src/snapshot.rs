@@ -61,6 +61,18 @@ const LONG_TRIES: u32 = 64;
 /// Nodes between two looks at the call's deadline while a snapshot is made.
 const NODES_PER_CHECK: usize = 256;
 
+/// What [`Snapshot::render_with`] adds to the LLM's text or leaves out of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Each line ends with the node's bounds, `{x,y,w,h}` in pixels.
+    pub bounds: bool,
+    /// Nodes wholly outside the visible screen: `None` as the LLM reads them (listed, a page's
+    /// marked `offscreen`), `Some(false)` left out, `Some(true)` listed and each marked `offscreen`.
+    pub offscreen: Option<bool>,
+    /// A line for every node, static labels and layout containers included.
+    pub all: bool,
+}
+
 /// A snapshot that could not be made: the running call's time ran out (or it was cancelled).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("stopped while reading the screen: the call's time ran out or it was cancelled")]
@@ -200,22 +212,50 @@ impl Snapshot {
             || n.checked.is_some()
     }
 
+    /// Whether node `i` lies wholly outside the visible screen: a page's node as the page measured
+    /// it, any other node when no part of its bounds is on the screen.
+    pub fn offscreen(&self, i: usize) -> bool {
+        let n = &self.nodes[i];
+        match n.web.as_deref() {
+            Some(w) => w.offscreen,
+            None => n.bounds.tap_point(self.width, self.height).is_none(),
+        }
+    }
+
+    /// Whether node `i` gets a line under `opts`.
+    fn listed(&self, i: usize, opts: &RenderOptions) -> bool {
+        let n = &self.nodes[i];
+        (opts.all || Self::shown(n)) && !(opts.offscreen == Some(false) && self.offscreen(i))
+    }
+
     /// The compact text the LLM reads: one line per meaningful node, `[ref] Class "text" hint="..."`.
     /// Every value in `redact` (resolved secrets) reads `***`.
     pub fn render(&self, redact: &Redaction) -> String {
+        self.render_with(redact, &RenderOptions::default())
+    }
+
+    /// [`Snapshot::render`], with what `opts` adds or leaves out (`trailblaze snapshot`'s
+    /// `--bounds`, `--offscreen` and `--all`).
+    pub fn render_with(&self, redact: &Redaction, opts: &RenderOptions) -> String {
         let mut out = String::new();
         let mut levels: Vec<usize> = vec![0; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             let level = n
                 .parent
-                .map(|p| levels[p] + usize::from(Self::shown(&self.nodes[p])))
+                .map(|p| levels[p] + usize::from(self.listed(p, opts)))
                 .unwrap_or(0);
             levels[i] = level;
-            if !Self::shown(n) {
+            if !self.listed(i, opts) {
                 continue;
             }
+            let b = n.bounds;
+            let tail = if opts.bounds {
+                format!(" {{{},{},{},{}}}", b.left, b.top, b.right - b.left, b.bottom - b.top)
+            } else {
+                String::new()
+            };
             if let Some(w) = n.web.as_deref() {
-                web_render::line(&mut out, n, w, level, redact);
+                web_render::line(&mut out, n, w, level, redact, &tail);
                 continue;
             }
             let class = n.class_name.rsplit('.').next().unwrap_or(&n.class_name);
@@ -252,10 +292,14 @@ impl Snapshot {
             if n.password {
                 flags.push("password");
             }
+            if opts.offscreen == Some(true) && self.offscreen(i) {
+                flags.push("offscreen");
+            }
             if !flags.is_empty() {
                 line.push_str(&format!(" ({})", flags.join(", ")));
             }
             out.push_str(&line);
+            out.push_str(&tail);
             out.push('\n');
         }
         out

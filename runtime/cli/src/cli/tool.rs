@@ -69,12 +69,29 @@ pub struct ToolsArgs {
 
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  trailblaze snapshot                      the simulated app's first screen, one line per element\n  trailblaze snapshot --json               the same as a tree\n  trailblaze snapshot --device android     the phone's screen (`trailblaze devices` lists them)\n  trailblaze snapshot --device web         a headless Chromium's page"
+    after_help = "Examples:\n  trailblaze snapshot                      the simulated app's first screen, one line per element\n  trailblaze snapshot --json               the same as a tree\n  trailblaze snapshot --device android     the phone's screen (`trailblaze devices` lists them)\n  trailblaze snapshot --device web         a headless Chromium's page\n  trailblaze snapshot --bounds --offscreen  each node's {x,y,w,h}, and the nodes scrolled out of view\n  trailblaze snapshot --all                every node, layout containers included\n  trailblaze snapshot --screenshot s.svg   also the screen's picture (the simulator's is SVG)\n  trailblaze snapshot --device web --url https://example.com   open the page, then snapshot it"
 )]
 pub struct SnapshotArgs {
     /// The snapshot as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Each line also gives the node's bounds, `{x,y,w,h}` in pixels.
+    #[arg(long)]
+    pub bounds: bool,
+    /// Also the nodes outside the visible screen (scrolling reaches them), each marked `offscreen`.
+    #[arg(long)]
+    pub offscreen: bool,
+    /// Every node, static labels and layout containers included (the tree
+    /// `requestDetailedViewHierarchy` lists).
+    #[arg(long)]
+    pub all: bool,
+    /// Also write the screen's picture to FILE, in the format the device gives: `.png` (Android,
+    /// iOS, the web), `.jpg`/`.jpeg` or `.svg` (the simulator); another extension is refused.
+    #[arg(long, value_name = "FILE")]
+    pub screenshot: Option<std::path::PathBuf>,
+    /// On the web (`--device web`): open this page first, then snapshot it.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     #[command(flatten)]
     pub join: super::session::JoinArg,
     #[command(flatten)]
@@ -406,19 +423,136 @@ pub(super) fn snapshot_on(
         .map_err(|e| Failure::Failed(anyhow!(e)))
 }
 
-pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
-    if let Some(j) = super::session::join(&a.join, !a.device.device.is_empty())? {
-        return super::session::client::snapshot(&j, a.json);
+impl SnapshotArgs {
+    /// The `snapshot` tool's arguments for these flags, as `key=value`: nodes off the screen are
+    /// left out unless `--offscreen` asks for them.
+    fn tool_pairs(&self) -> Vec<String> {
+        let mut pairs = vec![format!("offscreen={}", self.offscreen)];
+        if self.bounds {
+            pairs.push("bounds=true".into());
+        }
+        if self.all {
+            pairs.push("all=true".into());
+        }
+        pairs
     }
-    let (project, _) = open_project(cli, Some(&a.secrets))?;
-    let spec = a.device.spec()?;
-    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
-    let v = snapshot_on(&project, &id, &spec)?;
-    if a.json {
+}
+
+/// `--url` anywhere but on the web: a usage error naming the flag.
+pub(super) fn url_needs_web(device: &str) -> Failure {
+    super::usage_help(
+        format!("--url opens a page, which only a browser has: the device here is `{device}`"),
+        "add --device web, or open the app with `trailblaze tool launchApp appId=...` instead",
+    )
+}
+
+/// The picture's format `path`'s extension names (`--screenshot`), before anything is opened.
+pub(super) fn screenshot_mime(path: &std::path::Path) -> Result<&'static str, Failure> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "png" => Ok("image/png"),
+        "jpg" | "jpeg" => Ok("image/jpeg"),
+        "svg" => Ok("image/svg+xml"),
+        _ => Err(super::usage_help(
+            format!(
+                "--screenshot {}: name the file .png, .jpg, .jpeg or .svg (the picture's format)",
+                path.display()
+            ),
+            "the simulator's pictures are SVG; Android's, iOS's and the web's are PNG",
+        )),
+    }
+}
+
+/// Writes `shot` to `path` when its format is the one the extension names (`--screenshot`).
+pub(super) fn write_screenshot(path: &std::path::Path, mime: &str, bytes: &[u8]) -> Result<(), Failure> {
+    let wanted = screenshot_mime(path)?;
+    if wanted != mime {
+        let ext = match mime {
+            "image/png" => ".png",
+            "image/jpeg" => ".jpg",
+            "image/svg+xml" => ".svg",
+            _ => "another extension",
+        };
+        return Err(super::usage_help(
+            format!(
+                "--screenshot {}: this device's picture is {mime}, not {wanted}",
+                path.display()
+            ),
+            format!("name the file {ext}"),
+        ));
+    }
+    std::fs::write(path, bytes)
+        .map_err(|e| Failure::Failed(anyhow!("--screenshot {}: cannot write it: {e}", path.display())))
+}
+
+/// Prints a snapshot result as `snapshot` does, with the picture's path when one was written.
+pub(super) fn print_snapshot(v: &Value, json_out: bool, shot: Option<&std::path::Path>) {
+    if json_out {
+        let mut v = v.clone();
+        if let Some(p) = shot {
+            v["screenshot"] = json!(p);
+        }
         super::output::out_json!(&v);
     } else {
         out!("{}", v["text"].as_str().unwrap_or_default().trim_end_matches('\n'));
+        if let Some(p) = shot {
+            err!("screenshot: {}", p.display());
+        }
     }
+}
+
+pub fn snapshot(cli: &Cli, a: &SnapshotArgs) -> Result<(), Failure> {
+    if let Some(path) = &a.screenshot {
+        screenshot_mime(path)?;
+    }
+    if let Some(j) = super::session::join(&a.join, !a.device.device.is_empty())? {
+        let shot = a
+            .screenshot
+            .as_deref()
+            .map(std::path::absolute)
+            .transpose()
+            .map_err(|e| Failure::Usage(anyhow!("--screenshot: {e}")))?;
+        return super::session::client::snapshot(&j, a.json, &a.tool_pairs(), a.url.as_deref(), shot.as_deref());
+    }
+    let spec = a.device.spec()?;
+    if a.url.is_some() && !matches!(spec, trailblaze::device::DeviceSpec::Web(_)) {
+        let named = if a.device.device.is_empty() {
+            "sim".to_string()
+        } else {
+            a.device.device.join(",")
+        };
+        return Err(url_needs_web(&named));
+    }
+    let (project, _) = open_project(cli, Some(&a.secrets))?;
+    let id = project.trailmap_for(a.map.trailmap.as_deref(), &spec)?;
+    let device = project.device(&id, &spec)?;
+    let session = project.open_session(
+        &id,
+        trailblaze::SessionOptions {
+            device: Some(device),
+            ..Default::default()
+        },
+    )?;
+    if let Some(url) = &a.url {
+        session
+            .call("openUrl", json!({ "url": url }))
+            .map_err(|e| Failure::Failed(anyhow!("--url {url}: {e}")))?;
+    }
+    let args = parse_args(&a.tool_pairs(), &Value::Null)?;
+    let v = session
+        .call("snapshot", args)
+        .map_err(|e| Failure::Failed(anyhow!(e)))?;
+    if let Some(path) = &a.screenshot {
+        let shot = session
+            .screenshot()
+            .map_err(|e| Failure::Failed(anyhow!("--screenshot: {e}")))?;
+        write_screenshot(path, shot.mime, &shot.bytes)?;
+    }
+    print_snapshot(&v, a.json, a.screenshot.as_deref());
     Ok(())
 }
 

@@ -40,7 +40,8 @@ pub(super) fn shown(n: &SnapNode, w: &WebNode) -> bool {
         || n.hint_text.is_some()
 }
 
-pub(super) fn line(out: &mut String, n: &SnapNode, w: &WebNode, level: usize, redact: &Redaction) {
+/// One node's line; `tail` (its bounds, when asked) ends it.
+pub(super) fn line(out: &mut String, n: &SnapNode, w: &WebNode, level: usize, redact: &Redaction, tail: &str) {
     let q = |s: &str| scrub(s, redact).replace('"', "\\\"");
     let mut line = format!("{}[{}] {}", "  ".repeat(level), n.r#ref, w.role);
     // A field shows its name, then its value; anything else its name (or its own text).
@@ -97,6 +98,7 @@ pub(super) fn line(out: &mut String, n: &SnapNode, w: &WebNode, level: usize, re
         line.push_str(&format!(" ({})", flags.join(", ")));
     }
     out.push_str(&line);
+    out.push_str(tail);
     out.push('\n');
     if let Some(note) = &w.note {
         out.push_str(&format!("{}(note: {note})\n", "  ".repeat(level)));

@@ -177,7 +177,19 @@ impl BuiltinTool for LaunchApp {
 /// Returns the current screen: the view tree, from the cache when no tool changed the screen since.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Snapshot {}
+pub struct Snapshot {
+    // `trailblaze snapshot --bounds/--offscreen/--all`, kept out of the schema the LLM is sent
+    // (its text stays the compact list; `requestDetailedViewHierarchy` gives it the whole tree).
+    #[serde(default)]
+    #[schemars(skip)]
+    bounds: bool,
+    #[serde(default)]
+    #[schemars(skip)]
+    offscreen: Option<bool>,
+    #[serde(default)]
+    #[schemars(skip)]
+    all: bool,
+}
 
 impl BuiltinTool for Snapshot {
     fn result_schema() -> Option<serde_json::Value> {
@@ -192,6 +204,14 @@ impl BuiltinTool for Snapshot {
     fn run(self, cx: &mut ToolCx<'_>) -> Result<Outcome, ToolFailure> {
         let snap = cx.screen.snapshot()?;
         let mut v = snap.to_json(cx.redact);
+        let opts = crate::snapshot::RenderOptions {
+            bounds: self.bounds,
+            offscreen: self.offscreen,
+            all: self.all,
+        };
+        if opts != crate::snapshot::RenderOptions::default() {
+            v["text"] = serde_json::Value::String(snap.render_with(cx.redact, &opts));
+        }
         // The snapshot names the waypoint it is on, so the LLM (and a person) knows where it stands.
         let here = cx.waypoints.matching(&snap, cx.screen.platform());
         if !here.is_empty() {

@@ -70,24 +70,46 @@ fn print_steps(v: &Value) {
     }
 }
 
-/// `trailblaze snapshot` of the session's screen.
-pub fn snapshot(j: &Joined, json_out: bool) -> Result<(), Failure> {
+/// `trailblaze snapshot` of the session's screen: `pairs` are the `snapshot` tool's arguments
+/// (`--bounds`, `--offscreen`, `--all`); `url` is opened first (`openUrl`, on the web only); the
+/// picture is written by the session's process at `shot` (absolute).
+pub fn snapshot(
+    j: &Joined,
+    json_out: bool,
+    pairs: &[String],
+    url: Option<&str>,
+    shot: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    if let Some(url) = url {
+        if !j.meta.device.starts_with("web") {
+            return Err(crate::cli::tool::url_needs_web(&j.meta.device));
+        }
+        let v = j.ask(&Request::Tool {
+            name: "openUrl".into(),
+            pairs: vec![format!("url={url}")],
+            step: None,
+        })?;
+        if v["ok"] != true {
+            return Err(failure(&v));
+        }
+    }
     let v = j.ask(&Request::Tool {
         name: "snapshot".into(),
-        pairs: Vec::new(),
+        pairs: pairs.to_vec(),
         step: None,
     })?;
     if v["ok"] != true {
         return Err(failure(&v));
     }
-    if json_out {
-        crate::cli::output::out_json!(&v["result"]);
-    } else {
-        out!(
-            "{}",
-            v["result"]["text"].as_str().unwrap_or_default().trim_end_matches('\n')
-        );
+    if let Some(path) = shot {
+        let s = j.ask(&Request::Screenshot {
+            path: path.to_path_buf(),
+        })?;
+        if s["ok"] != true {
+            return Err(failure(&s));
+        }
     }
+    crate::cli::tool::print_snapshot(&v["result"], json_out, shot);
     Ok(())
 }
 

@@ -317,6 +317,7 @@ fn handle(live: &mut Live, req: Request) -> Value {
             Ok(None) => wire::error("this session records no trace (it was started with --trace off)", true),
             Err(e) => wire::error(format!("the trace could not be written: {e}"), false),
         },
+        Request::Screenshot { path } => screenshot(live, &path),
         Request::Info | Request::Cancel | Request::Stop { .. } => wire::error("not asked here", true),
     }
 }
@@ -356,6 +357,19 @@ fn tool(live: &mut Live, name: &str, pairs: &[String], step: Option<&str>) -> Va
         "steps": called.steps,
         "log": log,
     })
+}
+
+/// `snapshot --screenshot FILE` in the session: its device's picture, written at `path`.
+fn screenshot(live: &mut Live, path: &std::path::Path) -> Value {
+    let shot = match live.session().and_then(|s| s.screenshot()) {
+        Ok(s) => s,
+        Err(e) => return wire::error(format!("--screenshot: {e}"), false),
+    };
+    match crate::cli::tool::write_screenshot(path, shot.mime, &shot.bytes) {
+        Ok(()) => json!({ "ok": true, "path": path, "mime": shot.mime }),
+        Err(f @ Failure::Usage(_)) => wire::error(failure_text(f), true),
+        Err(f) => wire::error(failure_text(f), false),
+    }
 }
 
 fn failure_text(f: Failure) -> String {

@@ -38,6 +38,9 @@ pub enum Request {
     },
     /// The trace so far written in the session's folder.
     Trace,
+    /// `snapshot --screenshot FILE`: the screen's picture written at `path` (absolute), when its
+    /// format is the one the file's extension names.
+    Screenshot { path: PathBuf },
     /// What the session is and has done.
     Info,
     /// Stops the call running now.
