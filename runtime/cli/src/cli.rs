@@ -17,6 +17,7 @@ mod report;
 mod session;
 mod shell;
 mod skill;
+mod snapshot_out;
 mod tool;
 mod toolsets;
 mod trails;

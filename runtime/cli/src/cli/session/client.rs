@@ -82,7 +82,7 @@ pub fn snapshot(
 ) -> Result<(), Failure> {
     if let Some(url) = url {
         if !j.meta.device.starts_with("web") {
-            return Err(crate::cli::tool::url_needs_web(&j.meta.device));
+            return Err(crate::cli::snapshot_out::url_needs_web(&j.meta.device));
         }
         let v = j.ask(&Request::Tool {
             name: "openUrl".into(),
@@ -109,7 +109,7 @@ pub fn snapshot(
             return Err(failure(&s));
         }
     }
-    crate::cli::tool::print_snapshot(&v["result"], json_out, shot);
+    crate::cli::snapshot_out::print_snapshot(&v["result"], json_out, shot);
     Ok(())
 }
 

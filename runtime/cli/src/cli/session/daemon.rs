@@ -365,7 +365,7 @@ fn screenshot(live: &mut Live, path: &std::path::Path) -> Value {
         Ok(s) => s,
         Err(e) => return wire::error(format!("--screenshot: {e}"), false),
     };
-    match crate::cli::tool::write_screenshot(path, shot.mime, &shot.bytes) {
+    match crate::cli::snapshot_out::write_screenshot(path, shot.mime, &shot.bytes) {
         Ok(()) => json!({ "ok": true, "path": path, "mime": shot.mime }),
         Err(f @ Failure::Usage(_)) => wire::error(failure_text(f), true),
         Err(f) => wire::error(failure_text(f), false),
