@@ -13,8 +13,11 @@ use trailblaze::{Catalog, Redaction};
 
 use super::{Cli, Failure, MapArg, SessionArgs, open_project, out_dir, warn_all};
 
+// How `shell` and `mcp` reach a session.
+mod backend;
 // The tools over the workspace's trails and devices, and MCP's resources.
 mod workspace;
+pub use backend::{Backend, Canceller, steps_text};
 use workspace::{LIST_TRAILS, READ_TRAIL, RUN_TRAIL, SWITCH_DEVICE};
 
 /// What every client of one server shares: the project, its trailmap and catalog.
@@ -264,81 +267,6 @@ pub fn session_tool_definitions(llm: bool) -> Vec<(&'static str, &'static str, V
     defs
 }
 
-/// A live session as `shell` and `mcp` drive it: here ([`Live`]), or in a session's own process
-/// (`--session NAME`).
-pub trait Backend: Send {
-    /// A call as MCP makes it: a tool of the catalog's, or a session tool (`saveTrail`, ...).
-    fn call(&mut self, name: &str, args: Value) -> Reply;
-    /// A tool given as `key=value` words, read with its schema as `trailblaze tool` reads them.
-    fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply;
-    /// What the client is offered now: the catalog's tools, then the session tools.
-    fn tools(&mut self) -> Vec<(String, String, Value)>;
-    /// Whether a call of `name` may change what is offered.
-    fn offer_may_change(&mut self, name: &str) -> bool;
-    /// The recording so far, as `shell`'s `steps` prints it.
-    fn steps_text(&mut self) -> String;
-    /// What cancels the call running now, from another thread.
-    fn canceller(&self) -> Box<dyn Fn() + Send + Sync>;
-}
-
-impl Backend for Live {
-    fn call(&mut self, name: &str, args: Value) -> Reply {
-        Live::call(self, name, args)
-    }
-
-    fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply {
-        let schema = match super::call_args::llm_tool(&self.shared.catalog, name) {
-            Ok(t) => t.input_schema.clone(),
-            Err(Failure::Usage(e) | Failure::Failed(e)) => return Reply::error(e.to_string()),
-            Err(Failure::Reported(_)) => return Reply::error("refused"),
-        };
-        match super::call_args::parse_args(pairs, &schema) {
-            Ok(args) => Live::call(self, name, args),
-            Err(Failure::Usage(e) | Failure::Failed(e)) => Reply::error(e.to_string()),
-            Err(Failure::Reported(_)) => Reply::error("refused"),
-        }
-    }
-
-    fn tools(&mut self) -> Vec<(String, String, Value)> {
-        let mut all: Vec<(String, String, Value)> = self
-            .offered()
-            .into_iter()
-            .map(|d| (d.name, d.description, d.input_schema))
-            .collect();
-        all.extend(
-            session_tool_definitions(self.has_llm())
-                .into_iter()
-                .map(|(n, d, s)| (n.to_string(), d.to_string(), s)),
-        );
-        all
-    }
-
-    fn offer_may_change(&mut self, name: &str) -> bool {
-        Live::offer_may_change(self, name)
-    }
-
-    fn steps_text(&mut self) -> String {
-        steps_text(self.recording())
-    }
-
-    fn canceller(&self) -> Box<dyn Fn() + Send + Sync> {
-        let c = self.cancel_handle();
-        Box::new(move || c.cancel())
-    }
-}
-
-/// Cancels the call a [`Live`] is running now, from another thread.
-#[derive(Clone)]
-pub struct Canceller(Arc<Mutex<Option<CancelHandle>>>);
-
-impl Canceller {
-    pub fn cancel(&self) {
-        if let Some(c) = self.0.lock().ok().and_then(|c| c.clone()) {
-            c.cancel();
-        }
-    }
-}
-
 /// One client's state.
 pub struct Live {
     shared: Arc<Shared>,
@@ -398,6 +326,17 @@ impl Live {
             Ok(None) => {}
             Err(e) => tracing::warn!("the session's trace could not be written: {e}"),
         }
+    }
+
+    /// `key=value` words read into `name`'s arguments with its schema, as `trailblaze tool` reads
+    /// them; a usage error when the tool is not offered or a word is not `key=value`.
+    pub fn read_pairs(&self, name: &str, pairs: &[String]) -> Result<Value, String> {
+        let text = |f: Failure| match f {
+            Failure::Usage(e) | Failure::Failed(e) => e.to_string(),
+            Failure::Reported(_) => "refused".into(),
+        };
+        let schema = super::call_args::llm_tool(&self.shared.catalog, name).map_err(text)?;
+        super::call_args::parse_args(pairs, &schema.input_schema).map_err(text)
     }
 
     /// What stops the call running now.
@@ -694,21 +633,4 @@ impl Drop for Live {
     fn drop(&mut self) {
         self.end_trace();
     }
-}
-
-/// A recording as `steps` prints it: each step's kind and text, then its calls.
-pub fn steps_text(recording: &trailblaze::recording::SessionRecording) -> String {
-    let steps = recording.steps();
-    if steps.is_empty() {
-        return "nothing recorded yet".into();
-    }
-    let mut out = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        let kind = if s.verify { "verify" } else { "step" };
-        out.push(format!("{:>3}. {kind}: {}", i + 1, s.text));
-        for (tool, args) in &s.calls {
-            out.push(format!("       {tool} {args}"));
-        }
-    }
-    out.join("\n")
 }

@@ -155,10 +155,11 @@ impl Remote {
         Remote { joined }
     }
 
-    fn reply(&self, req: &Request) -> Reply {
+    /// `req`'s reply as a shell line or an MCP result: `ok` gives `shown(reply)`, else its error.
+    fn reply(&self, req: &Request, shown: impl FnOnce(&Value) -> String) -> Reply {
         match self.joined.ask(req) {
             Ok(v) if v["ok"] == true => Reply {
-                text: v["text"].as_str().unwrap_or_default().to_string(),
+                text: shown(&v),
                 is_error: false,
             },
             Ok(v) => Reply {
@@ -181,41 +182,36 @@ impl Remote {
     }
 }
 
+/// A reply's `text`.
+fn text_of(v: &Value) -> String {
+    v["text"].as_str().unwrap_or_default().to_string()
+}
+
 impl Backend for Remote {
     fn call(&mut self, name: &str, args: Value) -> Reply {
-        self.reply(&Request::Call {
-            name: name.into(),
-            args,
-        })
+        self.reply(
+            &Request::Call {
+                name: name.into(),
+                args,
+            },
+            text_of,
+        )
     }
 
     fn call_pairs(&mut self, name: &str, pairs: &[String]) -> Reply {
-        match self.joined.ask(&Request::Tool {
+        let req = Request::Tool {
             name: name.into(),
             pairs: pairs.to_vec(),
             step: None,
-        }) {
-            Ok(v) if v["ok"] == true => Reply {
-                text: if name == "snapshot" {
-                    v["result"]["text"].as_str().unwrap_or_default().trim_end().to_string()
-                } else {
-                    serde_json::to_string_pretty(&v["result"]).unwrap_or_default()
-                },
-                is_error: false,
-            },
-            Ok(v) => Reply {
-                text: v["error"].as_str().unwrap_or("failed").to_string(),
-                is_error: true,
-            },
-            Err(Failure::Usage(e) | Failure::Failed(e)) => Reply {
-                text: e.to_string(),
-                is_error: true,
-            },
-            Err(Failure::Reported(_)) => Reply {
-                text: "failed".into(),
-                is_error: true,
-            },
-        }
+        };
+        // As `Live::call` shows a result: a snapshot's text, anything else as JSON.
+        self.reply(&req, |v| {
+            if name == "snapshot" {
+                v["result"]["text"].as_str().unwrap_or_default().trim_end().to_string()
+            } else {
+                serde_json::to_string_pretty(&v["result"]).unwrap_or_default()
+            }
+        })
     }
 
     fn tools(&mut self) -> Vec<(String, String, Value)> {
@@ -243,7 +239,7 @@ impl Backend for Remote {
     }
 
     fn steps_text(&mut self) -> String {
-        self.reply(&Request::Steps).text
+        self.reply(&Request::Steps, text_of).text
     }
 
     fn canceller(&self) -> Box<dyn Fn() + Send + Sync> {

@@ -325,13 +325,9 @@ fn handle(live: &mut Live, req: Request) -> Value {
 /// `tool NAME key=value ...`: the arguments read with the catalog's schema, as `trailblaze tool`
 /// reads them.
 fn tool(live: &mut Live, name: &str, pairs: &[String], step: Option<&str>) -> Value {
-    let schema = match crate::cli::call_args::llm_tool(&live.shared().catalog, name) {
-        Ok(t) => t.input_schema.clone(),
-        Err(f) => return wire::error(failure_text(f), true),
-    };
-    let args = match crate::cli::call_args::parse_args(pairs, &schema) {
+    let args = match live.read_pairs(name, pairs) {
         Ok(a) => a,
-        Err(f) => return wire::error(failure_text(f), true),
+        Err(e) => return wire::error(e, true),
     };
     let called = live.call_in_step(name, args, step);
     let log = live.session().ok().and_then(|s| s.dir()).map(|d| d.join("log.jsonl"));
